@@ -1,0 +1,178 @@
+'use strict';
+/**
+ * The envelope: what crosses every WebSocket of the bridge (twin ↔ cloud ↔ edge).
+ *
+ *   {"v":1,"k":"cmd","src":"twin-7","seq":42,"ts":1732240000123,"d":{"se":1,"dmg":0}}
+ *
+ * v    schema version (1)
+ * k    kind: "state" (PLC values that changed in one scan), "cmd" (values a twin wants written),
+ *      "snap" (every streamed PLC value, sent on connect and reconnect), "ack" (a command was
+ *      written to the PLC), "err" (something was refused), "probe"/"probe-res" (load-test slots)
+ * src  sender id (1..64 chars of [A-Za-z0-9_.:-])
+ * seq  per-sender sequence number, a positive safe integer, +1 per frame
+ * ts   sender's wall clock, ms since the epoch (informational; never subtracted across hosts)
+ * d    batch of values keyed by the tag dictionary's short names (state, cmd, snap) or, for
+ *      probe kinds, by slot number as a string
+ * ref  (ack, err) the {src, seq} of the frame being answered
+ * e    (err) {code, msg}
+ * cid  optional correlation id a sender may attach; answers echo it
+ *
+ * Pure functions: parse/validate, build, and a receiver-side duplicate/gap tracker.
+ */
+
+const VERSION = 1;
+const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res']);
+const MAX_FRAME_BYTES = 64 * 1024; // default size limit; a whole-plant snapshot is ~300 bytes
+const SRC_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** Error with a stable `code` (and the offending frame's ref where it could be read). */
+class EnvelopeError extends Error {
+  constructor(code, message, ref) {
+    super(message);
+    this.name = 'EnvelopeError';
+    this.code = code;
+    if (ref) this.ref = ref;
+  }
+}
+
+/**
+ * Parse and validate one frame.
+ * @param {string|Buffer|object} raw text of a frame, or an already-parsed object
+ * @param {{maxBytes?: number}} [opts]
+ * @returns {object} the envelope
+ * @throws {EnvelopeError} E_TOO_LARGE, E_JSON, E_SCHEMA, E_VERSION
+ */
+function parse(raw, opts = {}) {
+  const maxBytes = opts.maxBytes || MAX_FRAME_BYTES;
+  let env = raw;
+  if (typeof raw === 'string' || Buffer.isBuffer(raw)) {
+    const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+    if (size > maxBytes) throw new EnvelopeError('E_TOO_LARGE', `frame of ${size} bytes exceeds the ${maxBytes}-byte limit`);
+    try {
+      env = JSON.parse(raw);
+    } catch (err) {
+      throw new EnvelopeError('E_JSON', `frame is not valid JSON: ${err.message}`);
+    }
+  }
+  validate(env);
+  return env;
+}
+
+/**
+ * Validate an envelope object in place.
+ * @throws {EnvelopeError}
+ */
+function validate(env) {
+  if (env === null || typeof env !== 'object' || Array.isArray(env)) {
+    throw new EnvelopeError('E_SCHEMA', 'frame must be a JSON object');
+  }
+  const ref = typeof env.src === 'string' && Number.isSafeInteger(env.seq) ? { src: env.src, seq: env.seq } : undefined;
+  if (env.v !== VERSION) throw new EnvelopeError('E_VERSION', `unsupported envelope version ${JSON.stringify(env.v)} (expected ${VERSION})`, ref);
+  if (!KINDS.has(env.k)) throw new EnvelopeError('E_SCHEMA', `unknown kind ${JSON.stringify(env.k)}`, ref);
+  if (typeof env.src !== 'string' || !SRC_RE.test(env.src)) throw new EnvelopeError('E_SCHEMA', 'src must be 1..64 characters of [A-Za-z0-9_.:-]', ref);
+  if (!Number.isSafeInteger(env.seq) || env.seq < 1) throw new EnvelopeError('E_SCHEMA', 'seq must be a positive integer', ref);
+  if (typeof env.ts !== 'number' || !Number.isFinite(env.ts)) throw new EnvelopeError('E_SCHEMA', 'ts must be a number (ms since the epoch)', ref);
+  if (env.d !== undefined && (env.d === null || typeof env.d !== 'object' || Array.isArray(env.d))) {
+    throw new EnvelopeError('E_SCHEMA', 'd must be an object of values keyed by tag short name', ref);
+  }
+  if (env.k === 'cmd' || env.k === 'state' || env.k === 'snap' || env.k === 'probe' || env.k === 'probe-res') {
+    if (!env.d) throw new EnvelopeError('E_SCHEMA', `a "${env.k}" frame needs d`, ref);
+    for (const [key, val] of Object.entries(env.d)) {
+      if (typeof val !== 'number' && typeof val !== 'boolean') {
+        throw new EnvelopeError('E_SCHEMA', `value of "${key}" must be a number or boolean`, ref);
+      }
+    }
+  }
+  if ((env.k === 'ack' || env.k === 'err') && env.ref !== undefined) {
+    if (typeof env.ref !== 'object' || env.ref === null || typeof env.ref.src !== 'string' || !Number.isSafeInteger(env.ref.seq)) {
+      throw new EnvelopeError('E_SCHEMA', 'ref must be {src, seq}', ref);
+    }
+  }
+  if (env.k === 'err' && (typeof env.e !== 'object' || env.e === null || typeof env.e.code !== 'string')) {
+    throw new EnvelopeError('E_SCHEMA', 'an "err" frame needs e.code', ref);
+  }
+  return env;
+}
+
+/**
+ * A sender: stamps src, a sequence number and a timestamp on each frame it makes.
+ * @param {string} src sender id
+ * @param {{seq?: number, now?: () => number}} [opts] seq = last number used (continues after it)
+ */
+function createSender(src, opts = {}) {
+  if (!SRC_RE.test(src)) throw new EnvelopeError('E_SCHEMA', `invalid sender id "${src}"`);
+  let seq = opts.seq || 0;
+  const now = opts.now || Date.now;
+  return {
+    src,
+    get seq() { return seq; },
+    /**
+     * Build one envelope.
+     * @param {string} k kind
+     * @param {object} [fields] d, ref, e, cid
+     */
+    make(k, fields = {}) {
+      seq += 1;
+      const env = { v: VERSION, k, src, seq, ts: now() };
+      if (fields.d !== undefined) env.d = fields.d;
+      if (fields.ref !== undefined) env.ref = fields.ref;
+      if (fields.e !== undefined) env.e = fields.e;
+      if (fields.cid !== undefined) env.cid = fields.cid;
+      return env;
+    },
+    /** An error answer to `about` (an envelope or an EnvelopeError's ref). */
+    error(code, msg, ref, cid) {
+      const fields = { e: { code, msg } };
+      if (ref) fields.ref = ref;
+      if (cid !== undefined) fields.cid = cid;
+      return this.make('err', fields);
+    },
+  };
+}
+
+/**
+ * Receiver-side bookkeeping per sender: drops duplicates, counts gaps.
+ * A sender whose sequence restarts at 1 (a restarted process) is taken as a new session.
+ * Keeps at most `maxSenders` senders (least recently seen forgotten first).
+ */
+function createTracker(opts = {}) {
+  const maxSenders = opts.maxSenders || 10000;
+  const last = new Map(); // src -> last seq accepted
+  const stats = { accepted: 0, duplicates: 0, gaps: 0, missing: 0, restarts: 0 };
+  return {
+    stats,
+    /**
+     * @param {{src:string, seq:number}} env
+     * @returns {'accept'|'duplicate'} and updates gap counters
+     */
+    check(env) {
+      const prev = last.get(env.src);
+      if (prev !== undefined) {
+        if (env.seq === 1 && prev > 1) {
+          stats.restarts += 1;
+        } else if (env.seq <= prev) {
+          stats.duplicates += 1;
+          return 'duplicate';
+        } else if (env.seq > prev + 1) {
+          stats.gaps += 1;
+          stats.missing += env.seq - prev - 1;
+        }
+        last.delete(env.src); // re-insert to keep Map order = recency
+      } else if (last.size >= maxSenders) {
+        last.delete(last.keys().next().value);
+      }
+      last.set(env.src, env.seq);
+      stats.accepted += 1;
+      return 'accept';
+    },
+    forget(src) { last.delete(src); },
+    lastSeq(src) { return last.get(src); },
+  };
+}
+
+/** Serialise an envelope (compact JSON). */
+function stringify(env) {
+  return JSON.stringify(env);
+}
+
+module.exports = { VERSION, KINDS, MAX_FRAME_BYTES, EnvelopeError, parse, validate, createSender, createTracker, stringify };

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up what the tests need (Node 22, dependencies, the native snap7 addon, Toxiproxy), then run
+# the whole test suite on Node's own test runner.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+cd "$ROOT"
+npm test
