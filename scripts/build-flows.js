@@ -1,0 +1,58 @@
+'use strict';
+/**
+ * Assemble the deployable flows from their parts: every `flows/parts/<role>-*.json` (one tab per
+ * protocol path, each owned and tested on its own) is joined into `flows/<role>.json`.
+ * Ids must be unique across the parts of a role; config nodes a part shares with another are
+ * written once per part with the same id and content, and kept once.
+ *
+ *   node scripts/build-flows.js          write flows/cloud.json and flows/edge.json
+ *   node scripts/build-flows.js --check  exit 1 if either file is not what the parts make
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
+const DIR = path.join(__dirname, '..', 'flows');
+
+/**
+ * Join the parts of one role.
+ * @param {string} role edge | cloud
+ * @returns {object[]} the flow
+ */
+function build(role) {
+  const parts = fs.readdirSync(path.join(DIR, 'parts')).filter((f) => f.startsWith(`${role}-`) && f.endsWith('.json')).sort();
+  const out = [];
+  const seen = new Map();
+  for (const file of parts) {
+    const nodes = JSON.parse(fs.readFileSync(path.join(DIR, 'parts', file), 'utf8'));
+    for (const n of nodes) {
+      const prev = seen.get(n.id);
+      if (prev) {
+        if (JSON.stringify(prev.node) !== JSON.stringify(n)) throw new Error(`id ${n.id} differs between ${prev.file} and ${file}`);
+        continue;
+      }
+      seen.set(n.id, { node: n, file });
+      out.push(n);
+    }
+  }
+  return out;
+}
+
+function main() {
+  const check = process.argv.includes('--check');
+  let stale = false;
+  for (const role of ['cloud', 'edge']) {
+    const text = `${JSON.stringify(build(role), null, 2)}\n`;
+    const file = path.join(DIR, `${role}.json`);
+    if (check) {
+      const cur = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+      if (cur !== text) { console.error(`${file} is stale: run node scripts/build-flows.js`); stale = true; }
+    } else {
+      fs.writeFileSync(file, text);
+      console.log(`wrote ${path.relative(process.cwd(), file)}`);
+    }
+  }
+  if (stale) process.exit(1);
+}
+
+if (require.main === module) main();
+module.exports = { build };

@@ -1,0 +1,35 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { summarise, createWindow } = require('../../nodes/lib/stats');
+
+test('summarise computes the study columns plus p95, p99 and jitter', () => {
+  const s = summarise([10, 20, 30, 40, 50]);
+  assert.equal(s.n, 5);
+  assert.equal(s.mean, 30);
+  assert.equal(s.median, 30);
+  assert.equal(s.min, 10);
+  assert.equal(s.max, 50);
+  assert.equal(s.range, 40);
+  assert.ok(Math.abs(s.sd - 15.811) < 0.001);
+  assert.equal(s.jitter, 10);
+  assert.ok(s.q1 <= s.median && s.median <= s.q3);
+  assert.equal(s.iqr, s.q3 - s.q1);
+  assert.equal(s.p99, 50);
+});
+
+test('summarise of nothing is n=0, of one sample has zero spread', () => {
+  assert.deepEqual(summarise([]), { n: 0 });
+  const one = summarise([7]);
+  assert.equal(one.sd, 0);
+  assert.equal(one.jitter, 0);
+});
+
+test('window keeps the most recent samples in order and counts them all', () => {
+  const w = createWindow(3);
+  for (const v of [1, 2, 3, 4, 5]) w.push(v);
+  assert.deepEqual(w.values(), [3, 4, 5]);
+  assert.equal(w.total, 5);
+  assert.equal(w.summary().n, 3);
+  assert.equal(w.summary().total, 5);
+});
