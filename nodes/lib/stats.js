@@ -2,7 +2,8 @@
 /**
  * Round-trip statistics, the same everywhere (flow-timer, twins, benchmark): n, mean, median,
  * min, max, SD, Q1, Q3, IQR, p95, p99, jitter. Quantiles come from simple-statistics (well kept,
- * no native code, exact on the sample) rather than a hand-rolled sort-and-index.
+ * no native code) rather than a hand-rolled sort-and-index. Quantiles interpolate linearly between
+ * order statistics (R-7, as Excel PERCENTILE.INC and numpy), the way the study's spreadsheets did.
  */
 const ss = require('simple-statistics');
 
