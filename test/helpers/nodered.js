@@ -1,0 +1,117 @@
+'use strict';
+/**
+ * Start a real Node-RED runtime (a child process with the project's settings.js) for flow and
+ * end-to-end tests, and stop it again. Each runtime gets its own temporary user directory and an
+ * ephemeral port.
+ */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..', '..');
+const RED = path.join(ROOT, 'node_modules', 'node-red', 'red.js');
+
+/**
+ * A free TCP port on 127.0.0.1 (listen on 0, read it, close). For libraries that cannot take 0.
+ * @returns {Promise<number>}
+ */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Poll `fn` until it returns a truthy value (or a promise of one); reject after `timeoutMs`.
+ * @param {() => any} fn
+ * @param {number} [timeoutMs]
+ * @param {string} [what] described in the timeout error
+ */
+async function waitFor(fn, timeoutMs = 20000, what = 'condition') {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * Start Node-RED with settings.js.
+ * @param {object} opts
+ * @param {'edge'|'cloud'} opts.role
+ * @param {object[]|string} opts.flows the flow array, or a path to a flow file
+ * @param {object} [opts.env] extra environment (S7T_* variables the flows read)
+ * @param {number} [opts.port] default: a free port
+ * @param {number} [opts.timeoutMs] how long to wait for "Started flows"
+ * @returns {Promise<{port:number, url:string, userDir:string, logs:()=>string, stop:()=>Promise<void>, child}>}
+ */
+async function startNodeRed(opts) {
+  const port = opts.port || (await freePort());
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), `s7t-${opts.role}-`));
+  let flowFile = opts.flows;
+  if (typeof opts.flows !== 'string') {
+    flowFile = path.join(userDir, 'flows.json');
+    fs.writeFileSync(flowFile, JSON.stringify(opts.flows));
+  }
+  const env = {
+    ...process.env,
+    S7T_ROLE: opts.role,
+    PORT: String(port),
+    S7T_HOST: '127.0.0.1',
+    S7T_FLOW_FILE: flowFile,
+    S7T_USER_DIR: userDir,
+    S7T_TIMER_DIR: path.join(userDir, 'results'),
+    ...(opts.env || {}),
+  };
+  const child = spawn(process.execPath, [RED, '--settings', path.join(ROOT, 'settings.js')], {
+    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const collect = (d) => { out += d; if (out.length > 2e6) out = out.slice(-1e6); };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise((resolve) => child.once('exit', (code, sig) => resolve({ code, sig })));
+  let dead = false;
+  exited.then(() => { dead = true; });
+
+  const stop = async () => {
+    if (!dead) {
+      child.kill('SIGINT');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10000);
+      await exited;
+      clearTimeout(t);
+    }
+    if (!opts.keepUserDir) fs.rmSync(userDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitFor(() => {
+      if (dead) throw new Error(`Node-RED (${opts.role}) exited:\n${out}`);
+      if (/\[(?:info|warn|error)\] (?:Failed to start|Waiting for missing types)/.test(out)) {
+        throw new Error(`Node-RED (${opts.role}) could not start its flows:\n${out}`);
+      }
+      return /Started flows/.test(out);
+    }, opts.timeoutMs || 60000, `Node-RED ${opts.role} to start`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, url: `http://127.0.0.1:${port}`, userDir, logs: () => out, stop, child };
+}
+
+module.exports = { ROOT, freePort, waitFor, startNodeRed };
