@@ -99,14 +99,16 @@ async function startNodeRed(opts) {
     if (!opts.keepUserDir) fs.rmSync(userDir, { recursive: true, force: true });
   };
 
+  let fatal;
   try {
     await waitFor(() => {
-      if (dead) throw new Error(`Node-RED (${opts.role}) exited:\n${out}`);
-      if (/\[(?:info|warn|error)\] (?:Failed to start|Waiting for missing types)/.test(out)) {
-        throw new Error(`Node-RED (${opts.role}) could not start its flows:\n${out}`);
+      if (dead) fatal = `Node-RED (${opts.role}) exited`;
+      else if (/\[(?:info|warn|error)\] (?:Failed to start|Waiting for missing types)/.test(out)) {
+        fatal = `Node-RED (${opts.role}) could not start its flows`;
       }
-      return /Started flows/.test(out);
+      return fatal || /Started flows/.test(out);
     }, opts.timeoutMs || 60000, `Node-RED ${opts.role} to start`);
+    if (fatal) throw new Error(`${fatal}:\n${out}`);
   } catch (err) {
     await stop();
     throw err;
