@@ -1,0 +1,312 @@
+'use strict';
+/**
+ * One S7 connection to a PLC for the edge, on nodes7 (MIT, pure JavaScript: no compiler on the
+ * edge box). No Node-RED here: the `s7twin-plc` config node wraps it.
+ *
+ * Why not node-red-contrib-s7: it polls no faster than every 50 ms (MIN_CYCLE_TIME) and makes one
+ * write per message. A PLC output change then waits 25 ms on average before the edge even sees
+ * it. Here:
+ * - the whole I/O data block is ONE read item (`DB1,BYTE0.<n>`), read back-to-back at the PLC's
+ *   scan period (default 10 ms), never two requests in flight;
+ * - a read is started right after each write completes, so the PLC's reaction is seen one scan
+ *   later instead of up to a whole cycle later;
+ * - every value of one command is written in ONE multi-item write request;
+ * - writes are either done or refused: while the PLC is down write() rejects at once with
+ *   E_PLC_DOWN, and writes waiting behind a lost connection are rejected, never written late.
+ *
+ * nodes7 reconnects by itself on fixed 2-3.5 s timers and keeps timers around after
+ * dropConnection(). We do not use that: every connection attempt is a fresh NodeS7 object, any
+ * failure tears it down completely (its timers cleared, its socket destroyed) and we reconnect
+ * with our own exponential back-off.
+ */
+const { EventEmitter } = require('node:events');
+const NodeS7 = require('nodes7');
+const { createBackoff } = require('./backoff');
+
+const DEFAULTS = {
+  port: 102,
+  rack: 0,
+  slot: 1,
+  cycleMs: 10, // read period = the PLC's scan period; reads never overlap
+  timeoutMs: 1500, // connect and per-request timeout
+  ioDb: 1,
+  ioSize: 16, // bytes of the I/O block to read (tags.ioDbSize)
+  maxWrites: 64, // writes waiting behind the one in progress; more are refused (E_BUSY)
+  backoff: {}, // lib/backoff.js defaults: 200 ms doubling to 5 s, jitter
+};
+
+function s7Error(code, message) {
+  const err = new Error(message);
+  err.code = code;
+  return err;
+}
+
+const noop = () => {};
+
+/** Stop everything a NodeS7 object has running (it keeps timers even after dropConnection). */
+function teardown(inst) {
+  if (!inst) return;
+  inst.connectCBIssued = true;
+  inst.connectCallback = noop;
+  inst.readDoneCallback = noop;
+  inst.writeDoneCallback = noop;
+  for (const t of ['reconnectTimer', 'rereadTimer', 'connectTimeout', 'PDUTimeout', 'resetTimeout', 'dropConnectionTimer']) {
+    clearTimeout(inst[t]);
+    inst[t] = undefined;
+  }
+  try { inst.connectionCleanup(); } catch { /* socket already gone */ }
+}
+
+/**
+ * @param {object} opts see DEFAULTS; `host` required
+ * @returns {EventEmitter & object} events: status(state, detail), connect(), disconnect(err),
+ *   data(ioBuffer, watchedValues)
+ */
+function createS7Connection(opts) {
+  const o = { ...DEFAULTS, ...opts };
+  if (!o.host) throw s7Error('E_CONFIG', 'PLC host is required');
+  const ee = new EventEmitter();
+  const backoff = createBackoff(o.backoff);
+  const ioAddr = `DB${o.ioDb},BYTE0.${o.ioSize}`;
+  const watched = new Set();
+  const writes = [];
+  const counters = {
+    connects: 0, reconnects: 0, reads: 0, readErrors: 0, writes: 0, writeErrors: 0, refused: 0,
+    lastReadMs: 0,
+  };
+  let inst = null;
+  let up = false;
+  let busy = null; // the request in progress: {kind, op?}
+  let closed = true;
+  let state = 'disconnected';
+  let tickTimer = null;
+  let retryTimer = null;
+  let guardTimer = null;
+  let nextReadAt = 0;
+  let readNow = false;
+  let everUp = false;
+
+  function setState(s, detail) {
+    if (s === state) return;
+    state = s;
+    ee.emit('status', s, detail);
+  }
+
+  function connect() {
+    retryTimer = null;
+    if (closed) return;
+    setState('connecting');
+    const me = new NodeS7({ silent: true });
+    inst = me;
+    guard(o.timeoutMs + 1000, () => fail(me, s7Error('E_CONNECT', `no S7 connection to ${o.host}:${o.port} within ${o.timeoutMs} ms`)));
+    me.initiateConnection({
+      host: o.host, port: o.port, rack: o.rack, slot: o.slot, timeout: o.timeoutMs,
+      connection_name: `s7twin ${o.host}:${o.port}`,
+    }, (err) => {
+      if (me !== inst || closed) return;
+      if (err) {
+        fail(me, s7Error('E_CONNECT', `cannot connect to the PLC at ${o.host}:${o.port}: ${err.code || err.message || err}`));
+        return;
+      }
+      clearTimeout(guardTimer);
+      me.isoclient.setNoDelay(true);
+      me.isoclient.on('close', () => fail(me, s7Error('E_PLC_DOWN', 'the PLC closed the connection')));
+      me.addItems([ioAddr, ...watched]);
+      up = true;
+      counters.connects += 1;
+      if (everUp) counters.reconnects += 1;
+      everUp = true;
+      backoff.connected();
+      setState('connected');
+      ee.emit('connect');
+      readNow = true;
+      tick();
+    });
+  }
+
+  function guard(ms, onExpire) {
+    clearTimeout(guardTimer);
+    guardTimer = setTimeout(onExpire, ms);
+  }
+
+  /** Tear the connection down, refuse what waits, reconnect after back-off. */
+  function fail(me, err) {
+    if (me !== inst) return;
+    teardown(me);
+    inst = null;
+    clearTimeout(guardTimer);
+    clearTimeout(tickTimer); tickTimer = null;
+    const wasUp = up;
+    up = false;
+    const inFlight = busy;
+    busy = null;
+    if (inFlight && inFlight.op) {
+      counters.writeErrors += 1;
+      inFlight.op.reject(s7Error('E_PLC_DOWN', `write lost with the connection: ${err.message}`));
+    }
+    refuseQueued(err);
+    if (wasUp) {
+      backoff.disconnected();
+      ee.emit('disconnect', err);
+    }
+    setState('disconnected', err.message);
+    if (!closed && !retryTimer) retryTimer = setTimeout(connect, backoff.next());
+  }
+
+  function refuseQueued(err) {
+    while (writes.length) {
+      counters.refused += 1;
+      writes.shift().reject(s7Error('E_PLC_DOWN', `PLC connection lost before the write: ${err.message}`));
+    }
+  }
+
+  function tick() {
+    tickTimer = null;
+    if (!up || busy || closed) return;
+    if (writes.length) { doWrite(writes.shift()); return; }
+    const now = Date.now();
+    if (readNow || now >= nextReadAt) { doRead(); return; }
+    tickTimer = setTimeout(tick, nextReadAt - now);
+  }
+
+  function doRead() {
+    const me = inst;
+    const started = Date.now();
+    readNow = false;
+    busy = { kind: 'read' };
+    guard(o.timeoutMs * 2, () => fail(me, s7Error('E_TIMEOUT', 'read timed out')));
+    me.readAllItems((bad, values) => {
+      if (me !== inst || closed) return;
+      clearTimeout(guardTimer);
+      busy = null;
+      if (bad || !Array.isArray(values[ioAddr])) {
+        counters.readErrors += 1;
+        fail(me, s7Error('E_READ', 'read failed (bad quality): is the PLC reachable and DB' + o.ioDb + ' big enough?'));
+        return;
+      }
+      counters.reads += 1;
+      counters.lastReadMs = Date.now() - started;
+      nextReadAt = started + o.cycleMs;
+      const extra = {};
+      for (const a of watched) if (a in values) extra[a] = values[a];
+      try {
+        ee.emit('data', Buffer.from(values[ioAddr]), extra);
+      } finally {
+        if (!tickTimer && !busy) tick();
+      }
+    });
+  }
+
+  function doWrite(op) {
+    const me = inst;
+    busy = { kind: 'write', op };
+    guard(o.timeoutMs * 2, () => fail(me, s7Error('E_TIMEOUT', 'write timed out')));
+    const rc = me.writeItems(op.items.map((i) => i.addr), op.items.map((i) => i.value), (bad) => {
+      if (me !== inst || closed) return;
+      clearTimeout(guardTimer);
+      busy = null;
+      if (bad) {
+        counters.writeErrors += 1;
+        op.reject(s7Error('E_WRITE', 'the PLC refused the write (bad quality)'));
+      } else {
+        counters.writes += 1;
+        op.resolve();
+      }
+      readNow = true; // see the PLC's reaction as soon as it can exist
+      tick();
+    });
+    if (rc === 1) { // nodes7 had a write in progress: cannot happen as we serialise, but be safe
+      clearTimeout(guardTimer);
+      busy = null;
+      counters.writeErrors += 1;
+      op.reject(s7Error('E_BUSY', 'nodes7 refused the write: another write is in progress'));
+      tick();
+    }
+  }
+
+  return Object.assign(ee, {
+    counters,
+    get state() { return state; },
+    get connected() { return up; },
+    get queueDepth() { return writes.length; },
+    ioAddr,
+    /** Start connecting (idempotent). */
+    start() {
+      if (!closed) return;
+      closed = false;
+      connect();
+    },
+    /**
+     * Write several items in one request.
+     * @param {Array<{addr: string, value: number|boolean}>} items nodes7 addresses and values
+     * @returns {Promise<void>} rejects with E_PLC_DOWN, E_BUSY, E_WRITE
+     */
+    write(items) {
+      return new Promise((resolve, reject) => {
+        if (!up) {
+          counters.refused += 1;
+          reject(s7Error('E_PLC_DOWN', `the PLC at ${o.host}:${o.port} is not connected`));
+          return;
+        }
+        if (writes.length >= o.maxWrites) {
+          counters.refused += 1;
+          reject(s7Error('E_BUSY', `${writes.length} writes already waiting`));
+          return;
+        }
+        writes.push({ items, resolve, reject });
+        if (!busy && !tickTimer) tick();
+        else if (!busy) { clearTimeout(tickTimer); tick(); }
+      });
+    },
+    /** Read `addr` (nodes7 syntax) with every cycle until unwatch(). */
+    watch(addr) {
+      if (watched.has(addr)) return;
+      watched.add(addr);
+      if (inst && up) inst.addItems(addr);
+    },
+    unwatch(addr) {
+      if (!watched.delete(addr)) return;
+      if (inst && up) inst.removeItems(addr);
+    },
+    /** Ask for a read as soon as the current request is done. */
+    readSoon() {
+      readNow = true;
+      if (up && !busy) { clearTimeout(tickTimer); tick(); }
+    },
+    /** Stop: tear the connection down, refuse waiting writes. */
+    close() {
+      closed = true;
+      clearTimeout(retryTimer); retryTimer = null;
+      clearTimeout(tickTimer); tickTimer = null;
+      clearTimeout(guardTimer);
+      if (inst) {
+        const me = inst;
+        inst = null;
+        if (busy && busy.op) busy.op.reject(s7Error('E_PLC_DOWN', 'connection closed'));
+        busy = null;
+        refuseQueued(new Error('connection closed'));
+        teardown(me);
+      }
+      up = false;
+      setState('disconnected', 'closed');
+      return Promise.resolve();
+    },
+  });
+}
+
+/**
+ * The nodes7 address of a tag from the dictionary (BOOL → X, INT, DINT, UDINT → DWORD).
+ * @param {{addr: {db:number, type:string, byte:number, bit:number}}} tag
+ */
+function nodes7Address(tag) {
+  const { db, type, byte, bit } = tag.addr;
+  switch (type) {
+    case 'BOOL': return `DB${db},X${byte}.${bit}`;
+    case 'INT': return `DB${db},INT${byte}`;
+    case 'DINT': return `DB${db},DINT${byte}`;
+    case 'UDINT': return `DB${db},DWORD${byte}`;
+    default: throw s7Error('E_TYPE', `no nodes7 address for type ${type}`);
+  }
+}
+
+module.exports = { DEFAULTS, createS7Connection, nodes7Address, teardown };
