@@ -1,0 +1,148 @@
+'use strict';
+/**
+ * Test helpers for the twin: run the plant model in lock-step with the real PLC program
+ * (plc/program.js) with an optional one-way latency, and a small WebSocket harness that stands in
+ * for the cloud twin endpoint by relaying cmd envelopes to that program on a real scan timer.
+ */
+const http = require('node:http');
+const { WebSocketServer } = require('ws');
+const program = require('../../plc/program');
+const envelope = require('../../nodes/lib/envelope');
+const tags = require('../../nodes/lib/tags');
+
+const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
+const pick = (o) => Object.fromEntries(STREAMED.map((k) => [k, o[k]]));
+
+/**
+ * Run plant and PLC program on one simulated clock.
+ * @param {object} plant a twin/plant.js plant
+ * @param {{scanMs?:number, tickMs?:number, latencyMs?:number, maxMs?:number, start?:boolean}} [opts]
+ * @returns {{summary:object, frames:number, scans:number, time:number, outputs:object}}
+ */
+function runLockStep(plant, opts = {}) {
+  const scanMs = opts.scanMs || 10;
+  const tickMs = opts.tickMs || 1;
+  const latency = opts.latencyMs || 0;
+  const maxMs = opts.maxMs || 60000;
+  let state = program.initialState();
+  let image = {}; // PLC input image (what was delivered so far)
+  let lastOut = {};
+  const toPlc = []; // [deliverAt, values]
+  const toTwin = [];
+  let frames = 0;
+  let scans = 0;
+  let t = 0;
+  let nextScan = 0;
+  const send = (vals) => { frames += 1; toPlc.push([t + latency, vals]); };
+  plant.on('inputs', send);
+  send(plant.inputs());
+  if (opts.start !== false) plant.press('st');
+  let settleUntil = Infinity; // after the last box, let the PLC see the last sensor changes
+  while (t < maxMs && t < settleUntil) {
+    if (plant.done && settleUntil === Infinity) settleUntil = t + 2 * latency + 5 * scanMs;
+    while (toPlc.length && toPlc[0][0] <= t) image = { ...image, ...toPlc.shift()[1] };
+    if (t >= nextScan) {
+      const r = program.scan(state, image);
+      state = r.state;
+      scans += 1;
+      const ch = tags.diff(lastOut, pick(r.outputs));
+      lastOut = pick(r.outputs);
+      if (Object.keys(ch).length) toTwin.push([t + latency, ch]);
+      nextScan += scanMs;
+    }
+    while (toTwin.length && toTwin[0][0] <= t) plant.applyOutputs(toTwin.shift()[1]);
+    plant.tick(tickMs);
+    t += tickMs;
+  }
+  return { summary: plant.summary(), frames, scans, time: t, outputs: lastOut };
+}
+
+/**
+ * A stand-in cloud twin endpoint: token check before the upgrade, snap on connect, cmd → PLC
+ * program input image, one `state` frame per scan with the outputs that changed, `ack` per cmd,
+ * `err` for malformed frames or unwritable tags, probe slots echoed.
+ * @param {{token?:string, scanMs?:number}} [opts]
+ * @returns {Promise<{url:string, port:number, stats:object, clients:Set, close:()=>Promise<void>, dropClients:()=>void}>}
+ */
+async function startHarness(opts = {}) {
+  const token = opts.token || 'secret';
+  const scanMs = opts.scanMs || 10;
+  const sender = envelope.createSender('harness');
+  const tracker = envelope.createTracker();
+  const stats = { cmds: 0, errors: 0, connections: 0, refused: 0 };
+  let state = program.initialState();
+  let image = {};
+  let lastOut = pick(program.outputsOf(state));
+  const server = http.createServer((req, res) => { res.writeHead(404); res.end(); });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: envelope.MAX_FRAME_BYTES });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url, 'http://x');
+    const auth = req.headers.authorization || '';
+    const given = auth.startsWith('Bearer ') ? auth.slice(7) : url.searchParams.get('token');
+    if (url.pathname !== '/s7twin/twin' || given !== token) {
+      stats.refused += 1;
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    socket.setNoDelay(true);
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws));
+  });
+  const broadcast = (env) => { const s = envelope.stringify(env); for (const c of wss.clients) if (c.readyState === 1) c.send(s); };
+  wss.on('connection', (ws) => {
+    stats.connections += 1;
+    ws.send(envelope.stringify(sender.make('snap', { d: lastOut })));
+    ws.on('message', (raw) => {
+      let env;
+      try {
+        env = envelope.parse(raw);
+      } catch (err) {
+        stats.errors += 1;
+        ws.send(envelope.stringify(sender.error(err.code, err.message, err.ref)));
+        return;
+      }
+      if (tracker.check(env) === 'duplicate') return;
+      if (env.k === 'cmd') {
+        const next = { ...image };
+        try {
+          for (const [k, v] of Object.entries(env.d)) next[k] = tags.checkWrite(k, v).value;
+        } catch (err) {
+          stats.errors += 1;
+          ws.send(envelope.stringify(sender.error(err.code, err.message, { src: env.src, seq: env.seq }, env.cid)));
+          return;
+        }
+        image = next;
+        stats.cmds += 1;
+        ws.send(envelope.stringify(sender.make('ack', { ref: { src: env.src, seq: env.seq } })));
+      } else if (env.k === 'probe') {
+        ws.send(envelope.stringify(sender.make('probe-res', { d: env.d })));
+      }
+    });
+  });
+  const timer = setInterval(() => {
+    const r = program.scan(state, image);
+    state = r.state;
+    const out = pick(r.outputs);
+    const ch = tags.diff(lastOut, out);
+    lastOut = out;
+    if (Object.keys(ch).length) broadcast(sender.make('state', { d: ch }));
+  }, scanMs);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    port,
+    url: `ws://127.0.0.1:${port}/s7twin/twin`,
+    stats,
+    get outputs() { return { ...lastOut }; },
+    clients: wss.clients,
+    /** Cut every twin connection (the twin must reconnect). */
+    dropClients() { for (const c of wss.clients) c.terminate(); },
+    async close() {
+      clearInterval(timer);
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+module.exports = { runLockStep, startHarness };

@@ -1,0 +1,98 @@
+'use strict';
+/**
+ * The plant model on its own and in lock-step with the real PLC program (plc/program.js), on one
+ * simulated clock: no sockets, no timers.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { createPlant, damagePlan, PlantError, INPUTS } = require('../../twin/plant');
+const { runLockStep } = require('../helpers/twin');
+
+test('the damage plan is seeded, or follows an explicit pattern', () => {
+  assert.deepEqual(damagePlan(20, 0.3, 7), damagePlan(20, 0.3, 7));
+  assert.notDeepEqual(damagePlan(50, 0.5, 1), damagePlan(50, 0.5, 2));
+  assert.deepEqual(damagePlan(5, '01', 1), [false, true, false, true, false]);
+  assert.deepEqual(damagePlan(3, [1, 0, 0], 1), [true, false, false]);
+  assert.equal(damagePlan(100, 0, 1).filter(Boolean).length, 0);
+  assert.equal(damagePlan(100, 1, 1).filter(Boolean).length, 100);
+  assert.throws(() => damagePlan(3, 1.5, 1), (e) => e instanceof PlantError && e.code === 'E_PLANT_CONFIG');
+  assert.throws(() => createPlant({ profile: 'warp' }), { code: 'E_PLANT_CONFIG' });
+});
+
+test('at rest: every input known, piston 1 home, one frame per tick of changes only', () => {
+  const plant = createPlant({ boxes: 1 });
+  const all = plant.inputs();
+  assert.deepEqual(Object.keys(all).sort(), [...INPUTS].sort());
+  assert.equal(all.p1b, 1);
+  const frames = [];
+  plant.on('inputs', (d) => frames.push(d));
+  assert.deepEqual(plant.tick(10), { st: 0, sp: 0, se: 0, p1f: 0, p1b: 1, sd: 0, dmg: 0, p2f: 0, sk: 0, p3f: 0 });
+  assert.deepEqual(plant.tick(10), {}); // nothing changed: no frame
+  assert.equal(frames.length, 1);
+});
+
+test('buttons are momentary: pressed, then released after the hold time', () => {
+  const plant = createPlant({ boxes: 0, buttonHoldMs: 30 });
+  plant.tick(1);
+  plant.press('st');
+  assert.deepEqual(plant.tick(10), { st: 1 });
+  assert.deepEqual(plant.tick(10), {});
+  assert.deepEqual(plant.tick(10), { st: 0 });
+  assert.throws(() => plant.press('go'), { code: 'E_PLANT_BUTTON' });
+});
+
+test('boxes only arrive while the PLC runs the plant; piston 1 follows p1fw/p1bw', () => {
+  const plant = createPlant({ boxes: 2 });
+  plant.tick(500);
+  assert.equal(plant.summary().arrived, 0);
+  plant.applyOutputs({ grn: 1, c1: 1, c2: 1 });
+  assert.equal(plant.tick(1).se, 1);
+  plant.applyOutputs({ p1fw: 1 });
+  assert.equal(plant.tick(1).p1b, 0);
+  const d = plant.tick(100);
+  assert.equal(d.p1f, 1);
+  assert.equal(d.se, 0, 'the box left the entry when the piston reached the front');
+  plant.applyOutputs({ p1fw: 0, p1bw: 1 });
+  assert.equal(plant.tick(1).p1f, 0);
+  assert.equal(plant.tick(100).p1b, 1);
+});
+
+test('lock-step with the PLC program: 20 boxes, 30% damaged, all sorted correctly', () => {
+  const plant = createPlant({ boxes: 20, damaged: 0.3, seed: 3, profile: 'fast' });
+  const events = [];
+  plant.on('box', (ev, box) => events.push([ev, box.id]));
+  const r = runLockStep(plant, { scanMs: 10 });
+  const s = r.summary;
+  assert.equal(s.done, true);
+  assert.equal(s.packed + s.rejected, 20);
+  assert.equal(s.rejected, s.damaged);
+  assert.equal(s.missorted, 0);
+  assert.equal(r.outputs.ng, s.packed, 'the PLC counted the same packed boxes');
+  assert.equal(r.outputs.nr, s.rejected);
+  assert.equal(r.outputs.nb, 20);
+  assert.ok(s.damaged > 0 && s.damaged < 20);
+  assert.equal(events.filter(([e]) => e === 'arrived').length, 20);
+  assert.ok(r.time < 15000, `fast profile: 20 boxes in a few seconds of plant time (took ${r.time} ms)`);
+});
+
+test('lock-step with 30 ms each way (a WAN) still sorts every box correctly', () => {
+  const plant = createPlant({ boxes: 20, damaged: '0110', profile: 'fast' });
+  const s = runLockStep(plant, { scanMs: 10, latencyMs: 30 }).summary;
+  assert.equal(s.done, true);
+  assert.equal(s.missorted, 0);
+  assert.equal(s.rejected, 10);
+});
+
+test('study profile sorts correctly too', () => {
+  const plant = createPlant({ boxes: 4, damaged: '10', profile: 'study' });
+  const s = runLockStep(plant, { scanMs: 10, tickMs: 5, latencyMs: 40, maxMs: 200000 }).summary;
+  assert.equal(s.done, true);
+  assert.equal(s.missorted, 0);
+});
+
+test('a loop too slow for the plant mis-sorts damaged boxes, and the model notices', () => {
+  const plant = createPlant({ boxes: 6, damaged: '1', profile: 'fast' });
+  const s = runLockStep(plant, { scanMs: 10, latencyMs: 400, maxMs: 120000 }).summary;
+  assert.ok(s.missorted > 0, JSON.stringify(s));
+  assert.equal(s.done, true);
+});
