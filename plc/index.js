@@ -44,7 +44,8 @@ function iface(opt, defaults) {
  * @param {{host?:string, port?:number}|false} [opts.modbus] Modbus TCP server; default on
  * @param {{url:string, plant?:string, username?:string, password?:string, qos?:0|1}|false} [opts.mqtt]
  *   MQTT client; default off (it needs a broker)
- * @returns {Promise<object>} the running PLC (an EventEmitter: 'scan' {changed, probes}, 'error')
+ * @returns {Promise<object>} the running PLC, an EventEmitter: 'scan' {changed, probes, scans} after
+ *   each scan, 'reject' {source, code, message} for refused MQTT input, 'error' for a failed scan, 'stop'
  */
 async function createPlc(opts = {}) {
   const scanMs = opts.scanMs ?? DEFAULTS.scanMs;
@@ -140,6 +141,7 @@ async function createPlc(opts = {}) {
     stopped = true;
     if (timer) clearTimeout(timer);
     timer = null;
+    plc.emit('stop');
     const names = Object.keys(services).reverse();
     const results = await Promise.allSettled(names.map((n) => services[n].stop()));
     for (const n of names) delete services[n];
@@ -164,7 +166,9 @@ async function createPlc(opts = {}) {
       ports.opcua = port;
     }
     if (cfg.mqtt) {
-      services.mqtt = require('./mqtt').startMqtt(image, { ...cfg.mqtt, counters, setInputs, setProbe });
+      services.mqtt = require('./mqtt').startMqtt(image, {
+        ...cfg.mqtt, counters, setInputs, setProbe, onReject: (info) => plc.emit('reject', info),
+      });
     }
   } catch (err) {
     stopped = true;
@@ -191,8 +195,13 @@ async function createPlc(opts = {}) {
     waitScans(n = 1) {
       const target = counters.scans + n;
       return new Promise((resolve) => {
-        const on = () => { if (counters.scans >= target || stopped) { plc.off('scan', on); resolve(); } };
+        if (stopped) { resolve(); return; }
+        const on = () => {
+          if (counters.scans < target && !stopped) return;
+          plc.off('scan', on); plc.off('stop', on); resolve();
+        };
         plc.on('scan', on);
+        plc.once('stop', on);
       });
     },
     get mqttConnected() { return services.mqtt ? services.mqtt.connected : false; },

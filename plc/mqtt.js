@@ -1,0 +1,161 @@
+'use strict';
+/**
+ * MQTT client of the virtual PLC, behaving like an S7-1500 running Siemens' LMQTT library:
+ * - publishes the outputs that changed in a scan, as compact JSON of short names
+ *   (`{"c1":1,"red":0}`), on `s7twin/<plant>/state` (QoS 0 by default, 1 selectable), never retained;
+ * - publishes every streamed output once on each (re)connect, so a subscriber starts complete;
+ * - applies `{short: value}` commands from `s7twin/<plant>/cmd` after checking them with
+ *   tags.checkWrite (malformed JSON, unknown or non-writable tags, bad values → the whole message
+ *   is rejected and counted, nothing is written);
+ * - answers probes: `.../probe/req` `{"i":slot,"v":value}` (or an array of them) is written to
+ *   the request slots, and after the scan that copied them `.../probe/res` carries
+ *   `{"i":slot,"v":response}` (an array for an array request);
+ * - reconnects by itself (mqtt.js reconnectPeriod).
+ * Topic names come from the table's `mqtt` section.
+ */
+const mqtt = require('mqtt');
+const tags = require('../nodes/lib/tags');
+const { checkProbe } = require('./image');
+const { PlcError } = require('./errors');
+
+const DEFAULTS = {
+  plant: 'plant1',
+  qos: 0,
+  reconnectMs: 1000, // pause between reconnect attempts
+  connectTimeoutMs: 5000,
+  keepaliveS: 10,
+  maxPayload: 65536, // bytes; a larger command or probe message is rejected unread
+};
+const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
+
+/**
+ * Parse and check one command message.
+ * @param {Buffer|string} payload
+ * @returns {Object<string, number>} normalised values
+ * @throws {PlcError|TagError} E_BAD_JSON, E_BAD_WRITE, E_UNKNOWN_TAG, E_NOT_WRITABLE, E_TYPE, E_RANGE
+ */
+function parseCommand(payload) {
+  let obj;
+  try { obj = JSON.parse(payload.toString('utf8')); } catch { throw new PlcError('E_BAD_JSON', 'command is not JSON'); }
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || Object.keys(obj).length === 0) {
+    throw new PlcError('E_BAD_WRITE', 'command must be a non-empty object {short: value}');
+  }
+  const out = {};
+  for (const [k, v] of Object.entries(obj)) out[k] = tags.checkWrite(k, v).value;
+  return out;
+}
+
+/**
+ * Parse and check one probe request message.
+ * @returns {{many: boolean, items: Array<{slot:number, value:number}>}}
+ * @throws {PlcError} E_BAD_JSON, E_BAD_PROBE, E_PROBE_SLOT, E_PROBE_VALUE
+ */
+function parseProbe(payload, slots) {
+  let obj;
+  try { obj = JSON.parse(payload.toString('utf8')); } catch { throw new PlcError('E_BAD_JSON', 'probe request is not JSON'); }
+  const many = Array.isArray(obj);
+  const list = many ? obj : [obj];
+  if (list.length === 0 || list.length > slots) throw new PlcError('E_BAD_PROBE', `probe request must hold 1..${slots} items`);
+  const items = list.map((p) => {
+    if (p === null || typeof p !== 'object') throw new PlcError('E_BAD_PROBE', 'probe request items are {"i":slot,"v":value}');
+    return checkProbe(p.i, p.v, slots);
+  });
+  return { many, items };
+}
+
+/**
+ * Start the MQTT client.
+ * @param {object} image the process image
+ * @param {{url:string, plant?:string, username?:string, password?:string, qos?:0|1, counters:object,
+ *   setInputs:Function, setProbe:Function, onReject?:Function}} opts
+ * @returns {{afterScan(ev):void, stop():Promise<void>, readonly connected:boolean}}
+ */
+function startMqtt(image, opts) {
+  const cfg = { ...DEFAULTS, ...opts };
+  if (!cfg.url) throw new PlcError('E_CONFIG', 'mqtt.url is required');
+  if (cfg.qos !== 0 && cfg.qos !== 1) throw new PlcError('E_CONFIG', `mqtt.qos must be 0 or 1, got ${cfg.qos}`);
+  const c = cfg.counters;
+  Object.assign(c, {
+    mqttConnects: 0, mqttDisconnects: 0, mqttErrors: 0, mqttPublished: 0, mqttCommands: 0, mqttRejected: 0,
+    mqttProbes: 0,
+  });
+  const topic = (t) => tags.template(t, { plant: cfg.plant });
+  const T = {
+    cmd: topic(tags.TABLE.mqtt.commandTopic),
+    state: topic(tags.TABLE.mqtt.stateTopic),
+    req: topic(tags.TABLE.mqtt.probeRequestTopic),
+    res: topic(tags.TABLE.mqtt.probeResponseTopic),
+  };
+  const client = mqtt.connect(cfg.url, {
+    username: cfg.username,
+    password: cfg.password,
+    clientId: `s7twin-plc-${cfg.plant}-${process.pid}-${Math.random().toString(16).slice(2, 8)}`,
+    reconnectPeriod: cfg.reconnectMs,
+    connectTimeout: cfg.connectTimeoutMs,
+    keepalive: cfg.keepaliveS,
+    clean: true,
+  });
+  let waiting = []; // probe requests queued for the next scan
+  let connected = false;
+
+  const reject = (source, err) => {
+    c.mqttRejected += 1;
+    if (cfg.onReject) cfg.onReject({ source, code: err.code || 'E_INTERNAL', message: err.message });
+  };
+  const publish = (t, obj) => {
+    if (!connected) return; // LMQTT drops while disconnected; the snapshot on reconnect catches up
+    client.publish(t, JSON.stringify(obj), { qos: cfg.qos, retain: false });
+    c.mqttPublished += 1;
+  };
+
+  client.on('connect', () => {
+    connected = true;
+    c.mqttConnects += 1;
+    if (client.stream && typeof client.stream.setNoDelay === 'function') client.stream.setNoDelay(true);
+    client.subscribe([T.cmd, T.req], { qos: cfg.qos });
+    const values = image.values();
+    publish(T.state, Object.fromEntries(STREAMED.map((k) => [k, values[k]])));
+  });
+  client.on('close', () => { if (connected) c.mqttDisconnects += 1; connected = false; });
+  client.on('error', () => { c.mqttErrors += 1; }); // refused, bad credentials...: mqtt.js retries
+  client.on('message', (t, payload) => {
+    if (payload.length > cfg.maxPayload) { reject(t === T.req ? 'mqtt-probe' : 'mqtt-cmd', new PlcError('E_TOO_LARGE', `payload of ${payload.length} bytes`)); return; }
+    if (t === T.cmd) {
+      try {
+        cfg.setInputs(parseCommand(payload));
+        c.mqttCommands += 1;
+      } catch (err) { reject('mqtt-cmd', err); }
+    } else if (t === T.req) {
+      try {
+        const p = parseProbe(payload, image.probeSlots);
+        for (const { slot, value } of p.items) cfg.setProbe(slot, value);
+        waiting.push(p);
+        c.mqttProbes += 1;
+      } catch (err) { reject('mqtt-probe', err); }
+    }
+  });
+
+  return {
+    get connected() { return connected; },
+    /** After each scan: changed outputs out, then the responses of the probes this scan copied. */
+    afterScan(ev) {
+      const changed = {};
+      let any = false;
+      for (const k of STREAMED) if (k in ev.changed) { changed[k] = ev.changed[k]; any = true; }
+      if (any) publish(T.state, changed);
+      if (waiting.length) {
+        const done = waiting;
+        waiting = [];
+        for (const p of done) {
+          const res = p.items.map(({ slot }) => ({ i: slot, v: image.probeResponse(slot) }));
+          publish(T.res, p.many ? res : res[0]);
+        }
+      }
+    },
+    stop() {
+      return new Promise((resolve) => client.end(true, {}, () => resolve()));
+    },
+  };
+}
+
+module.exports = { startMqtt, parseCommand, parseProbe, DEFAULTS };
