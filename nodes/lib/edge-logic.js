@@ -1,0 +1,70 @@
+'use strict';
+/**
+ * What the edge's `s7twin-s7` node decides, without Node-RED or a PLC: which items a command or a
+ * probe writes (all or nothing), and which streamed tags changed between two reads.
+ */
+const tags = require('./tags');
+const { nodes7Address } = require('./s7-connection');
+
+const { probeSlots, probeRequestDb, probeResponseDb } = tags.TABLE.plc;
+const UDINT_MAX = 4294967295;
+
+function tagError(code, message) {
+  return new tags.TagError(code, message);
+}
+
+/**
+ * Check every value of a `cmd` frame's d; nothing is returned unless ALL are valid.
+ * @param {object} d values keyed by short name
+ * @returns {Array<{short: string, addr: string, value: number|boolean}>} nodes7 write items
+ * @throws {TagError} E_EMPTY, E_UNKNOWN_TAG, E_NOT_WRITABLE, E_TYPE, E_RANGE (the first found)
+ */
+function commandItems(d) {
+  const keys = Object.keys(d || {});
+  if (!keys.length) throw tagError('E_EMPTY', 'a command must carry at least one value');
+  return keys.map((short) => {
+    const { tag, value } = tags.checkWrite(short, d[short]);
+    return { short, addr: nodes7Address(tag), value: tag.type === 'BOOL' ? value === 1 : value };
+  });
+}
+
+/**
+ * Check a `probe` frame's d ({slot: value}); all or nothing.
+ * @returns {Array<{slot: number, value: number, addr: string, resAddr: string}>}
+ * @throws {TagError} E_EMPTY, E_SLOT, E_TYPE, E_RANGE
+ */
+function probeItems(d) {
+  const keys = Object.keys(d || {});
+  if (!keys.length) throw tagError('E_EMPTY', 'a probe must carry at least one slot');
+  return keys.map((k) => {
+    const slot = Number(k);
+    if (!/^\d+$/.test(k) || slot >= probeSlots) throw tagError('E_SLOT', `probe slot "${k}" is not 0..${probeSlots - 1}`);
+    const value = d[k];
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw tagError('E_TYPE', `probe value of slot ${k} must be an integer`);
+    if (value < 0 || value > UDINT_MAX) throw tagError('E_RANGE', `probe value ${value} outside 0..${UDINT_MAX}`);
+    return { slot, value, addr: `DB${probeRequestDb},DWORD${4 * slot}`, resAddr: `DB${probeResponseDb},DWORD${4 * slot}` };
+  });
+}
+
+const streamed = (t) => !t.noStream;
+
+/**
+ * Streamed values of a whole I/O block and what changed since the previous one.
+ * @returns {{update(buf: Buffer): {values: object, changed: object, first: boolean}, reset(): void, last(): object|null}}
+ */
+function createStateDiffer() {
+  let prev = null;
+  return {
+    update(buf) {
+      const values = tags.decodeBlock(buf, streamed);
+      const first = prev === null;
+      const changed = first ? values : tags.diff(prev, values);
+      prev = values;
+      return { values, changed, first };
+    },
+    reset() { prev = null; },
+    last() { return prev; },
+  };
+}
+
+module.exports = { commandItems, probeItems, createStateDiffer, UDINT_MAX };

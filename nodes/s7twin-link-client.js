@@ -1,0 +1,63 @@
+'use strict';
+/**
+ * Config node: the edge's one link to the cloud's edge endpoint (lib/link-dialer.js), shared by
+ * the link-in and link-out nodes that use it.
+ */
+const { createDialer } = require('./lib/link-dialer');
+const registry = require('./lib/registry');
+
+module.exports = function register(RED) {
+  function LinkClientNode(config) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    node.kind = 'client';
+    node.users = new Set();
+    const token = (node.credentials && node.credentials.token) || process.env.S7T_EDGE_TOKEN || '';
+    const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
+    node.url = config.url || 'ws://127.0.0.1:1880/s7twin/edge';
+    node.dialer = createDialer({
+      url: node.url,
+      token,
+      src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
+      pingMs: num(config.pingS, 10) * 1000,
+      maxPayload: num(config.maxPayloadKiB, 64) * 1024,
+      backoff: { initialMs: num(config.backoffInitialMs, 200), maxMs: num(config.backoffMaxMs, 5000) },
+    });
+    const d = node.dialer;
+    registry.add(node, () => d.counters);
+    const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
+
+    node.statusInfo = () => {
+      if (d.state === 'connected') return { kind: 'connected', text: 'connected' };
+      if (d.state === 'connecting') return { kind: 'connecting', text: 'connecting' };
+      return { kind: 'disconnected', text: 'disconnected' };
+    };
+    d.on('status', () => each((u) => u.linkStatus && u.linkStatus(node.statusInfo())));
+    d.on('connect', () => each((u) => u.linkConnected && u.linkConnected()));
+    d.on('envelope', (env) => each((u) => u.receive && u.receive(env)));
+    d.on('invalid', (err) => each((u) => u.invalid && u.invalid(err)));
+    let lastFailure = '';
+    d.on('failure', (err) => {
+      // Log a failure once, not on every retry of the same cause.
+      const key = `${err.code}:${err.message}`;
+      if (key !== lastFailure) node.warn(`link to ${node.url}: ${err.code ? `${err.code} ` : ''}${err.message}`);
+      lastFailure = key;
+    });
+    d.on('connect', () => { lastFailure = ''; });
+
+    node.register = (u) => { node.users.add(u); if (u.linkStatus) u.linkStatus(node.statusInfo()); };
+    node.deregister = (u) => { node.users.delete(u); };
+    node.sendEnvelope = (env) => (d.send(env) === 'dropped' ? 0 : 1);
+    d.start();
+
+    node.on('close', (removed, done) => {
+      registry.remove(node);
+      d.close().then(() => done(), () => done());
+    });
+  }
+
+  RED.nodes.registerType('s7twin-link-client', LinkClientNode, {
+    credentials: { token: { type: 'password' } },
+  });
+  registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
+};

@@ -1,0 +1,100 @@
+'use strict';
+/**
+ * Config node: a WebSocket endpoint of the link on Node-RED's own HTTP server (the cloud side).
+ * The endpoint logic lives in lib/link-endpoint.js; this file wires it to Node-RED: the shared
+ * 'upgrade' listener, credentials, the users (link-in/link-out nodes) and the stats registry.
+ */
+const { createEndpoint } = require('./lib/link-endpoint');
+const { parseTokens } = require('./lib/auth');
+const registry = require('./lib/registry');
+
+module.exports = function register(RED) {
+  /** path -> config node; one 'upgrade' listener on RED.server serves them all (as core does). */
+  const endpoints = new Map();
+  let listening = false;
+
+  function onUpgrade(req, socket, head) {
+    for (const n of endpoints.values()) if (n.endpoint.handleUpgrade(req, socket, head)) return;
+    // Not ours: leave the socket to the other listeners (editor comms, core websocket nodes).
+  }
+
+  function fullPath(p) {
+    let path = String(p || '').trim();
+    if (!path.startsWith('/')) path = `/${path}`;
+    const root = (RED.settings.httpNodeRoot || '/').replace(/\/$/, '');
+    return root && root !== '/' && !path.startsWith(`${root}/`) ? root + path : path;
+  }
+
+  function LinkServerNode(config) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    node.kind = 'server';
+    node.role = config.role === 'edge' ? 'edge' : 'twin';
+    node.path = fullPath(config.path || `/s7twin/${node.role}`);
+    node.users = new Set();
+    const envName = node.role === 'edge' ? 'S7T_EDGE_TOKEN' : 'S7T_TWIN_TOKEN';
+    const tokens = parseTokens((node.credentials && node.credentials.token) || process.env[envName]);
+    if (!tokens.length) node.warn(`no token configured (credentials or ${envName}): every connection to ${node.path} will be refused`);
+    if (endpoints.has(node.path)) {
+      node.error(`another s7twin-link-server already serves ${node.path}`);
+      node.sendEnvelope = () => 0;
+      node.register = () => {};
+      node.deregister = () => {};
+      node.statusInfo = () => ({ kind: 'error', text: 'path in use' });
+      return;
+    }
+    const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
+    node.endpoint = createEndpoint({
+      path: node.path,
+      role: node.role,
+      tokens,
+      src: `cloud-${node.role}-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
+      pingMs: num(config.pingS, 10) * 1000,
+      maxPayload: num(config.maxPayloadKiB, 64) * 1024,
+      highWaterBytes: num(config.highWaterKiB, 256) * 1024,
+      maxClients: num(config.maxClients, 1000),
+    });
+    const ep = node.endpoint;
+    endpoints.set(node.path, node);
+    if (!listening) {
+      RED.server.on('upgrade', onUpgrade);
+      listening = true;
+    }
+    registry.add(node, () => ep.counters);
+
+    const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
+    ep.on('envelope', (env, id) => each((u) => u.receive && u.receive(env, id)));
+    ep.on('invalid', (err, id, extra) => each((u) => u.invalid && u.invalid(err, id, extra)));
+    const peers = () => each((u) => u.linkStatus && u.linkStatus(node.statusInfo()));
+    ep.on('connect', peers);
+    ep.on('disconnect', peers);
+    ep.on('refused', (reason, req) => {
+      if (reason === 'token') node.log(`refused ${req.socket.remoteAddress}: bad or missing token (HTTP 401)`);
+    });
+
+    /** Status for the users: connected while at least one peer is. */
+    node.statusInfo = () => {
+      const n = ep.counters.connections;
+      return n > 0 ? { kind: 'connected', text: `${n} ${node.role}${n === 1 ? '' : 's'}` } : { kind: 'disconnected', text: `no ${node.role}` };
+    };
+    node.register = (u) => { node.users.add(u); if (u.linkStatus) u.linkStatus(node.statusInfo()); };
+    node.deregister = (u) => { node.users.delete(u); };
+    /** Send to clientId if it is a peer of THIS endpoint, else route/fan out (see lib). */
+    node.sendEnvelope = (env, clientId) => ep.send(env, clientId);
+
+    node.on('close', (removed, done) => {
+      registry.remove(node);
+      endpoints.delete(node.path);
+      if (endpoints.size === 0 && listening) {
+        RED.server.removeListener('upgrade', onUpgrade);
+        listening = false;
+      }
+      ep.close().then(() => done(), () => done());
+    });
+  }
+
+  RED.nodes.registerType('s7twin-link-server', LinkServerNode, {
+    credentials: { token: { type: 'password' } },
+  });
+  registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
+};
