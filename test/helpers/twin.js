@@ -133,6 +133,8 @@ async function startHarness(opts = {}) {
     url: `ws://127.0.0.1:${port}/s7twin/twin`,
     stats,
     get outputs() { return { ...lastOut }; },
+    /** The PLC input image: every value the twins commanded so far. */
+    get image() { return { ...image }; },
     clients: wss.clients,
     /** Cut every twin connection (the twin must reconnect). */
     dropClients() { for (const c of wss.clients) c.terminate(); },

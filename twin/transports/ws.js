@@ -1,0 +1,235 @@
+'use strict';
+/**
+ * Twin transport over the WebSocket–S7 path (contract 5): one persistent connection to the cloud
+ * twin endpoint `ws://host:port/s7twin/twin`, token as `Authorization: Bearer`, no per-message
+ * deflate, TCP_NODELAY. Sends `cmd` envelopes (every input that changed in one twin tick = one
+ * frame), receives `snap`/`state` (onValues), `ack`/`err` (counted, err codes kept), and
+ * `probe-res` (onProbe) for the load generator.
+ *
+ * Reconnects with exponential back-off and jitter (nodes/lib/backoff.js). Inputs that change
+ * while the link is down are not queued frame by frame (a late "button pressed" is worse than
+ * none): the twin's input image is kept, and after a reconnect the whole image goes out as one
+ * `cmd`, so the PLC sees the plant as it is now. A refused token (HTTP 401) is not retried.
+ */
+const WebSocket = require('ws');
+const envelope = require('../../nodes/lib/envelope');
+const { createBackoff } = require('../../nodes/lib/backoff');
+
+const DEFAULTS = {
+  connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts
+  handshakeTimeoutMs: 5000, // one opening handshake
+  pingMs: 15000, // client ping; no pong within one period → terminate and reconnect
+  maxPayload: envelope.MAX_FRAME_BYTES, // larger frames from the cloud are refused
+  maxErrorCodes: 50, // distinct err codes remembered
+};
+
+/** Error with a stable `code`. */
+class TransportError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'TransportError';
+    this.code = code;
+  }
+}
+
+/**
+ * @param {object} opts
+ * @param {string} opts.url ws:// or wss:// URL of the twin endpoint
+ * @param {string} [opts.token]
+ * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
+ * @param {object} [opts.backoff] see nodes/lib/backoff.js
+ * @param {(line: string) => void} [opts.log] where err codes from the cloud are reported
+ */
+function createTransport(opts = {}) {
+  const o = { ...DEFAULTS, ...opts };
+  if (!o.url) throw new TransportError('E_TRANSPORT_CONFIG', 'the ws transport needs a url (ws://host:port/s7twin/twin)');
+  const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  const sender = envelope.createSender(`twin-${id}`);
+  const backoff = createBackoff(o.backoff || {});
+  const log = o.log || (() => {});
+  const valueCbs = [];
+  const probeCbs = [];
+  const image = {}; // every input value sent so far (resent whole after a reconnect)
+  const stats = {
+    connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, acks: 0, errors: 0,
+    errorCodes: {}, badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0,
+  };
+  let ws = null;
+  let closed = false;
+  let dirty = false; // inputs changed while down
+  let retryTimer = null;
+  let pingTimer = null;
+  let awaitingPong = false;
+  let firstConnect = null; // {resolve, reject, timer} while connect() waits
+
+  function countError(code, msg) {
+    stats.errors += 1;
+    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
+      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
+    }
+    log(`ws transport: ${code}${msg ? ` ${msg}` : ''}`);
+  }
+
+  function write(env) {
+    const text = envelope.stringify(env);
+    ws.send(text);
+    stats.sent += 1;
+    stats.bytesOut += Buffer.byteLength(text);
+  }
+
+  function open() {
+    retryTimer = null;
+    if (closed) return;
+    const sock = new WebSocket(o.url, {
+      headers: o.token ? { Authorization: `Bearer ${o.token}` } : {},
+      perMessageDeflate: false,
+      handshakeTimeout: o.handshakeTimeoutMs,
+      maxPayload: o.maxPayload,
+    });
+    ws = sock;
+    sock.on('unexpected-response', (req, res) => {
+      // The endpoint answers a bad token with 401 before the upgrade; retrying will not help.
+      if (res.statusCode === 401) {
+        stats.authFailures += 1;
+        fail(new TransportError('E_UNAUTHORIZED', `the twin endpoint refused the token (HTTP 401) at ${o.url}`), true);
+      } else {
+        countError('E_HTTP', `HTTP ${res.statusCode}`);
+      }
+      res.resume();
+      sock.terminate();
+    });
+    sock.on('upgrade', (res) => { if (res.socket) res.socket.setNoDelay(true); });
+    sock.on('open', () => {
+      if (sock._socket) sock._socket.setNoDelay(true);
+      stats.connected = true;
+      stats.connects += 1;
+      if (stats.connects > 1) stats.reconnects += 1;
+      backoff.connected();
+      // Back after a drop: bring the PLC up to date with the plant as it is now.
+      if (stats.connects > 1 && (dirty || Object.keys(image).length)) write(sender.make('cmd', { d: { ...image } }));
+      dirty = false;
+      startPing(sock);
+      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.resolve(); firstConnect = null; }
+    });
+    sock.on('pong', () => { awaitingPong = false; });
+    sock.on('message', (raw) => {
+      stats.bytesIn += raw.length;
+      let env;
+      try {
+        env = envelope.parse(raw, { maxBytes: o.maxPayload });
+      } catch (err) {
+        stats.badFrames += 1;
+        countError(err.code || 'E_FRAME', err.message);
+        return;
+      }
+      stats.received += 1;
+      switch (env.k) {
+        case 'state':
+        case 'snap':
+          for (const cb of valueCbs) cb(env.d, env.k);
+          break;
+        case 'ack':
+          stats.acks += 1;
+          break;
+        case 'err':
+          countError(env.e.code, env.e.msg);
+          break;
+        case 'probe-res':
+          for (const [slot, v] of Object.entries(env.d)) for (const cb of probeCbs) cb(Number(slot), v);
+          break;
+        default:
+          break; // cmd/probe are not for a twin
+      }
+    });
+    sock.on('error', (err) => {
+      // 'close' follows; keep the reason for connect() and the stats.
+      stats.lastError = err.message;
+    });
+    sock.on('close', () => {
+      stopPing();
+      if (ws === sock) ws = null;
+      const was = stats.connected;
+      stats.connected = false;
+      if (was) backoff.disconnected();
+      if (!closed) scheduleRetry();
+    });
+  }
+
+  function scheduleRetry() {
+    if (closed || retryTimer) return;
+    retryTimer = setTimeout(open, backoff.next());
+  }
+
+  function startPing(sock) {
+    stopPing();
+    awaitingPong = false;
+    pingTimer = setInterval(() => {
+      if (awaitingPong) { sock.terminate(); return; } // half-open: no pong for a whole period
+      awaitingPong = true;
+      try { sock.ping(); } catch { /* closing: the close handler reconnects */ }
+    }, o.pingMs);
+    pingTimer.unref();
+  }
+
+  function stopPing() {
+    if (pingTimer) clearInterval(pingTimer);
+    pingTimer = null;
+  }
+
+  function fail(err, fatal) {
+    if (fatal) {
+      closed = true;
+      if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+    }
+    if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(err); firstConnect = null; }
+    else countError(err.code, err.message);
+  }
+
+  return {
+    /** Open the connection; resolves once connected, rejects (E_CONNECT_TIMEOUT, E_UNAUTHORIZED). */
+    connect() {
+      if (closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
+      if (stats.connected) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          firstConnect = null;
+          reject(new TransportError('E_CONNECT_TIMEOUT', `no connection to ${o.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`));
+        }, o.connectTimeoutMs);
+        firstConnect = { resolve, reject, timer };
+        if (!ws && !retryTimer) open();
+      });
+    },
+    /** Send one frame with every input that changed in one tick. */
+    send(values) {
+      if (!values || Object.keys(values).length === 0) return;
+      Object.assign(image, values);
+      if (ws && ws.readyState === WebSocket.OPEN) write(sender.make('cmd', { d: values }));
+      else { dirty = true; stats.coalesced += 1; }
+    },
+    onValues(cb) { valueCbs.push(cb); },
+    /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
+    probe(slot, value) {
+      if (ws && ws.readyState === WebSocket.OPEN) write(sender.make('probe', { d: { [slot]: value } }));
+      else stats.probesDropped += 1;
+    },
+    onProbe(cb) { probeCbs.push(cb); },
+    /** Close for good: no reconnect, every timer cleared. */
+    close() {
+      closed = true;
+      if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+      stopPing();
+      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(new TransportError('E_CLOSED', 'transport closed')); firstConnect = null; }
+      const sock = ws;
+      if (!sock || sock.readyState === WebSocket.CLOSED) return Promise.resolve();
+      return new Promise((resolve) => {
+        const t = setTimeout(() => { sock.terminate(); }, 1000);
+        sock.once('close', () => { clearTimeout(t); resolve(); });
+        if (sock.readyState === WebSocket.CONNECTING) sock.terminate(); else sock.close(1000, 'twin done');
+      });
+    },
+    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq }; },
+    get src() { return sender.src; },
+  };
+}
+
+module.exports = { DEFAULTS, TransportError, createTransport };
