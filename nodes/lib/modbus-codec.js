@@ -1,0 +1,194 @@
+'use strict';
+/**
+ * Modbus register codec for the Modbus path: holding registers <-> tag values, by the I/O
+ * table's `modbus` layout (nodes/lib/io-table.json), never a copy of it.
+ *
+ *   HR 0      commands: the input BOOLs packed into one word (tags.packRegister)
+ *   HR 1      states: the output BOOLs packed into one word
+ *   HR 2..4   GoodCount (INT), RejectCount (INT), BoxesIn (DINT, low 16 bits on Modbus)
+ *
+ * and a relay that passes a block of registers on only when it changed (masked to the bits the
+ * table defines, so a word with undefined bits never reaches the PLC), with `reset()` to send
+ * the whole block again after the destination reconnected. Pure functions, no I/O, no RED.
+ */
+const tags = require('./tags');
+
+const MB = tags.TABLE.modbus;
+const WORD_MAX = 0xffff;
+const MAX_BLOCK = 125; // registers per read (Modbus application protocol v1.1b3, 6.3)
+
+/** Error with a stable `code`. */
+class ModbusCodecError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'ModbusCodecError';
+    this.code = code;
+  }
+}
+
+/** Registers that hold packed BOOLs (commandRegister, stateRegister). */
+const PACKED = new Set(tags.tags.filter((t) => t.type === 'BOOL' && t.modbus).map((t) => t.modbus.reg));
+/** Non-BOOL tags by register (counters). */
+const WORD_TAGS = new Map(tags.tags.filter((t) => t.type !== 'BOOL' && t.modbus).map((t) => [t.modbus.reg, t]));
+/** Bits of each packed register that the table defines. */
+const MASKS = new Map([...PACKED].map((r) => [r, tags.packRegister(r, Object.fromEntries(tags.tags.map((t) => [t.short, 1])))]));
+
+/**
+ * Check that a register block is an array of 16-bit words.
+ * @param {*} words
+ * @returns {number[]}
+ * @throws {ModbusCodecError} E_MODBUS_WORDS
+ */
+function checkWords(words) {
+  if (Buffer.isBuffer(words)) {
+    if (words.length % 2) throw new ModbusCodecError('E_MODBUS_WORDS', `a register buffer needs an even length, got ${words.length} bytes`);
+    const out = [];
+    for (let i = 0; i < words.length; i += 2) out.push(words.readUInt16BE(i));
+    return out;
+  }
+  if (!Array.isArray(words) || words.length === 0 || words.length > MAX_BLOCK) {
+    throw new ModbusCodecError('E_MODBUS_WORDS', `expected an array of 1..${MAX_BLOCK} register values`);
+  }
+  for (const w of words) {
+    if (!Number.isInteger(w) || w < 0 || w > WORD_MAX) {
+      throw new ModbusCodecError('E_MODBUS_WORDS', `register value ${JSON.stringify(w)} is not a 16-bit word (0..65535)`);
+    }
+  }
+  return words;
+}
+
+/**
+ * Check a start register.
+ * @throws {ModbusCodecError} E_MODBUS_ADDRESS
+ */
+function checkAddress(address) {
+  if (!Number.isInteger(address) || address < 0 || address > WORD_MAX) {
+    throw new ModbusCodecError('E_MODBUS_ADDRESS', `register address ${JSON.stringify(address)} is not 0..65535`);
+  }
+  return address;
+}
+
+/** A counter word as the tag's value: INT is signed, BoxesIn (DINT) is its low 16 bits. */
+function wordToValue(tag, w) {
+  if (tag.type === 'INT') return w > 0x7fff ? w - 0x10000 : w;
+  return w; // DINT on one register: 0..65535, wraps (documented in the table)
+}
+
+/**
+ * Decode a block of holding registers into tag values.
+ * @param {number} address first register of the block
+ * @param {number[]|Buffer} words
+ * @returns {Object<string, number>} every tag that lives in the block, keyed by short name
+ */
+function decode(address, words) {
+  checkAddress(address);
+  const w = checkWords(words);
+  const out = {};
+  for (let i = 0; i < w.length; i++) {
+    const reg = address + i;
+    if (PACKED.has(reg)) Object.assign(out, tags.unpackRegister(reg, w[i]));
+    else if (WORD_TAGS.has(reg)) out[WORD_TAGS.get(reg).short] = wordToValue(WORD_TAGS.get(reg), w[i]);
+  }
+  return out;
+}
+
+/**
+ * Encode tag values into a block of holding registers. Tags missing from `values` count as 0;
+ * values are checked by the tag dictionary (type and range).
+ * @param {number} address first register
+ * @param {number} count registers in the block
+ * @param {Object<string, number|boolean>} values keyed by short name
+ * @returns {number[]}
+ * @throws {ModbusCodecError|TagError} E_UNKNOWN_TAG, E_TYPE, E_RANGE, E_MODBUS_NOT_MAPPED
+ */
+function encode(address, count, values) {
+  checkAddress(address);
+  const norm = {};
+  for (const [k, v] of Object.entries(values || {})) {
+    const tag = tags.get(k);
+    if (!tag) throw new tags.TagError('E_UNKNOWN_TAG', `unknown tag "${k}"`);
+    if (!tag.modbus) throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" has no Modbus register`);
+    if (tag.modbus.reg < address || tag.modbus.reg >= address + count) {
+      throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" lives in register ${tag.modbus.reg}, outside ${address}..${address + count - 1}`);
+    }
+    norm[tag.short] = tags.normalise(tag, v);
+  }
+  const out = [];
+  for (let reg = address; reg < address + count; reg++) {
+    if (PACKED.has(reg)) out.push(tags.packRegister(reg, norm));
+    else if (WORD_TAGS.has(reg)) out.push((norm[WORD_TAGS.get(reg).short] || 0) & WORD_MAX);
+    else out.push(0);
+  }
+  return out;
+}
+
+/**
+ * Clear the bits of a packed register that the table does not define (other registers pass).
+ * @param {number} reg
+ * @param {number} word
+ */
+function mask(reg, word) {
+  return PACKED.has(reg) ? word & MASKS.get(reg) : word;
+}
+
+/**
+ * A relay for one block of registers: `update(words)` answers what to pass on.
+ * - `changed`: the tags whose values differ from the last update (all of them the first time,
+ *   and after `reset()`), keyed by short name;
+ * - `words`: the masked block, or null when nothing changed since the last time it was passed on.
+ * @param {{address: number, count?: number}} opts
+ */
+function createRelay(opts) {
+  const address = checkAddress(opts.address);
+  const count = opts.count;
+  let lastWords = null; // as last passed on
+  let lastValues = null; // as last decoded
+  const counters = { updates: 0, passed: 0, unchanged: 0, rejected: 0, resets: 0 };
+  return {
+    address,
+    counters,
+    /**
+     * @param {number[]|Buffer} words the block as read, starting at `address`
+     * @returns {{changed: Object<string, number>, words: number[]|null, values: Object<string, number>}}
+     * @throws {ModbusCodecError} E_MODBUS_WORDS (counted in counters.rejected)
+     */
+    update(words) {
+      let w;
+      try {
+        w = checkWords(words);
+        if (count !== undefined && w.length !== count) {
+          throw new ModbusCodecError('E_MODBUS_WORDS', `expected ${count} registers from ${address}, got ${w.length}`);
+        }
+      } catch (err) {
+        counters.rejected += 1;
+        throw err;
+      }
+      counters.updates += 1;
+      const masked = w.map((x, i) => mask(address + i, x));
+      const values = decode(address, masked);
+      const changed = lastValues ? tags.diff(lastValues, values) : { ...values };
+      lastValues = values;
+      const same = lastWords && lastWords.length === masked.length && lastWords.every((x, i) => x === masked[i]);
+      if (same) { counters.unchanged += 1; return { changed, words: null, values }; }
+      lastWords = masked;
+      counters.passed += 1;
+      return { changed, words: masked, values };
+    },
+    /** Forget what was passed on: the next update passes the whole block again. */
+    reset() {
+      lastWords = null;
+      lastValues = null;
+      counters.resets += 1;
+    },
+  };
+}
+
+module.exports = {
+  ModbusCodecError, decode, encode, mask, createRelay, checkWords, MASKS, PACKED, WORD_TAGS, MAX_BLOCK,
+  COMMAND_REGISTER: MB.commandRegister,
+  STATE_REGISTER: MB.stateRegister,
+  /** HR1..4: the states word and the three counters, as one block. */
+  STATE_BLOCK: { address: MB.stateRegister, count: 1 + Object.keys(MB.counterRegisters).length },
+  PROBE_REQUEST_BASE: MB.probeRequestBase,
+  PROBE_RESPONSE_BASE: MB.probeResponseBase,
+};
