@@ -1,0 +1,225 @@
+'use strict';
+/**
+ * The whole system for one benchmark profile, on ephemeral loopback ports: the virtual PLC, the
+ * cloud and edge Node-RED with the assembled flows (flows/cloud.json, flows/edge.json) plus the
+ * stock replica of the study's path (bench/flows/stock-*.json), and, for a WAN profile,
+ * Toxiproxy in front of every cloud service twice: once for twins ("twin-cloud" link) and once
+ * for the plant side, the edge and the PLC's own MQTT client ("cloud-edge" link).
+ *
+ * Both twins and the edge dial the cloud, so in a profile's link `up` means towards the cloud
+ * (Toxiproxy's upstream) and `down` means from the cloud.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { startToxiproxy, freePort } = require('./toxiproxy');
+const { startPlc, startNodeRed } = require('./procs');
+
+const ROOT = path.join(__dirname, '..', '..');
+const HOST = '127.0.0.1';
+const DEFAULTS = {
+  plant: 'bench',
+  scanMs: 10, // PLC scan cycle, ms (the study's S7-1500 and issue 3's target)
+  stockCycleMs: 50, // node-red-contrib-s7's minimum read cycle (MIN_CYCLE_TIME in red/s7.js)
+  twinToken: 'bench-twin-token',
+  edgeToken: 'bench-edge-token',
+  mqttTwin: { username: 'twin', password: 'bench-twin-pw' },
+  mqttPlc: { username: 'plc', password: 'bench-plc-pw' },
+  mqttMonitor: { username: 'monitor', password: 'bench-monitor-pw' },
+};
+/** Protocols carried by the bundle's assembled flows, and the stock replica. */
+const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus'];
+
+/** Read a flow file, or [] when it is not there yet. */
+function readFlows(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/**
+ * Which protocol paths the assembled flows carry (from the node types they contain), so the
+ * benchmark runs what exists and reports the rest as not available instead of failing.
+ * @returns {{ws:boolean, mqtt:boolean, opcua:boolean, modbus:boolean, stock:boolean}}
+ */
+function availablePaths() {
+  const cloud = readFlows(path.join(ROOT, 'flows', 'cloud.json'));
+  const edge = readFlows(path.join(ROOT, 'flows', 'edge.json'));
+  const types = new Set([...cloud, ...edge].map((n) => n.type));
+  const has = (re) => [...types].some((t) => re.test(t));
+  const transport = (p) => fs.existsSync(path.join(ROOT, 'twin', 'transports', `${p}.js`));
+  return {
+    ws: has(/^s7twin-link/) && transport('ws'),
+    mqtt: has(/mqtt|broker/i) && transport('mqtt'),
+    opcua: has(/opcua/i) && transport('opcua'),
+    modbus: has(/modbus/i) && transport('modbus'),
+    stock: true, // bench/flows: core nodes + node-red-contrib-s7 only
+  };
+}
+
+/**
+ * Start the system for one network profile.
+ * @param {object} o
+ * @param {string} o.profileName
+ * @param {object|null} o.links {'twin-cloud': {up, down}, 'cloud-edge': {up, down}} or null (loopback)
+ * @param {string[]} o.protocols among ws, mqtt, opcua, modbus, stock
+ * @param {number} [o.scanMs]
+ * @param {number} [o.stockCycleMs]
+ * @param {object} [o.env] extra S7T_* for both Node-RED processes (e.g. tuning)
+ * @param {(line:string)=>void} [o.log]
+ * @returns {Promise<object>} {endpoints, pids, toxiproxy, stop()}
+ */
+async function startSystem(o) {
+  const log = o.log || (() => {});
+  const scanMs = o.scanMs || DEFAULTS.scanMs;
+  const want = new Set(o.protocols);
+  const bundle = BUNDLE_PROTOCOLS.some((p) => want.has(p));
+  const stoppers = [];
+  const stop = async () => {
+    for (const s of stoppers.reverse()) await s().catch((err) => log(`stop: ${err.message}`));
+    stoppers.length = 0;
+  };
+  try {
+    // Cloud service ports, chosen now so the proxies and the PLC can point at them before the
+    // cloud is up (Toxiproxy proxies to a port that is not listening yet; clients retry).
+    const cloudPorts = { http: await freePort(), mqtt: await freePort(), mqttWs: await freePort(), opcua: await freePort(), modbus: await freePort() };
+    let twinPorts = { ...cloudPorts };
+    let plantPorts = { ...cloudPorts };
+    let tp = null;
+    if (o.links) {
+      tp = await startToxiproxy();
+      stoppers.push(() => tp.stop());
+      twinPorts = {};
+      plantPorts = {};
+      for (const [svc, port] of Object.entries(cloudPorts)) {
+        const a = await tp.createProxy({ name: `twin-${svc}`, upstream: `${HOST}:${port}` });
+        await tp.addLatency(a.name, o.links['twin-cloud'] || {});
+        twinPorts[svc] = a.port;
+        const b = await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}` });
+        await tp.addLatency(b.name, o.links['cloud-edge'] || {});
+        plantPorts[svc] = b.port;
+      }
+    }
+
+    const mqttOn = want.has('mqtt');
+    const plc = await startPlc({
+      scanMs,
+      s7: { host: HOST, port: 0 },
+      opcua: want.has('opcua') ? { host: HOST, port: 0 } : false,
+      modbus: want.has('modbus') ? { host: HOST, port: 0 } : false,
+      mqtt: mqttOn ? { url: `mqtt://${HOST}:${plantPorts.mqtt}`, plant: DEFAULTS.plant, ...DEFAULTS.mqttPlc, qos: 0 } : false,
+    });
+    stoppers.push(() => plc.stop());
+    log(`virtual PLC up (pid ${plc.pid}, S7 ${plc.ports.s7})`);
+
+    const common = {
+      S7T_PLANT: DEFAULTS.plant,
+      S7T_CLOUD_HOST: HOST,
+      S7T_PLC_HOST: HOST,
+      S7T_PLC_PORT: String(plc.ports.s7),
+      S7T_PLC_OPCUA_PORT: String(plc.ports.opcua || ''),
+      S7T_PLC_MODBUS_PORT: String(plc.ports.modbus || ''),
+      S7T_SCAN_MS: String(scanMs),
+      S7T_TWIN_TOKEN: DEFAULTS.twinToken,
+      S7T_EDGE_TOKEN: DEFAULTS.edgeToken,
+      S7T_MQTT_USERS: [DEFAULTS.mqttTwin, DEFAULTS.mqttPlc, DEFAULTS.mqttMonitor].map((u) => `${u.username}:${u.password}:${u.username}`).join(','),
+      S7T_MQTT_PLC_USER: DEFAULTS.mqttPlc.username,
+      S7T_MQTT_PLC_PASSWORD: DEFAULTS.mqttPlc.password,
+      S7T_MQTT_MONITOR_USER: DEFAULTS.mqttMonitor.username,
+      S7T_MQTT_MONITOR_PASSWORD: DEFAULTS.mqttMonitor.password,
+      S7T_STOCK_CYCLE_MS: String(o.stockCycleMs || DEFAULTS.stockCycleMs),
+      ...(o.env || {}),
+    };
+    const cloudFlows = [
+      ...(bundle ? readFlows(path.join(ROOT, 'flows', 'cloud.json')) : []),
+      ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-cloud.json')) : []),
+    ];
+    const edgeFlows = [
+      ...(bundle ? readFlows(path.join(ROOT, 'flows', 'edge.json')) : []),
+      ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-edge.json')) : []),
+    ];
+    const cloud = await startNodeRed({
+      role: 'cloud',
+      port: cloudPorts.http,
+      flows: cloudFlows,
+      env: {
+        ...common,
+        S7T_CLOUD_PORT: String(cloudPorts.http),
+        S7T_MQTT_PORT: String(cloudPorts.mqtt),
+        S7T_MQTT_WS_PORT: String(cloudPorts.mqttWs),
+        S7T_OPCUA_PORT: String(cloudPorts.opcua),
+        S7T_MODBUS_PORT: String(cloudPorts.modbus),
+      },
+    });
+    stoppers.push(() => cloud.stop());
+    log(`cloud Node-RED up (pid ${cloud.pid}, port ${cloud.port})`);
+    // The edge reaches every cloud service through the plant-side proxies (same process env
+    // names, other ports): it never learns the cloud's real ports.
+    const edge = await startNodeRed({
+      role: 'edge',
+      port: await freePort(),
+      flows: edgeFlows,
+      env: {
+        ...common,
+        S7T_CLOUD_PORT: String(plantPorts.http),
+        S7T_CLOUD_URL: `ws://${HOST}:${plantPorts.http}/s7twin/edge`,
+        S7T_MQTT_URL: `mqtt://${HOST}:${plantPorts.mqtt}`,
+        S7T_MQTT_PORT: String(plantPorts.mqtt),
+        S7T_OPCUA_PORT: String(plantPorts.opcua),
+        S7T_OPCUA_URL: `opc.tcp://${HOST}:${plantPorts.opcua}`,
+        S7T_MODBUS_PORT: String(plantPorts.modbus),
+        S7T_STOCK_EDGE_URL: `ws://${HOST}:${plantPorts.http}/stock/edge`,
+        S7T_STOCK_PLC_URL: `ws://${HOST}:${plantPorts.http}/stock/plctounity`,
+      },
+    });
+    stoppers.push(() => edge.stop());
+    log(`edge Node-RED up (pid ${edge.pid}, port ${edge.port})`);
+
+    const endpoints = {
+      ws: { url: `ws://${HOST}:${twinPorts.http}/s7twin/twin`, token: DEFAULTS.twinToken },
+      stock: { url: `ws://${HOST}:${twinPorts.http}/stock/twin` },
+      mqtt: { url: `mqtt://${HOST}:${twinPorts.mqtt}`, plant: DEFAULTS.plant, ...DEFAULTS.mqttTwin },
+      opcua: { url: `opc.tcp://${HOST}:${twinPorts.opcua}`, endpointUrl: `opc.tcp://${HOST}:${twinPorts.opcua}` },
+      modbus: { host: HOST, port: twinPorts.modbus },
+    };
+    return {
+      profileName: o.profileName,
+      endpoints,
+      cloudPorts,
+      pids: { cloud: cloud.pid, edge: edge.pid, plc: plc.pid },
+      procs: { cloud, edge, plc },
+      toxiproxy: tp,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/**
+ * Options for one protocol's twin transport (twin/transports/<p>.js) from the system's endpoints.
+ * @param {string} protocol
+ * @param {object} endpoints from startSystem
+ * @param {object} [extra] e.g. {id}
+ */
+function transportOptions(protocol, endpoints, extra = {}) {
+  return { protocol, ...endpoints[protocol], ...extra };
+}
+
+/**
+ * Create a transport for a protocol: the bundle's twin transports, or the stock replica's client.
+ * @param {string} protocol
+ * @param {object} endpoints
+ * @param {object} [extra]
+ */
+function createTransport(protocol, endpoints, extra = {}) {
+  if (protocol === 'stock') return require('./stock-transport').createTransport(transportOptions('stock', endpoints, extra));
+  // eslint-disable-next-line global-require
+  const mod = require(path.join(ROOT, 'twin', 'transports', `${protocol}.js`));
+  return mod.createTransport(transportOptions(protocol, endpoints, extra));
+}
+
+module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, DEFAULTS, BUNDLE_PROTOCOLS };
