@@ -59,9 +59,10 @@ function runLockStep(plant, opts = {}) {
 
 /**
  * A stand-in cloud twin endpoint: token check before the upgrade, snap on connect, cmd → PLC
- * program input image, one `state` frame per scan with the outputs that changed, `ack` per cmd,
- * `err` for malformed frames or unwritable tags, probe slots echoed.
- * @param {{token?:string, scanMs?:number}} [opts]
+ * input image, one `state` frame per scan with the outputs that changed, `ack` per cmd, `err`
+ * for malformed frames or unwritable tags, probe slots echoed. The PLC is plc/program.js on a
+ * scan timer, or with `plc: true` the real virtual S7-1500 (createPlc, interfaces off).
+ * @param {{token?:string, scanMs?:number, plc?:boolean}} [opts]
  * @returns {Promise<{url:string, port:number, stats:object, clients:Set, close:()=>Promise<void>, dropClients:()=>void}>}
  */
 async function startHarness(opts = {}) {
@@ -70,11 +71,12 @@ async function startHarness(opts = {}) {
   const sender = envelope.createSender('harness');
   const tracker = envelope.createTracker();
   const stats = { cmds: 0, errors: 0, connections: 0, refused: 0 };
-  let state = program.initialState();
-  let image = {};
-  let lastOut = pick(program.outputsOf(state));
   const server = http.createServer((req, res) => { res.writeHead(404); res.end(); });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: envelope.MAX_FRAME_BYTES });
+  const broadcast = (env) => { const s = envelope.stringify(env); for (const c of wss.clients) if (c.readyState === 1) c.send(s); };
+  const onChange = (ch) => { if (Object.keys(ch).length) broadcast(sender.make('state', { d: ch })); };
+  const backend = opts.plc ? await plcBackend(scanMs, onChange) : programBackend(scanMs, onChange);
+
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url, 'http://x');
     const auth = req.headers.authorization || '';
@@ -87,10 +89,9 @@ async function startHarness(opts = {}) {
     socket.setNoDelay(true);
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws));
   });
-  const broadcast = (env) => { const s = envelope.stringify(env); for (const c of wss.clients) if (c.readyState === 1) c.send(s); };
   wss.on('connection', (ws) => {
     stats.connections += 1;
-    ws.send(envelope.stringify(sender.make('snap', { d: lastOut })));
+    ws.send(envelope.stringify(sender.make('snap', { d: backend.outputs() })));
     ws.on('message', (raw) => {
       let env;
       try {
@@ -102,7 +103,7 @@ async function startHarness(opts = {}) {
       }
       if (tracker.check(env) === 'duplicate') return;
       if (env.k === 'cmd') {
-        const next = { ...image };
+        const next = {};
         try {
           for (const [k, v] of Object.entries(env.d)) next[k] = tags.checkWrite(k, v).value;
         } catch (err) {
@@ -110,7 +111,7 @@ async function startHarness(opts = {}) {
           ws.send(envelope.stringify(sender.error(err.code, err.message, { src: env.src, seq: env.seq }, env.cid)));
           return;
         }
-        image = next;
+        backend.write(next);
         stats.cmds += 1;
         ws.send(envelope.stringify(sender.make('ack', { ref: { src: env.src, seq: env.seq } })));
       } else if (env.k === 'probe') {
@@ -118,33 +119,68 @@ async function startHarness(opts = {}) {
       }
     });
   });
-  const timer = setInterval(() => {
-    const r = program.scan(state, image);
-    state = r.state;
-    const out = pick(r.outputs);
-    const ch = tags.diff(lastOut, out);
-    lastOut = out;
-    if (Object.keys(ch).length) broadcast(sender.make('state', { d: ch }));
-  }, scanMs);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   return {
     port,
     url: `ws://127.0.0.1:${port}/s7twin/twin`,
     stats,
-    get outputs() { return { ...lastOut }; },
+    get outputs() { return backend.outputs(); },
     /** The PLC input image: every value the twins commanded so far. */
-    get image() { return { ...image }; },
+    get image() { return backend.image(); },
     clients: wss.clients,
     /** Cut every twin connection (the twin must reconnect). */
     dropClients() { for (const c of wss.clients) c.terminate(); },
     async close() {
-      clearInterval(timer);
       for (const c of wss.clients) c.terminate();
       wss.close();
       await new Promise((resolve) => server.close(resolve));
+      await backend.close();
     },
   };
+}
+
+/** plc/program.js on a setInterval scan: the lightest stand-in. */
+function programBackend(scanMs, onChange) {
+  let state = program.initialState();
+  let image = {};
+  let lastOut = pick(program.outputsOf(state));
+  const timer = setInterval(() => {
+    const r = program.scan(state, image);
+    state = r.state;
+    const out = pick(r.outputs);
+    const ch = tags.diff(lastOut, out);
+    lastOut = out;
+    onChange(ch);
+  }, scanMs);
+  return {
+    write(values) { image = { ...image, ...values }; },
+    outputs: () => ({ ...lastOut }),
+    image: () => ({ ...image }),
+    async close() { clearInterval(timer); },
+  };
+}
+
+/** The real virtual S7-1500 (createPlc, contract 1) with its network interfaces off. */
+async function plcBackend(scanMs, onChange) {
+  const { createPlc } = require('../../plc');
+  const plc = await createPlc({ scanMs, s7: false, opcua: false, modbus: false, mqtt: false });
+  const image = {};
+  plc.on('scan', (ev) => onChange(pick2(ev.changed)));
+  return {
+    write(values) { Object.assign(image, values); plc.setInputs(values); },
+    outputs: () => pick(plc.values()),
+    image: () => ({ ...image }),
+    plc,
+    close: () => plc.stop(),
+  };
+}
+
+/** The streamed outputs among the changed values of one scan. */
+function pick2(changed) {
+  const out = {};
+  for (const k of STREAMED) if (k in changed) out[k] = changed[k];
+  return out;
 }
 
 module.exports = { runLockStep, startHarness };

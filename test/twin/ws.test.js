@@ -128,3 +128,14 @@ test('the CLI prints the summary table and exits 0; bad arguments exit 2 with a 
   assert.equal(proto.code, 2);
   assert.match(proto.err, /E_PROTOCOL/);
 });
+
+test('runTwin against the real virtual S7-1500 (createPlc) sorts every box', async (t) => {
+  const h = await startHarness({ token: 'T', plc: true });
+  t.after(() => h.close());
+  const r = await runTwin({ url: h.url, token: 'T', boxes: 20, damaged: 0.3, seed: 9 });
+  assert.equal(r.ok, true, r.reason);
+  assert.equal(r.missorted, 0);
+  assert.equal(r.samples.p1bw.length, 20);
+  assert.equal(h.outputs.nb, 20, 'the PLC took in every box');
+  assert.equal(h.outputs.ng + h.outputs.nr, 20);
+});
