@@ -1,0 +1,187 @@
+'use strict';
+/**
+ * The edge side of the OPC UA path: two OPC UA client connections (nodes/lib/opcua-side.js).
+ *   cloud server --(subscription on the command variables)--> edge --(Write)--> PLC inputs
+ *   PLC server  --(subscription on the PLC outputs)---------> edge --(Write)--> cloud state variables
+ * Never touches RED; the `s7twin-opcua-bridge` node wraps it.
+ *
+ * - Values that arrive in one publish response are written in one Write request, so inputs the
+ *   twin changed together (a box entering the detector: sd and dmg) reach the PLC in one scan.
+ * - Only changes are forwarded: a value equal to what was last written to that side is dropped
+ *   (re-sent initial values after a reconnect do not re-trigger anything).
+ * - Only tags the dictionary marks cloudWritable go to the PLC, with type and range checks; a
+ *   refused value is counted, never written.
+ * - When a side comes back (new or repaired session) the other side's current values are written
+ *   to it once, so the cloud mirrors the PLC again after a cloud server restart.
+ * - While the target side is down, the latest value per tag is kept and written on reconnect
+ *   (a stale button press is not replayed frame by frame; the image is).
+ */
+const { EventEmitter } = require('node:events');
+const tags = require('./tags');
+const ot = require('./opcua-tags');
+const { createSide } = require('./opcua-side');
+
+const DEFAULTS = {
+  plcEndpoint: 'opc.tcp://127.0.0.1:4840',
+  cloudEndpoint: 'opc.tcp://127.0.0.1:4841',
+  plant: 'plant1',
+  publishingIntervalMs: 10,
+  samplingIntervalMs: 10,
+};
+
+/**
+ * Create the bridge (not started).
+ * @param {object} [opts]
+ * @param {string} [opts.plcEndpoint] the PLC's OPC UA server
+ * @param {string} [opts.cloudEndpoint] the cloud OPC UA server
+ * @param {string} [opts.plant]
+ * @param {{user:string,password:string}} [opts.cloudCredentials] the edge account on the cloud server
+ * @param {{user:string,password:string}} [opts.plcCredentials] default anonymous
+ * @param {string} [opts.cloudSecurityMode] None | Sign | SignAndEncrypt (default None)
+ * @param {string} [opts.cloudSecurityPolicy] None | Basic256Sha256 (default None)
+ * @param {number} [opts.publishingIntervalMs] both subscriptions (default 10)
+ * @param {number} [opts.samplingIntervalMs] every monitored item (default 10)
+ * @param {string} [opts.pkiDir] client PKI folder
+ * @returns {EventEmitter} events: 'forward' {to, values}, 'status' {side, status}, 'error' (never thrown)
+ */
+function createOpcuaBridge(opts = {}) {
+  const o = { ...DEFAULTS, ...opts };
+  const plant = ot.checkPlant(o.plant);
+  const ee = new EventEmitter();
+  const commandTags = tags.inputs.filter((t) => t.cloudWritable);
+  const stateTags = ot.cloudTags().filter((t) => t.dir === 'out');
+  const cloudIdOf = new Map(stateTags.concat(commandTags).map((t) => [t.short, ot.cloudNodeId(t, { plant })]));
+  const tagOfCloudId = new Map([...cloudIdOf].map(([s, id]) => [id, tags.get(s)]));
+  const tagOfPlcId = new Map(stateTags.map((t) => [ot.plcNodeId(t), t]));
+  const counters = {
+    toPlc: 0, toCloud: 0, // values written
+    toPlcWrites: 0, toCloudWrites: 0, // Write requests
+    refused: 0, // values that failed the dictionary's checks (never written)
+    writeErrors: 0, // values a server refused or writes that failed
+    unchanged: 0, // notifications equal to what the target already has
+    resyncs: 0,
+  };
+
+  const common = {
+    publishingIntervalMs: o.publishingIntervalMs, samplingIntervalMs: o.samplingIntervalMs, pkiDir: o.pkiDir,
+  };
+  const plc = createSide({
+    ...common, name: 'plc', endpointUrl: o.plcEndpoint, credentials: o.plcCredentials,
+    monitor: [...tagOfPlcId.keys()],
+  });
+  const cloud = createSide({
+    ...common, name: 'cloud', endpointUrl: o.cloudEndpoint, credentials: o.cloudCredentials,
+    securityMode: o.cloudSecurityMode, securityPolicy: o.cloudSecurityPolicy,
+    monitor: commandTags.map((t) => cloudIdOf.get(t.short)),
+  });
+  const sides = { plc, cloud };
+  // Per target side: what it has (last written or seen) and what still has to go there.
+  const known = { plc: {}, cloud: {} };
+  const pending = { plc: {}, cloud: {} };
+  const flushing = { plc: false, cloud: false };
+  const source = { plc: {}, cloud: {} }; // latest value seen on each side, by short name
+
+  function fail(err) {
+    if (ee.listenerCount('error')) ee.emit('error', err);
+  }
+
+  plc.on('values', (batch) => take('cloud', batch.map((n) => [tagOfPlcId.get(n.nodeId), n])));
+  cloud.on('values', (batch) => take('plc', batch.map((n) => [tagOfCloudId.get(n.nodeId), n])));
+  for (const [side, s] of Object.entries(sides)) {
+    s.on('status', (status, detail) => ee.emit('status', { side, status, detail }));
+    // A (re)created session on one side: it may have lost its values (a restarted server), so it
+    // gets the other side's image again. Values it already has are filtered by `known` below
+    // only after a read-back, so forget what we believed it had.
+    s.on('session', () => {
+      counters.resyncs += 1;
+      known[side] = {};
+      const other = side === 'plc' ? 'cloud' : 'plc';
+      Object.assign(pending[side], source[other]);
+      flush(side);
+    });
+  }
+
+  /** Queue values from one side for the other and write them (coalesced while a write runs). */
+  function take(to, entries) {
+    const from = to === 'plc' ? 'cloud' : 'plc';
+    for (const [tag, n] of entries) {
+      if (!tag || !n.status || !n.status.isGood()) continue;
+      const value = ot.fromVariant(tag, n.value);
+      source[from][tag.short] = value;
+      if (to === 'plc') {
+        try { tags.checkWrite(tag.short, value); } catch (err) { counters.refused += 1; fail(err); continue; }
+      }
+      pending[to][tag.short] = value;
+    }
+    flush(to);
+  }
+
+  async function flush(to) {
+    if (flushing[to]) return; // the running flush picks the rest up
+    const side = sides[to];
+    flushing[to] = true;
+    try {
+      while (side.connected) {
+        const batch = {};
+        for (const [k, v] of Object.entries(pending[to])) {
+          if (known[to][k] === v) counters.unchanged += 1; else batch[k] = v;
+        }
+        pending[to] = {};
+        const keys = Object.keys(batch);
+        if (!keys.length) break;
+        const items = keys.map((k) => {
+          const tag = tags.get(k);
+          const v = ot.toVariant(tag, batch[k]);
+          return { nodeId: to === 'plc' ? ot.plcNodeId(tag) : cloudIdOf.get(k), dataType: v.dataType, value: v.value };
+        });
+        let results;
+        try {
+          results = await side.write(items);
+        } catch (err) {
+          // Not written: keep them for the next session (unless newer values arrived meanwhile).
+          pending[to] = { ...batch, ...pending[to] };
+          counters.writeErrors += keys.length;
+          fail(err);
+          break;
+        }
+        counters[to === 'plc' ? 'toPlcWrites' : 'toCloudWrites'] += 1;
+        const written = {};
+        results.forEach((r, i) => {
+          if (r.good) { known[to][keys[i]] = batch[keys[i]]; written[keys[i]] = batch[keys[i]]; } else {
+            counters.writeErrors += 1;
+            const err = new Error(`${to}: write of ${keys[i]} refused: ${r.status}`);
+            err.code = 'E_WRITE_REFUSED';
+            fail(err);
+          }
+        });
+        counters[to === 'plc' ? 'toPlc' : 'toCloud'] += Object.keys(written).length;
+        if (Object.keys(written).length) ee.emit('forward', { to, values: written });
+      }
+    } finally {
+      flushing[to] = false;
+    }
+  }
+
+  /** Connect both sides; resolves when both have a session (each keeps retrying on its own). */
+  async function start() {
+    await Promise.all([plc.connect(), cloud.connect()]);
+  }
+
+  async function stop() {
+    await Promise.allSettled([plc.close(), cloud.close()]);
+  }
+
+  // defineProperties, not Object.assign: assign would read the getters once, now.
+  return Object.defineProperties(ee, Object.getOwnPropertyDescriptors({
+    start,
+    stop,
+    counters,
+    sides,
+    /** Both sides' client counters plus the bridge's. */
+    stats() {
+      return { ...counters, plc: plc.stats(), cloud: cloud.stats(), monitoredItems: { plc: plc.monitoredItemCount, cloud: cloud.monitoredItemCount } };
+    },
+  }));
+}
+
+module.exports = { createOpcuaBridge, DEFAULTS };

@@ -1,0 +1,299 @@
+'use strict';
+/**
+ * One OPC UA client connection that survives server restarts: a node-opcua OPCUAClient with an
+ * endless back-off connection strategy, one session, one subscription and a fixed set of monitored
+ * items. Used twice by the edge bridge (PLC side, cloud side) and by the twin transport.
+ *
+ * Recovery relies on node-opcua's own session repair: after a lost connection the client
+ * reconnects, tries to reactivate the session, else creates a new one and transfers the
+ * subscription, else recreates the subscription and its monitored items - once, on the new
+ * session. This module never adds monitored items itself after the first creation, which is what
+ * keeps them from being duplicated; `monitoredItemCount` lets tests check it.
+ *
+ * Sampling interval (how often the server looks at a variable, per monitored item) and publishing
+ * interval (how often the server sends the changes it queued, per subscription) are two options,
+ * never one: a change waits up to one sampling interval to be noticed and up to one publishing
+ * interval to be sent.
+ */
+const { EventEmitter } = require('node:events');
+const fs = require('node:fs');
+const path = require('node:path');
+const os = require('node:os');
+
+const DEFAULTS = {
+  publishingIntervalMs: 10, // subscription publishing interval, ms
+  samplingIntervalMs: 10, // monitored item sampling interval, ms (0 = on every change, if the server allows)
+  queueSize: 10, // notifications kept per item between two publishes (booleans can toggle quickly)
+  keepAliveCount: 100, // publishing intervals without data before a keep-alive (100 x 10 ms = 1 s)
+  lifetimeCount: 1000, // ... and before the server drops an unattended subscription (>= 3 x keepAlive)
+  sessionTimeoutMs: 20000, // the server closes a session idle this long (after a lost connection)
+  initialDelayMs: 200, // first reconnect delay; doubles up to maxDelayMs
+  maxDelayMs: 5000,
+  connectTimeoutMs: 10000, // one transport connection attempt
+  pkiDir: path.join(os.tmpdir(), 's7twin-opcua-client-pki'),
+};
+
+/** Error with a stable `code`. */
+class OpcuaSideError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'OpcuaSideError';
+    this.code = code;
+  }
+}
+
+let certificateManagers = new Map(); // pkiDir -> OPCUACertificateManager, one per folder
+
+/**
+ * Create a client side (not connected).
+ * @param {object} opts
+ * @param {string} opts.endpointUrl opc.tcp://host:port
+ * @param {string} [opts.name] label for logs and errors
+ * @param {string[]} [opts.monitor] node ids to monitor (may be empty)
+ * @param {{user:string, password:string}} [opts.credentials] user name token (anonymous if absent)
+ * @param {'None'|'Sign'|'SignAndEncrypt'} [opts.securityMode] default None
+ * @param {'None'|'Basic256Sha256'|'Aes128_Sha256_RsaOaep'|'Aes256_Sha256_RsaPss'} [opts.securityPolicy] default None
+ * @param {number} [opts.publishingIntervalMs]
+ * @param {number} [opts.samplingIntervalMs]
+ * @param {string} [opts.pkiDir] client certificate folder, created if missing
+ * @returns {EventEmitter} emits 'values' ({nodeId: value} of one publish), 'status'
+ *   ('connecting'|'connected'|'disconnected'|'error'), 'session' (a session was (re)created)
+ */
+function createSide(opts) {
+  if (!opts || !/^opc\.tcp:\/\//.test(opts.endpointUrl || '')) {
+    throw new OpcuaSideError('E_CONFIG', `endpointUrl must be opc.tcp://host:port, got ${JSON.stringify(opts && opts.endpointUrl)}`);
+  }
+  const o = { ...DEFAULTS, ...opts };
+  const name = o.name || o.endpointUrl;
+  const ee = new EventEmitter();
+  const counters = {
+    connects: 0, connectionsLost: 0, reconnects: 0, sessionsCreated: 0, sessionsRestored: 0, notifications: 0,
+    writes: 0, writeItems: 0, writeErrors: 0, reads: 0, keepAliveFailures: 0, bytesOut: 0, bytesIn: 0,
+  };
+  let opcua = null;
+  let client = null;
+  let session = null;
+  let subscription = null;
+  let group = null;
+  let status = null;
+  let closed = false;
+  let connecting = null;
+  const monitor = [...(o.monitor || [])];
+
+  function setStatus(s, detail) {
+    if (s === status) return;
+    status = s;
+    ee.emit('status', s, detail);
+  }
+
+  function certificateManager() {
+    let cm = certificateManagers.get(o.pkiDir);
+    if (!cm) {
+      fs.mkdirSync(o.pkiDir, { recursive: true });
+      cm = new opcua.OPCUACertificateManager({ rootFolder: o.pkiDir, automaticallyAcceptUnknownCertificate: true });
+      certificateManagers.set(o.pkiDir, cm);
+    }
+    return cm;
+  }
+
+  async function connect() {
+    if (closed) throw new OpcuaSideError('E_CLOSED', `${name}: closed`);
+    if (connecting) return connecting;
+    connecting = doConnect().finally(() => { connecting = null; });
+    return connecting;
+  }
+
+  async function doConnect() {
+    opcua = opcua || require('node-opcua');
+    const { OPCUAClient, MessageSecurityMode, SecurityPolicy, UserTokenType, AttributeIds, TimestampsToReturn } = opcua;
+    setStatus('connecting');
+    client = OPCUAClient.create({
+      applicationName: `s7twin-${o.name || 'client'}`,
+      endpointMustExist: false,
+      securityMode: MessageSecurityMode[o.securityMode || 'None'],
+      securityPolicy: SecurityPolicy[o.securityPolicy || 'None'],
+      connectionStrategy: { initialDelay: o.initialDelayMs, maxDelay: o.maxDelayMs, maxRetry: 1e9, randomisationFactor: 0.2 },
+      requestedSessionTimeout: o.sessionTimeoutMs,
+      keepSessionAlive: true,
+      keepAliveInterval: 5000,
+      clientCertificateManager: certificateManager(),
+      transportTimeout: o.connectTimeoutMs,
+    });
+    client.on('connection_lost', () => { counters.connectionsLost += 1; setStatus('disconnected'); });
+    client.on('connection_reestablished', () => { counters.reconnects += 1; setStatus('connected'); });
+    client.on('backoff', () => { if (status !== 'disconnected') setStatus('connecting'); });
+    client.on('after_reconnection', (err) => { if (err) setStatus('error', err.message); });
+    // Count bytes on the raw socket: each new secure channel brings a new one.
+    client.on('connected', () => hookSocket());
+    client.on('connection_reestablished', () => hookSocket());
+    await client.connect(o.endpointUrl);
+    if (closed) { await client.disconnect().catch(() => {}); throw new OpcuaSideError('E_CLOSED', `${name}: closed while connecting`); }
+    hookSocket();
+    counters.connects += 1;
+    const identity = o.credentials && o.credentials.user
+      ? { type: UserTokenType.UserName, userName: o.credentials.user, password: o.credentials.password || '' }
+      : { type: UserTokenType.Anonymous };
+    try {
+      session = await client.createSession(identity);
+    } catch (err) {
+      await client.disconnect().catch(() => {});
+      client = null;
+      setStatus('error', err.message);
+      throw Object.assign(new OpcuaSideError('E_SESSION', `${name}: no session: ${err.message}`), { cause: err });
+    }
+    counters.sessionsCreated += 1;
+    session.on('session_restored', () => { counters.sessionsRestored += 1; setStatus('connected'); ee.emit('session'); });
+    session.on('keepalive_failure', () => { counters.keepAliveFailures += 1; });
+    if (monitor.length) {
+      subscription = await session.createSubscription2({
+        requestedPublishingInterval: o.publishingIntervalMs,
+        requestedMaxKeepAliveCount: o.keepAliveCount,
+        requestedLifetimeCount: o.lifetimeCount,
+        maxNotificationsPerPublish: 0,
+        publishingEnabled: true,
+        priority: 10,
+      });
+      const items = monitor.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value }));
+      group = await subscription.monitorItems(items, {
+        samplingInterval: o.samplingIntervalMs, queueSize: o.queueSize, discardOldest: false,
+      }, TimestampsToReturn.Neither);
+      // Notifications of one publish response arrive one by one, synchronously: gather them and
+      // hand them on as one batch, so values that changed together are written together.
+      let batch = null;
+      group.on('changed', (item, dataValue) => {
+        counters.notifications += 1;
+        if (!batch) {
+          batch = [];
+          setImmediate(() => { const b = batch; batch = null; ee.emit('values', b); });
+        }
+        batch.push({ nodeId: item.itemToMonitor.nodeId.toString(), value: dataValue.value.value, status: dataValue.statusCode });
+      });
+    }
+    setStatus('connected');
+    ee.emit('session');
+  }
+
+  function hookSocket() {
+    const ch = client && client._secureChannel;
+    const transport = ch && ch._transport;
+    const socket = transport && transport._socket;
+    if (!socket || socket.__s7twinHooked) return;
+    socket.__s7twinHooked = true;
+    socket.setNoDelay(true);
+    const startOut = socket.bytesWritten;
+    const startIn = socket.bytesRead;
+    const baseOut = counters.bytesOut;
+    const baseIn = counters.bytesIn;
+    const update = () => { counters.bytesOut = baseOut + socket.bytesWritten - startOut; counters.bytesIn = baseIn + socket.bytesRead - startIn; };
+    socket.on('data', update);
+    socket.on('close', update);
+    socket.__s7twinUpdate = update;
+  }
+
+  function refreshBytes() {
+    const ch = client && client._secureChannel;
+    const socket = ch && ch._transport && ch._transport._socket;
+    if (socket && socket.__s7twinUpdate) socket.__s7twinUpdate();
+  }
+
+  /**
+   * Write several variables in one Write request.
+   * @param {Array<{nodeId:string, dataType:string, value:*}>} items
+   * @returns {Promise<Array<{nodeId:string, status:string, good:boolean}>>}
+   * @throws {OpcuaSideError} E_NOT_CONNECTED when there is no session now
+   */
+  async function write(items) {
+    if (!session || status !== 'connected') throw new OpcuaSideError('E_NOT_CONNECTED', `${name}: not connected`);
+    const { AttributeIds, DataType } = opcua;
+    const nodesToWrite = items.map((it) => ({
+      nodeId: it.nodeId,
+      attributeId: AttributeIds.Value,
+      value: { value: { dataType: DataType[it.dataType], value: it.value } },
+    }));
+    counters.writes += 1;
+    counters.writeItems += items.length;
+    let codes;
+    try {
+      codes = await session.write(nodesToWrite);
+    } catch (err) {
+      counters.writeErrors += items.length;
+      throw Object.assign(new OpcuaSideError('E_WRITE', `${name}: write failed: ${err.message}`), { cause: err });
+    } finally {
+      refreshBytes();
+    }
+    return codes.map((c, i) => {
+      if (!c.isGood()) counters.writeErrors += 1;
+      return { nodeId: items[i].nodeId, status: c.name, good: c.isGood() };
+    });
+  }
+
+  /**
+   * Read the values of several variables in one Read request.
+   * @param {string[]} nodeIds
+   * @returns {Promise<Array<{nodeId, value, good, status}>>}
+   */
+  async function read(nodeIds) {
+    if (!session || status !== 'connected') throw new OpcuaSideError('E_NOT_CONNECTED', `${name}: not connected`);
+    counters.reads += 1;
+    let dvs;
+    try {
+      dvs = await session.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: opcua.AttributeIds.Value })));
+    } catch (err) {
+      throw Object.assign(new OpcuaSideError('E_READ', `${name}: read failed: ${err.message}`), { cause: err });
+    } finally {
+      refreshBytes();
+    }
+    return dvs.map((dv, i) => ({ nodeId: nodeIds[i], value: dv.value.value, good: dv.statusCode.isGood(), status: dv.statusCode.name }));
+  }
+
+  /** Close the session and the connection; every timer of the client goes with it. */
+  async function close() {
+    closed = true;
+    if (connecting) await connecting.catch(() => {});
+    const c = client;
+    const s = session;
+    client = null;
+    session = null;
+    subscription = null;
+    group = null;
+    if (s) {
+      try { await withTimeout(s.close(true), 2000); } catch { /* server gone: disconnect below */ }
+    }
+    if (c) {
+      try { await withTimeout(c.disconnect(), 3000); } catch { /* nothing left to do */ }
+    }
+    setStatus('disconnected');
+  }
+
+  // defineProperties, not Object.assign: assign would read the getters once, now.
+  return Object.defineProperties(ee, Object.getOwnPropertyDescriptors({
+    connect,
+    close,
+    write,
+    read,
+    counters,
+    get status() { return status; },
+    get connected() { return status === 'connected'; },
+    /** Monitored items this client holds now (client side). */
+    get monitoredItemCount() { return subscription ? Object.keys(subscription.monitoredItems || {}).length : 0; },
+    /** Revised intervals, as the server granted them. */
+    get revised() {
+      const first = group && group.monitoredItems && group.monitoredItems[0];
+      return {
+        publishingIntervalMs: subscription ? subscription.publishingInterval : null,
+        samplingIntervalMs: first && first.result ? first.result.revisedSamplingInterval : null,
+      };
+    },
+    stats() { refreshBytes(); return { ...counters }; },
+  }));
+}
+
+function withTimeout(p, ms) {
+  let t;
+  return Promise.race([p, new Promise((_, reject) => { t = setTimeout(() => reject(new Error('timeout')), ms); })]).finally(() => clearTimeout(t));
+}
+
+/** For tests: forget cached certificate managers. */
+function resetCertificateManagers() { certificateManagers = new Map(); }
+
+module.exports = { createSide, OpcuaSideError, DEFAULTS, resetCertificateManagers };
