@@ -237,7 +237,8 @@ function createDialer(opts) {
     return 'queued';
   }
 
-  return Object.assign(ee, {
+  // defineProperties, not Object.assign: Object.assign would copy the getters' values once.
+  return Object.defineProperties(ee, Object.getOwnPropertyDescriptors({
     counters,
     tracker,
     get state() { return state; },
@@ -269,7 +270,7 @@ function createDialer(opts) {
         else sock.close(1000, 'closing');
       });
     },
-  });
+  }));
 }
 
 module.exports = { DEFAULTS, createDialer };

@@ -224,7 +224,8 @@ function createS7Connection(opts) {
     }
   }
 
-  return Object.assign(ee, {
+  // defineProperties, not Object.assign: Object.assign would copy the getters' values once.
+  return Object.defineProperties(ee, Object.getOwnPropertyDescriptors({
     counters,
     get state() { return state; },
     get connected() { return up; },
@@ -291,7 +292,7 @@ function createS7Connection(opts) {
       setState('disconnected', 'closed');
       return Promise.resolve();
     },
-  });
+  }));
 }
 
 /**

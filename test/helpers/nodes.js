@@ -15,27 +15,41 @@ const { freePort, waitFor } = require('./nodered');
 const PROBE_BYTES = tags.TABLE.plc.probeSlots * 4;
 
 /**
- * Start a bare snap7 S7 server on 127.0.0.1.
- * @param {{port?: number, scanMs?: number}} [opts]
+ * node-snap7 keeps its server's uv_async handles in process-global variables: every S7Server
+ * constructor re-initialises them and every destructor closes them, so a second S7Server in one
+ * process crashes it (libuv "uv_close: Assertion !uv__is_closing(handle)") once the first is
+ * garbage-collected. One server object per process, reused by every test, avoids that.
+ */
+let shared = null;
+
+/**
+ * Start (or restart, zeroed) the bare snap7 S7 server on 127.0.0.1.
+ * @param {{scanMs?: number}} [opts]
  */
 async function startBareS7(opts = {}) {
-  const port = opts.port || (await freePort());
-  const srv = new snap7.S7Server();
-  srv.SetParam(srv.LocalPort, port);
-  srv.RegisterArea(srv.srvAreaDB, 1, Buffer.alloc(tags.ioDbSize));
-  srv.RegisterArea(srv.srvAreaDB, 2, Buffer.alloc(PROBE_BYTES));
-  srv.RegisterArea(srv.srvAreaDB, 3, Buffer.alloc(PROBE_BYTES));
-  let running = false;
-  let scan = null;
+  if (!shared) {
+    const srv = new snap7.S7Server();
+    const port = await freePort();
+    srv.SetParam(srv.LocalPort, port);
+    srv.RegisterArea(srv.srvAreaDB, 1, Buffer.alloc(tags.ioDbSize));
+    srv.RegisterArea(srv.srvAreaDB, 2, Buffer.alloc(PROBE_BYTES));
+    srv.RegisterArea(srv.srvAreaDB, 3, Buffer.alloc(PROBE_BYTES));
+    shared = { srv, port, running: false, scan: null };
+  }
+  const { srv, port } = shared;
+  if (shared.running) { clearInterval(shared.scan); srv.Stop(); shared.running = false; }
+  srv.SetArea(srv.srvAreaDB, 1, Buffer.alloc(tags.ioDbSize));
+  srv.SetArea(srv.srvAreaDB, 2, Buffer.alloc(PROBE_BYTES));
+  srv.SetArea(srv.srvAreaDB, 3, Buffer.alloc(PROBE_BYTES));
   const start = () => {
     if (!srv.StartTo('127.0.0.1')) throw new Error(`snap7 server could not start on port ${port}`);
-    running = true;
-    scan = setInterval(() => srv.SetArea(srv.srvAreaDB, 3, srv.GetArea(srv.srvAreaDB, 2)), opts.scanMs || 10);
+    shared.running = true;
+    shared.scan = setInterval(() => srv.SetArea(srv.srvAreaDB, 3, srv.GetArea(srv.srvAreaDB, 2)), opts.scanMs || 10);
   };
   start();
   return {
     port,
-    get running() { return running; },
+    get running() { return shared.running; },
     /** DB1 as a Buffer (a copy). */
     io: () => srv.GetArea(srv.srvAreaDB, 1),
     /** Values of every tag in DB1, keyed by short name. */
@@ -50,12 +64,12 @@ async function startBareS7(opts = {}) {
     probeResponse: (slot) => srv.GetArea(srv.srvAreaDB, 3).readUInt32BE(4 * slot),
     /** Stop serving (clients are disconnected); the data blocks stay. */
     stop() {
-      clearInterval(scan);
-      if (running) srv.Stop();
-      running = false;
+      clearInterval(shared.scan);
+      if (shared.running) srv.Stop();
+      shared.running = false;
     },
     /** Serve again on the same port. */
-    restart() { if (!running) start(); },
+    restart() { if (!shared.running) start(); },
   };
 }
 
