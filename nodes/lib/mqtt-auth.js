@@ -1,0 +1,189 @@
+'use strict';
+/**
+ * Users, roles and per-topic authorization for the s7twin MQTT broker. Pure logic: no sockets,
+ * no aedes, no RED, so every rule is unit-tested on its own (test/unit/mqtt-auth.test.js).
+ *
+ * A user list is text, one entry per comma (or newline):
+ *
+ *   twin:pw:twin,plc:pw:plc,monitor:pw:monitor,lab3:pw:twin@plant3
+ *
+ * `<user>:<password>:<role>[@<plant>]`. The user name is everything before the first ':', the
+ * role everything after the last ':', so a password may itself contain ':'. A role bound to a
+ * plant (`twin@plant3`) gets the role's topics for that plant only; without it, for every plant.
+ *
+ * Roles (topics from io-table.json's `mqtt` section, `{plant}` = one topic level):
+ *   twin     publish  s7twin/{plant}/cmd, s7twin/{plant}/probe/req
+ *            subscribe s7twin/{plant}/state, s7twin/{plant}/probe/res
+ *   plc      publish  s7twin/{plant}/state, s7twin/{plant}/probe/res
+ *            subscribe s7twin/{plant}/cmd, s7twin/{plant}/probe/req
+ *   monitor  publish  nothing;  subscribe  everything (the cloud flow's own subscriber)
+ *
+ * A subscription filter is allowed only if every topic it can match is allowed: `s7twin/+/state`
+ * is fine for a twin, `s7twin/#` is not (it would also match cmd topics of other twins).
+ */
+const crypto = require('node:crypto');
+const tags = require('./tags');
+
+const TOPICS = tags.TABLE.mqtt; // commandTopic, stateTopic, probeRequestTopic, probeResponseTopic
+
+/** What each role may do, as topic patterns with `{plant}` still in them. */
+const ROLES = Object.freeze({
+  twin: { publish: [TOPICS.commandTopic, TOPICS.probeRequestTopic], subscribe: [TOPICS.stateTopic, TOPICS.probeResponseTopic] },
+  plc: { publish: [TOPICS.stateTopic, TOPICS.probeResponseTopic], subscribe: [TOPICS.commandTopic, TOPICS.probeRequestTopic] },
+  monitor: { publish: [], subscribe: ['#', '$SYS/#'] },
+});
+
+const PLANT_RE = /^[A-Za-z0-9_.-]{1,64}$/; // one topic level, no wildcards, no '$'
+
+/** Error with a stable `code`. */
+class MqttAuthError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'MqttAuthError';
+    this.code = code;
+  }
+}
+
+const digest = (s) => crypto.createHash('sha256').update(s).digest();
+
+/**
+ * Parse a user list.
+ * @param {string|undefined} text `user:password:role[@plant]` entries separated by ',' or newlines
+ * @returns {Map<string, {username:string, role:string, plant:string|null, digest:Buffer}>}
+ * @throws {MqttAuthError} E_MQTT_USERS on a malformed entry, an unknown role, a bad plant id or a
+ *   repeated user name (the message never contains a password)
+ */
+function parseUsers(text) {
+  const users = new Map();
+  if (text === undefined || text === null) return users;
+  const entries = String(text).split(/[,\n]/).map((e) => e.trim()).filter(Boolean);
+  entries.forEach((entry, i) => {
+    const first = entry.indexOf(':');
+    const last = entry.lastIndexOf(':');
+    const where = `user entry ${i + 1}`;
+    if (first <= 0 || last === first) throw new MqttAuthError('E_MQTT_USERS', `${where} is not user:password:role`);
+    const username = entry.slice(0, first);
+    const password = entry.slice(first + 1, last);
+    const [role, plant, extra] = entry.slice(last + 1).split('@');
+    if (!password) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has an empty password`);
+    if (!ROLES[role]) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has unknown role "${role}" (twin, plc or monitor)`);
+    if (extra !== undefined || (plant !== undefined && !PLANT_RE.test(plant))) {
+      throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has an invalid plant id`);
+    }
+    if (users.has(username)) throw new MqttAuthError('E_MQTT_USERS', `${where}: user "${username}" is listed twice`);
+    users.set(username, { username, role, plant: plant === undefined ? null : plant, digest: digest(password) });
+  });
+  return users;
+}
+
+/**
+ * Does an MQTT topic filter match a topic name? (MQTT 3.1.1 §4.7: '+' one level, '#' the rest;
+ * wildcards at the first level do not match topics starting with '$'.)
+ * @param {string} filter
+ * @param {string} topic
+ * @returns {boolean}
+ */
+function topicMatches(filter, topic) {
+  const f = filter.split('/');
+  const t = topic.split('/');
+  if (topic.startsWith('$') && (f[0] === '+' || f[0] === '#')) return false;
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '#') return true;
+    if (i >= t.length) return false;
+    if (f[i] !== '+' && f[i] !== t[i]) return false;
+  }
+  return f.length === t.length;
+}
+
+/**
+ * Is every topic a requested filter can match also matched by an allowed pattern? Level by
+ * level: '#' covers anything below it, '+' covers one level of anything except '#', a literal
+ * covers only itself. (`s7twin/+/state` covers `s7twin/plant1/state` and `s7twin/+/state`.)
+ * @param {string} pattern allowed filter
+ * @param {string} filter requested filter
+ * @returns {boolean}
+ */
+function filterCovers(pattern, filter) {
+  const p = pattern.split('/');
+  const f = filter.split('/');
+  if (filter.startsWith('$') !== pattern.startsWith('$')) return false;
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '#') return true;
+    if (i >= f.length) return false;
+    if (f[i] === '#') return false; // the request reaches further than the pattern
+    if (p[i] === '+') continue;
+    if (p[i] !== f[i]) return false;
+  }
+  return p.length === f.length;
+}
+
+/**
+ * The concrete patterns of a user: the role's topics, `{plant}` bound to the user's plant or '+'.
+ * @param {{role:string, plant:string|null}} user
+ * @returns {{publish:string[], subscribe:string[]}}
+ */
+function patternsOf(user) {
+  const plant = user.plant || '+';
+  const fill = (t) => tags.template(t, { plant });
+  const r = ROLES[user.role];
+  return { publish: r.publish.map(fill), subscribe: r.subscribe.map(fill) };
+}
+
+/**
+ * The plant id in a topic of the table's layout (`s7twin/<plant>/...`), or null.
+ * @param {string} topic
+ * @returns {string|null}
+ */
+function plantOf(topic) {
+  const parts = topic.split('/');
+  return parts[0] === 's7twin' && parts.length >= 3 && PLANT_RE.test(parts[1]) ? parts[1] : null;
+}
+
+/**
+ * Which of the table's topics this is: 'cmd' | 'state' | 'probe' | 'probe-res', or null.
+ * @param {string} topic
+ * @returns {string|null}
+ */
+function kindOf(topic) {
+  const plant = plantOf(topic);
+  if (!plant) return null;
+  const fill = (t) => tags.template(t, { plant });
+  if (topic === fill(TOPICS.commandTopic)) return 'cmd';
+  if (topic === fill(TOPICS.stateTopic)) return 'state';
+  if (topic === fill(TOPICS.probeRequestTopic)) return 'probe';
+  if (topic === fill(TOPICS.probeResponseTopic)) return 'probe-res';
+  return null;
+}
+
+/**
+ * An authorizer over a user list.
+ * @param {Map} users from parseUsers
+ * @returns {{authenticate(username:string, password:string|Buffer): object|null,
+ *   canPublish(user:object, topic:string): boolean, canSubscribe(user:object, filter:string): boolean}}
+ */
+function createAuthorizer(users) {
+  const patterns = new Map([...users.values()].map((u) => [u.username, patternsOf(u)]));
+  // An unknown user is compared against a dummy digest, so the time taken does not tell
+  // whether the user name exists.
+  const dummy = digest(crypto.randomBytes(16).toString('hex'));
+  return {
+    authenticate(username, password) {
+      const u = typeof username === 'string' ? users.get(username) : undefined;
+      const given = digest(password === undefined || password === null ? '' : password);
+      const ok = crypto.timingSafeEqual(given, u ? u.digest : dummy);
+      return u && ok && password !== undefined && password !== null ? u : null;
+    },
+    canPublish(user, topic) {
+      const p = user && patterns.get(user.username);
+      return !!p && typeof topic === 'string' && p.publish.some((pat) => topicMatches(pat, topic));
+    },
+    canSubscribe(user, filter) {
+      const p = user && patterns.get(user.username);
+      return !!p && typeof filter === 'string' && p.subscribe.some((pat) => filterCovers(pat, filter));
+    },
+  };
+}
+
+module.exports = {
+  ROLES, TOPICS, MqttAuthError, parseUsers, topicMatches, filterCovers, patternsOf, plantOf, kindOf, createAuthorizer,
+};
