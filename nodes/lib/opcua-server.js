@@ -258,10 +258,8 @@ function createOpcuaServer(opts = {}) {
       server.on('create_session', () => { counters.sessions += 1; counters.sessionsCreated += 1; });
       server.on('session_closed', () => { counters.sessions = Math.max(0, counters.sessions - 1); });
       await server.start();
-      // Nagle would hold small publish responses back ~40 ms behind a delayed ACK.
-      for (const ep of server.endpoints) {
-        if (ep._server) ep._server.on('connection', (socket) => socket.setNoDelay(true));
-      }
+      // TCP_NODELAY: node-opcua's server endpoint sets it on every accepted socket
+      // (node-opcua-server server_end_point.js), so small publish responses are not held back.
     } catch (err) {
       const s = server;
       server = null;

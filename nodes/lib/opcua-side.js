@@ -123,12 +123,8 @@ function createSide(opts) {
     client.on('connection_reestablished', () => { counters.reconnects += 1; setStatus('connected'); });
     client.on('backoff', () => { if (status !== 'disconnected') setStatus('connecting'); });
     client.on('after_reconnection', (err) => { if (err) setStatus('error', err.message); });
-    // Count bytes on the raw socket: each new secure channel brings a new one.
-    client.on('connected', () => hookSocket());
-    client.on('connection_reestablished', () => hookSocket());
     await client.connect(o.endpointUrl);
     if (closed) { await client.disconnect().catch(() => {}); throw new OpcuaSideError('E_CLOSED', `${name}: closed while connecting`); }
-    hookSocket();
     counters.connects += 1;
     const identity = o.credentials && o.credentials.user
       ? { type: UserTokenType.UserName, userName: o.credentials.user, password: o.credentials.password || '' }
@@ -173,27 +169,13 @@ function createSide(opts) {
     ee.emit('session');
   }
 
-  function hookSocket() {
-    const ch = client && client._secureChannel;
-    const transport = ch && ch._transport;
-    const socket = transport && transport._socket;
-    if (!socket || socket.__s7twinHooked) return;
-    socket.__s7twinHooked = true;
-    socket.setNoDelay(true);
-    const startOut = socket.bytesWritten;
-    const startIn = socket.bytesRead;
-    const baseOut = counters.bytesOut;
-    const baseIn = counters.bytesIn;
-    const update = () => { counters.bytesOut = baseOut + socket.bytesWritten - startOut; counters.bytesIn = baseIn + socket.bytesRead - startIn; };
-    socket.on('data', update);
-    socket.on('close', update);
-    socket.__s7twinUpdate = update;
-  }
-
+  // Bytes on the wire, over every secure channel this client has had (node-opcua keeps the sum).
+  // TCP_NODELAY: node-opcua's TCP_transport sets it on every socket it installs
+  // (node-opcua-transport tcp_transport.js, _install_socket), client and server side alike.
   function refreshBytes() {
-    const ch = client && client._secureChannel;
-    const socket = ch && ch._transport && ch._transport._socket;
-    if (socket && socket.__s7twinUpdate) socket.__s7twinUpdate();
+    if (!client) return;
+    counters.bytesOut = client.bytesWritten;
+    counters.bytesIn = client.bytesRead;
   }
 
   /**
@@ -250,6 +232,7 @@ function createSide(opts) {
   async function close() {
     closed = true;
     if (connecting) await connecting.catch(() => {});
+    refreshBytes();
     const c = client;
     const s = session;
     client = null;
