@@ -1,0 +1,148 @@
+'use strict';
+/**
+ * The s7twin-mqtt-broker node: an authenticated aedes MQTT broker (TCP and WebSocket) inside the
+ * cloud Node-RED, for the MQTT path of the twin bridge. The broker itself lives in
+ * lib/mqtt-server.js; this file wires it to Node-RED: settings from the node or the environment,
+ * credentials, status, an output for refusals, counters in the /s7twin/stats registry, and a
+ * clean close on redeploy (ports free again before done is called).
+ */
+const { createMqttServer, DEFAULTS } = require('./lib/mqtt-server');
+const { statusSetter } = require('./lib/status');
+const registry = require('./lib/registry');
+
+const CLOSE_TIMEOUT_MS = 5000; // done() is reached even if a socket refuses to close
+const STATUS_MS = 1000; // status refreshed at most once a second
+const LOG_MS = 1000; // refusals logged at most once a second (the rest are counted)
+const UNSET = /^\$\{[^}]*\}$/; // an ${ENV} reference Node-RED could not resolve
+
+/**
+ * A node property, or the default when it is empty or an unresolved ${ENV} reference.
+ * @param {*} v
+ * @param {*} dflt
+ */
+function setting(v, dflt) {
+  if (v === undefined || v === null) return dflt;
+  const s = String(v).trim();
+  return s === '' || UNSET.test(s) ? dflt : s;
+}
+
+/** A port setting: 'off' (or false, '-') disables the listener. */
+function portSetting(v, dflt) {
+  const s = setting(v, dflt);
+  if (s === null || s === false || /^(off|false|-|none)$/i.test(String(s))) return null;
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw Object.assign(new Error(`invalid port "${s}"`), { code: 'E_MQTT_CONFIG' });
+  return n;
+}
+
+module.exports = function register(RED) {
+  function MqttBrokerNode(config) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const setStatus = statusSetter(node);
+    node.counters = {};
+    let server = null;
+    let closed = false;
+    let lastLog = 0;
+    let suppressed = 0;
+    let statusTimer = null;
+
+    const usersEnv = setting(config.usersEnv, 'S7T_MQTT_USERS');
+    const users = (node.credentials && node.credentials.users) || process.env[usersEnv] || '';
+    let opts;
+    try {
+      opts = {
+        host: setting(config.host, DEFAULTS.host),
+        port: portSetting(config.port, DEFAULTS.port),
+        wsPort: portSetting(config.wsPort, DEFAULTS.wsPort),
+        wsPath: setting(config.wsPath, DEFAULTS.wsPath),
+        maxPayloadBytes: Number(setting(config.maxPayloadBytes, DEFAULTS.maxPayloadBytes)),
+        maxFrameBytes: Number(setting(config.maxFrameBytes, DEFAULTS.maxFrameBytes)),
+        validatePayloads: config.validate !== false && config.validate !== 'false',
+        snapshot: config.snapshot !== false && config.snapshot !== 'false',
+        users,
+        onEvent,
+      };
+    } catch (err) {
+      opts = null;
+      node.error(`${err.code || 'E_MQTT_CONFIG'}: ${err.message}`);
+      setStatus('error', err.message);
+    }
+
+    function onEvent(ev) {
+      // Every refusal goes out of the node's output (a flow can alert on it); the log is
+      // rate-limited so a client retrying a refused login cannot flood it.
+      node.send({ topic: ev.type, payload: ev });
+      const now = Date.now();
+      if (now - lastLog >= LOG_MS) {
+        node.warn(`${ev.code}: ${ev.message}${ev.user ? ` (user ${ev.user})` : ''}${suppressed ? ` (+${suppressed} more not logged)` : ''}`);
+        lastLog = now;
+        suppressed = 0;
+      } else {
+        suppressed += 1;
+      }
+      refreshStatus();
+    }
+
+    function statusText() {
+      const c = server.counters;
+      const refused = c.authFailures + c.publishRefused + c.subscribeRefused + c.payloadRefused + c.oversized;
+      return `${c.clients} client${c.clients === 1 ? '' : 's'}${refused ? `, ${refused} refused` : ''}`;
+    }
+    function refreshStatus() {
+      if (!server || closed) return;
+      setStatus('connected', statusText());
+    }
+
+    registry.add(node, () => (server ? server.counters : {}));
+    let starting = Promise.resolve();
+    if (opts) {
+      setStatus('connecting', 'starting');
+      starting = createMqttServer(opts).then((srv) => {
+        if (closed) return srv.close();
+        server = srv;
+        node.counters = srv.counters;
+        node.ports = srv.ports;
+        const where = [srv.ports.tcp !== null ? `mqtt://${opts.host}:${srv.ports.tcp}` : null, srv.ports.ws !== null ? `ws://${opts.host}:${srv.ports.ws}${opts.wsPath}` : null].filter(Boolean);
+        node.log(`MQTT broker listening on ${where.join(' and ')}${opts.validatePayloads ? '' : ' (payload checks OFF)'}`);
+        refreshStatus();
+        // Client counts change on connect/disconnect; poll the counters instead of hooking every event.
+        statusTimer = setInterval(refreshStatus, STATUS_MS);
+        return undefined;
+      }, (err) => {
+        node.error(`${err.code || 'E_MQTT'}: ${err.message}`);
+        setStatus('error', err.code === 'E_MQTT_LISTEN' ? 'port in use' : err.message);
+      });
+    }
+
+    node.on('close', (removed, done) => {
+      closed = true;
+      registry.remove(node);
+      if (statusTimer) clearInterval(statusTimer);
+      statusTimer = null;
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(guard);
+        setStatus('clear');
+        done();
+      };
+      const guard = setTimeout(() => {
+        node.warn('MQTT broker did not close within 5 s; continuing');
+        finish();
+      }, CLOSE_TIMEOUT_MS);
+      starting
+        .then(() => (server ? server.close() : undefined))
+        .then(finish, (err) => { node.warn(`closing the MQTT broker: ${err.message}`); finish(); });
+    });
+  }
+
+  RED.nodes.registerType('s7twin-mqtt-broker', MqttBrokerNode, {
+    credentials: { users: { type: 'password' } },
+  });
+  registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
+};
+
+module.exports.setting = setting;
+module.exports.portSetting = portSetting;
