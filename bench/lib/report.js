@@ -1,0 +1,421 @@
+'use strict';
+/**
+ * The benchmark's results folder: raw samples (CSV), a summary (JSON), a Markdown report with
+ * each of our tables beside the study's (same rows, same columns: cells read "ours (study)"),
+ * ratios, targets, machine/versions/settings, and the plots as SVG files.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { summarise } = require('../../nodes/lib/stats');
+const tags = require('../../nodes/lib/tags');
+const plots = require('./plots');
+const STUDY = require('../study-figures.json');
+
+const PROTOCOL_LABEL = { ws: 'WebSocket–S7', mqtt: 'MQTT', opcua: 'OPC UA', modbus: 'Modbus', stock: 'stock WS-S7 replica' };
+const VAR_LABEL = { c1: 'Conveyor Belt', p1bw: 'Piston1 Backward', p2fw: 'Piston2 Forward', p3fw: 'Piston3 Forward', red: 'Red Lamp', overall: 'Overall Average' };
+const STUDY_PROFILE = { local: 'local', wan: 'wan' }; // which of the study's Table 5 columns a profile compares with
+
+/** Targets of issues 3 and 5 (ms). */
+const TARGETS = {
+  wanWsMean: 43, // half the study's 87 ms
+  wanWsP99: 60,
+  loadUsers: 1000,
+  loadP99: 100,
+  loopbackWsMean: 10,
+  loopbackWsP99: 15,
+};
+
+const fmt = (v, d = 1) => (v === undefined || v === null || Number.isNaN(v) ? '–' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(d)) : String(v));
+const cell = (ours, study, d = 1) => (study === undefined || study === null ? fmt(ours, d) : `${fmt(ours, d)} (${fmt(study, d)})`);
+const label = (p) => PROTOCOL_LABEL[p] || p;
+
+/** A Markdown table. */
+function table(head, rows) {
+  const esc = (s) => String(s).replace(/\|/g, '\\|');
+  return [`| ${head.map(esc).join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+}
+
+/** Our Table 1 statistics for a sample array (the study's columns plus ours). */
+function t1stats(samples, expired = 0) {
+  const s = summarise(samples);
+  return { ...s, count: s.n, expired };
+}
+
+/**
+ * Summaries of everything (no raw arrays): what summary.json holds and the report reads.
+ * @param {object} results
+ */
+function summarize(results) {
+  const out = { ...results, profiles: {} };
+  for (const [name, pr] of Object.entries(results.profiles)) {
+    const p = { links: pr.links, available: pr.available, notes: pr.notes || [], errors: pr.errors || [] };
+    if (pr.floor) p.floor = { ...summarise(pr.floor.samples), warmup: pr.floor.warmup, errors: pr.floor.errors };
+    p.probe = {};
+    for (const [proto, r] of Object.entries(pr.probe || {})) {
+      p.probe[proto] = { ...stripLoad(r), stats: r.samples ? summarise(r.samples) : r.summary };
+    }
+    p.productions = {};
+    for (const [proto, r] of Object.entries(pr.productions || {})) {
+      const vars = {};
+      for (const [v, arr] of Object.entries(r.samples)) vars[v] = t1stats(arr, r.expired[v]);
+      const expiredAll = Object.values(r.expired).reduce((a, b) => a + b, 0);
+      vars.overall = { ...t1stats(r.all, expiredAll) };
+      const dur = r.bytes.durationMs / 1000;
+      const frames = r.bytes.framesIn + r.bytes.framesOut;
+      const total = r.bytes.in + r.bytes.out;
+      p.productions[proto] = {
+        variables: vars,
+        errors: r.errors,
+        warmupSamples: r.warmupSamples,
+        productions: r.productions,
+        failed: r.failed,
+        reasons: r.reasons.slice(0, 10),
+        cycle: r.cycleMs.length ? { ...summarise(r.cycleMs.map((ms) => ms / 1000)), boxes: r.boxes } : null,
+        bytes: {
+          bytesPerSec: dur > 0 ? total / dur : null,
+          inPerSec: dur > 0 ? r.bytes.in / dur : null,
+          outPerSec: dur > 0 ? r.bytes.out / dur : null,
+          frames,
+          totalKB: total / 1024,
+          meanSize: frames ? total / frames : null,
+          seconds: dur,
+        },
+      };
+    }
+    p.load = {};
+    for (const [proto, levels] of Object.entries(pr.load || {})) {
+      p.load[proto] = {};
+      for (const [users, r] of Object.entries(levels)) p.load[proto][users] = stripLoad(r);
+    }
+    out.profiles[name] = p;
+  }
+  return out;
+}
+
+function stripLoad(r) {
+  const { hist, samples, ...rest } = r;
+  return rest;
+}
+
+/** Raw samples as CSV: profile,section,protocol,variable,users,seq,ms. */
+function samplesCsv(results) {
+  const lines = ['profile,section,protocol,variable,users,seq,ms'];
+  const push = (profile, section, protocol, variable, users, arr) => {
+    arr.forEach((ms, i) => lines.push(`${profile},${section},${protocol},${variable},${users},${i + 1},${ms.toFixed(3)}`));
+  };
+  for (const [name, pr] of Object.entries(results.profiles)) {
+    if (pr.floor) push(name, 'floor', 'tcp-echo', 'echo', 1, pr.floor.samples);
+    for (const [proto, r] of Object.entries(pr.probe || {})) if (r.samples) push(name, 'probe', proto, 'probe', 1, r.samples);
+    for (const [proto, r] of Object.entries(pr.productions || {})) {
+      for (const [v, arr] of Object.entries(r.samples)) push(name, 'production', proto, v, 1, arr);
+    }
+    for (const [proto, levels] of Object.entries(pr.load || {})) {
+      for (const [users, r] of Object.entries(levels)) if (r.samples) push(name, 'load', proto, 'probe', users, r.samples);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Which protocol wins a metric (lower is better), and by how much each other is behind. */
+function ratios(entries, unit = 'ms') {
+  const valid = entries.filter(([, v]) => typeof v === 'number' && Number.isFinite(v) && v > 0);
+  if (valid.length < 2) return null;
+  valid.sort((a, b) => a[1] - b[1]);
+  const [best, bv] = valid[0];
+  return `${label(best)} (${fmt(bv)} ${unit}); ` + valid.slice(1).map(([p, v]) => `${label(p)} ×${(v / bv).toFixed(2)}`).join(', ');
+}
+
+function targetLine(name, ok, detail) {
+  const mark = ok === null ? 'NOT MEASURED' : ok ? 'MET' : 'NOT MET';
+  return `| ${name} | ${mark} | ${detail} |`;
+}
+
+/**
+ * Write the Markdown report body.
+ * @param {object} s summarize(results)
+ * @param {string[]} plotFiles relative paths
+ */
+function markdown(s, plotFiles) {
+  const L = [];
+  const o = s.options || {};
+  L.push(`# Protocol benchmark report`, '');
+  L.push(`Run ${s.startedAt} → ${s.finishedAt}${o.smoke ? ' (**smoke run**: few samples, figures are indicative only)' : ''}.`);
+  L.push(`Command: \`${s.command}\``, '');
+  L.push('Cells read **ours (study)**: our figure, then the study\'s for the same row and column (doi:10.1371/journal.pone.0342004, figures in `bench/study-figures.json` with their table cited). All times in ms unless named.', '');
+
+  // Machine and settings.
+  L.push('## Machine, versions, settings', '');
+  const m = s.machine || {};
+  L.push(table(['item', 'value'], [
+    ['CPU', `${m.cpus} × ${m.cpuModel}`], ['memory', `${fmt(m.memGB)} GB`], ['OS', m.os], ['load average at start', (m.loadavg || []).map((x) => x.toFixed(2)).join(' ')],
+    ...Object.entries(s.versions || {}).map(([k, v]) => [k, v]),
+    ['PLC scan', `${o.scanMs} ms`], ['stock replica read cycle', `${o.stockCycleMs} ms`],
+    ['protocols asked', (o.protocols || []).join(', ')], ['profiles', (o.profiles || []).join(', ')],
+    ['samples per protocol (target)', o.samples], ['load levels (users)', (o.users || []).join(', ')],
+    ['load think time / duration per level', `${o.thinkMs} ms / ${o.loadSeconds} s`], ['boxes per production', o.boxes],
+  ]));
+  L.push('');
+  for (const [name, p] of Object.entries(s.profiles)) {
+    const links = p.links ? Object.entries(p.links).map(([k, v]) => `${k}: up ${v.up ? `${v.up.latency}±${v.up.jitter || 0}` : 0} ms, down ${v.down ? `${v.down.latency}±${v.down.jitter || 0}` : 0} ms`).join('; ') : 'plain loopback, no proxy';
+    L.push(`- profile **${name}**: ${links}. Paths available: ${Object.entries(p.available || {}).map(([k, v]) => `${k} ${v ? 'yes' : 'no'}`).join(', ')}.`);
+    for (const n of p.notes) L.push(`  - note: ${n}`);
+    for (const e of p.errors) L.push(`  - **error**: ${e}`);
+  }
+  L.push('');
+
+  // Targets.
+  L.push('## Targets (issues 3 and 5)', '');
+  L.push('| target | result | detail |', '| --- | --- | --- |');
+  const wan = s.profiles.wan;
+  const loc = s.profiles.local;
+  const wsWan = wan && ((wan.productions.ws && wan.productions.ws.variables.overall.n ? wan.productions.ws.variables.overall : null) || (wan.probe.ws && wan.probe.ws.stats));
+  L.push(targetLine(`WAN WS–S7 mean ≤ ${TARGETS.wanWsMean} ms, p99 ≤ ${TARGETS.wanWsP99} ms`, wsWan && wsWan.n ? wsWan.mean <= TARGETS.wanWsMean && wsWan.p99 <= TARGETS.wanWsP99 : null,
+    wsWan && wsWan.n ? `mean ${fmt(wsWan.mean)}, p99 ${fmt(wsWan.p99)} (n ${wsWan.n}); network floor ${fmt(wan.floor && wan.floor.mean)}` : 'ws path not available in this run'));
+  const wsLoc = loc && loc.probe.ws && loc.probe.ws.stats;
+  L.push(targetLine(`loopback WS–S7 mean ≤ ${TARGETS.loopbackWsMean} ms, p99 ≤ ${TARGETS.loopbackWsP99} ms (probe, scan 10 ms)`, wsLoc && wsLoc.n ? wsLoc.mean <= TARGETS.loopbackWsMean && wsLoc.p99 <= TARGETS.loopbackWsP99 : null,
+    wsLoc && wsLoc.n ? `mean ${fmt(wsLoc.mean)}, p99 ${fmt(wsLoc.p99)} (n ${wsLoc.n})` : 'ws path not available in this run'));
+  const big = wan && wan.load.ws && wan.load.ws[TARGETS.loadUsers];
+  L.push(targetLine(`${TARGETS.loadUsers} concurrent WS twins on WAN: 0 % errors, p99 < ${TARGETS.loadP99} ms`, big ? big.errors === 0 && big.summary.p99 < TARGETS.loadP99 : null,
+    big ? `errors ${big.errors} (${fmt(big.errorPct, 2)} %), p99 ${fmt(big.summary.p99)}` : `level not run (largest WAN ws level: ${wan && wan.load.ws ? Math.max(...Object.keys(wan.load.ws).map(Number)) : 'none'})`));
+  for (const proto of ['mqtt', 'opcua', 'modbus']) {
+    const r = wan && wan.productions[proto] && wan.productions[proto].variables.overall;
+    const st = STUDY.table1.rows[proto].overall.mean;
+    L.push(targetLine(`WAN ${label(proto)} mean below the study's ${st} ms`, r && r.n ? r.mean < st : null, r && r.n ? `mean ${fmt(r.mean)} (n ${r.n})` : 'path not available in this run'));
+  }
+  L.push('');
+
+  // Floor + probe (issue 3 comparison).
+  L.push('## Network floor and probe round trips (issue 3: our bridge vs the stock-node replica)', '');
+  L.push('One virtual twin, sequential probes: write a fresh UDInt to a PLC probe request slot, time until it comes back from the response slot (the PLC copies it every scan). The floor is a plain TCP echo through the same emulated links (twin → cloud → edge and back). "adds" = mean − floor mean: what the stack costs above the network.', '');
+  const prow = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    if (p.floor && p.floor.n) prow.push([name, 'TCP echo (floor)', p.floor.n, fmt(p.floor.mean), fmt(p.floor.median), fmt(p.floor.p95), fmt(p.floor.p99), fmt(p.floor.max), fmt(p.floor.sd), p.floor.errors, '–']);
+    for (const [proto, r] of Object.entries(p.probe)) {
+      const st = r.stats || {};
+      prow.push([name, label(proto), st.n || 0, fmt(st.mean), fmt(st.median), fmt(st.p95), fmt(st.p99), fmt(st.max), fmt(st.sd), r.errors, p.floor && st.n ? fmt(st.mean - p.floor.mean) : '–']);
+    }
+  }
+  L.push(table(['profile', 'path', 'n', 'mean', 'median', 'p95', 'p99', 'max', 'SD', 'errors', 'adds'], prow), '');
+  for (const [name, p] of Object.entries(s.profiles)) {
+    const r = ratios(Object.entries(p.probe).map(([k, v]) => [k, v.stats && v.stats.mean]));
+    if (r) L.push(`- ${name}, probe mean: fastest ${r}`);
+  }
+  L.push('');
+
+  // Table 1 per profile.
+  const t1cols = STUDY.table1.keys;
+  for (const [name, p] of Object.entries(s.profiles)) {
+    const protos = Object.keys(p.productions);
+    if (!protos.length) continue;
+    L.push(`## Table 1 — round trip per timed variable, profile ${name}`, '');
+    L.push(`Twin productions (round-robin blocks), input event → matching PLC output on the twin's clock. Study figures: ${STUDY.table1.cite}. Plus p95, p99, jitter and expired (errors; never dropped silently).`, '');
+    const rows = [];
+    for (const proto of protos) {
+      const pp = p.productions[proto];
+      for (const v of [...tags.timedPairs().map((x) => x.output), 'overall']) {
+        const ours = pp.variables[v] || {};
+        const st = (STUDY.table1.rows[proto] || {})[v] || {};
+        rows.push([label(proto), VAR_LABEL[v], ...t1cols.map((c) => cell(ours[c === 'count' ? 'n' : c], st[c])), fmt(ours.p95), fmt(ours.p99), fmt(ours.jitter), ours.expired || 0]);
+      }
+      if (pp.warmupSamples) rows.push([label(proto), `(warm-up discarded: ${pp.warmupSamples} samples)`, ...t1cols.map(() => ''), '', '', '', '']);
+      if (pp.failed) rows.push([label(proto), `(${pp.failed} of ${pp.productions} productions failed: ${pp.reasons.slice(0, 2).join('; ')})`, ...t1cols.map(() => ''), '', '', '', '']);
+    }
+    L.push(table(['Protocol', 'Variable', ...STUDY.table1.columns, 'p95', 'p99', 'jitter', 'expired'], rows), '');
+    const r = ratios(protos.map((k) => [k, p.productions[k].variables.overall.mean]));
+    if (r) L.push(`- overall mean: fastest ${r}`, '');
+  }
+
+  // Table 5.
+  const t5protos = ['ws', 'opcua', 'modbus', 'mqtt'];
+  const t5have = Object.values(s.profiles).some((p) => Object.keys(p.productions).length);
+  if (t5have) {
+    L.push('## Table 5 — local vs WAN round trip', '');
+    L.push(`Study: ${STUDY.table5.cite}. Our "local" is loopback, our "wan" the emulated WAN profile; the floor column is the plain TCP echo of the same profile.`, '');
+    const head = ['Statistic'];
+    const profs = Object.keys(s.profiles);
+    for (const pn of profs) { head.push(`${pn} floor`); for (const pr of t5protos) head.push(`${pn} ${label(pr)}`); }
+    const rows = [];
+    for (const [i, stat] of STUDY.table5.keys.entries()) {
+      const row = [STUDY.table5.columns[i]];
+      for (const pn of profs) {
+        const p = s.profiles[pn];
+        row.push(fmt(p.floor && p.floor[stat === 'count' ? 'n' : stat]));
+        for (const pr of t5protos) {
+          const ours = p.productions[pr] && p.productions[pr].variables.overall;
+          const st = STUDY.table5.rows[STUDY_PROFILE[pn]] && STUDY.table5.rows[STUDY_PROFILE[pn]][pr];
+          row.push(ours && ours.n ? cell(ours[stat === 'count' ? 'n' : stat], st && st[stat]) : `– (${st ? fmt(st[stat]) : '–'})`);
+        }
+      }
+      rows.push(row);
+    }
+    if (s.profiles.local && s.profiles.wan) {
+      const row = ['Δ (wan − local)'];
+      for (const pn of profs) {
+        row.push(pn === 'wan' && s.profiles.local.floor && s.profiles.wan.floor ? fmt(s.profiles.wan.floor.mean - s.profiles.local.floor.mean) : '');
+        for (const pr of t5protos) {
+          if (pn !== 'wan') { row.push(''); continue; }
+          const a = s.profiles.local.productions[pr];
+          const b = s.profiles.wan.productions[pr];
+          const st = STUDY.table5.rows.wan[pr].deltaFromLocal;
+          row.push(a && b && a.variables.overall.n && b.variables.overall.n ? cell(b.variables.overall.mean - a.variables.overall.mean, st) : `– (${st})`);
+        }
+      }
+      rows.push(row);
+    }
+    L.push(table(head, rows), '');
+  }
+
+  // Table 4.
+  const loadProfiles = Object.entries(s.profiles).filter(([, p]) => Object.keys(p.load).length);
+  for (const [name, p] of loadProfiles) {
+    L.push(`## Table 4 — load, profile ${name}`, '');
+    L.push(`Each virtual twin has its own connection and PLC probe slot; one probe in flight per twin, ${o.thinkMs} ms think time, ${o.loadSeconds} s per level, protocols interleaved per level. Study: ${STUDY.table4.cite} (its throughput is JMeter's, far below ours by design of its test plan). Server cost from /proc of the cloud and edge Node-RED processes (CPU % of one core, resident MB).`, '');
+    const rows = [];
+    const levels = [...new Set(Object.values(p.load).flatMap((x) => Object.keys(x).map(Number)))].sort((a, b) => a - b);
+    for (const u of levels) {
+      for (const proto of Object.keys(p.load)) {
+        const r = p.load[proto][u];
+        if (!r) continue;
+        const st = (STUDY.table4.rows[String(u)] || {})[proto] || {};
+        const c = r.cost || {};
+        rows.push([u, label(proto), cell(r.summary.mean, st.mean), cell(r.summary.min, st.min), cell(r.summary.max, st.max), cell(r.summary.sd, st.sd), fmt(r.summary.p95), fmt(r.summary.p99),
+          cell(r.errorPct, st.errorPct, 2), cell(r.throughput, st.throughput, 2), r.summary.n, r.warmup,
+          fmt(c.cloud && c.cloud.cpuPct), fmt(c.cloud && c.cloud.rssPeakMB, 0), fmt(c.edge && c.edge.cpuPct), fmt(c.edge && c.edge.rssPeakMB, 0)]);
+      }
+    }
+    L.push(table(['Users', 'Protocol', 'Average', 'Min', 'Max', 'Std. Dev.', 'p95', 'p99', 'Error %', 'Throughput (req/s)', 'n', 'warm-up', 'cloud CPU %', 'cloud RSS MB', 'edge CPU %', 'edge RSS MB'], rows), '');
+    const maxCommon = levels.filter((u) => Object.keys(p.load).every((pr) => p.load[pr][u])).pop();
+    if (maxCommon !== undefined) {
+      const r = ratios(Object.keys(p.load).map((pr) => [pr, p.load[pr][maxCommon].summary.p99]));
+      if (r) L.push(`- p99 at ${maxCommon} users: fastest ${r}`);
+      const c = ratios(Object.keys(p.load).map((pr) => [pr, p.load[pr][maxCommon].cost && p.load[pr][maxCommon].cost.cloud && p.load[pr][maxCommon].cost.cloud.cpuPct]), '% CPU');
+      if (c) L.push(`- cloud CPU at ${maxCommon} users: lightest ${c}`);
+    }
+    for (const proto of Object.keys(p.load)) {
+      const stopped = p.load[proto].stoppedAt;
+      if (stopped) L.push(`- ${label(proto)} was not run beyond ${stopped} users: it did not hold (errors or p99 over the limit).`);
+    }
+    L.push('');
+  }
+
+  // Table 3.
+  const bytesRows = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const [proto, r] of Object.entries(p.productions)) {
+      const b = r.bytes;
+      const st = STUDY.table3.rows[proto] || {};
+      bytesRows.push([name, label(proto), cell(b.bytesPerSec, st.bytesPerSec, 0), cell(b.frames, st.packets, 0), cell(b.totalKB, st.totalKB), cell(b.meanSize, st.meanSize, 0), fmt(b.seconds)]);
+    }
+  }
+  if (bytesRows.length) {
+    L.push('## Table 3 — bytes on the wire (twin connection)', '');
+    L.push(`Counted by the twin transports over every production (payload bytes of frames/messages; the study captured packets with Wireshark on the end device, ${STUDY.table3.cite}). Mean size = bytes per frame; the study's "Size" columns are per capture interval, so compare throughput first.`, '');
+    L.push(table(['profile', 'Protocol', 'Throughput (bytes/s)', 'Frames (Packets)', 'Total [KB]', 'Mean size (bytes)', 'seconds'], bytesRows), '');
+    for (const [name, p] of Object.entries(s.profiles)) {
+      const r = ratios(Object.entries(p.productions).map(([k, v]) => [k, v.bytes.bytesPerSec]), 'B/s');
+      if (r) L.push(`- ${name}, bytes/s: leanest ${r}`);
+    }
+    L.push('');
+  }
+
+  // Cycle time.
+  const cyc = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const [proto, r] of Object.entries(p.productions)) {
+      if (r.cycle) cyc.push([name, label(proto), r.cycle.n, cell(r.cycle.mean, STUDY.cycleTime.rows[proto], 2), fmt(r.cycle.min, 2), fmt(r.cycle.max, 2), o.boxes]);
+    }
+  }
+  if (cyc.length) {
+    L.push('## Complete cycle time', '');
+    L.push(`One production, first box in to last box sorted, in seconds (study: ${STUDY.cycleTime.cite}; its plant speeds and box count differ from our twin's, so compare protocols with each other first).`, '');
+    L.push(table(['profile', 'Protocol', 'productions', 'mean s (study min s)', 'min s', 'max s', 'boxes'], cyc), '');
+  }
+
+  // Where the time goes.
+  L.push('## Where the time goes', '');
+  for (const [name, p] of Object.entries(s.profiles)) {
+    const fl = p.floor && p.floor.mean;
+    for (const [proto, r] of Object.entries(p.probe)) {
+      if (!r.stats || !r.stats.n) continue;
+      const parts = [`network floor ${fmt(fl)} ms`, `PLC scan wait ≈ ${fmt(o.scanMs / 2)} ms on average (a write waits for the next scan; ${o.scanMs} ms cycle)`];
+      if (proto === 'stock') parts.push(`polled read ≈ ${fmt(o.stockCycleMs / 2)} ms on average, up to ${o.stockCycleMs} ms (node-red-contrib-s7 minimum cycle)`);
+      parts.push(`rest (Node-RED, serialisation, S7 I/O) ≈ ${fmt(r.stats.mean - (fl || 0) - o.scanMs / 2 - (proto === 'stock' ? o.stockCycleMs / 2 : 0))} ms`);
+      L.push(`- ${name} ${label(proto)}: mean ${fmt(r.stats.mean)} ms = ${parts.join(' + ')}.`);
+    }
+  }
+  L.push('');
+
+  if (plotFiles.length) {
+    L.push('## Plots', '');
+    for (const f of plotFiles) L.push(`![${path.basename(f, '.svg')}](${f})`, '');
+  }
+  L.push('## Files', '', '- `samples.csv`: every timed sample (profile, section, protocol, variable, users, seq, ms); warm-up samples are not in it (counted in the tables).', '- `summary.json`: every statistic above, machine, versions and options.', '- `plots/*.svg`: the plots.', '');
+  return `${L.join('\n')}\n`;
+}
+
+/**
+ * Write the results folder.
+ * @param {object} results raw results (see bench/run.js)
+ * @param {string} outDir
+ * @returns {Promise<{dir:string, files:string[], plots:string[], summary:object}>}
+ */
+async function writeReport(results, outDir) {
+  fs.mkdirSync(path.join(outDir, 'plots'), { recursive: true });
+  const s = summarize(results);
+  const files = [];
+  const write = (name, text) => { fs.writeFileSync(path.join(outDir, name), text); files.push(name); };
+  write('samples.csv', samplesCsv(results));
+
+  const plotFiles = [];
+  const box = [];
+  for (const [name, pr] of Object.entries(results.profiles)) {
+    if (pr.floor) for (const ms of plots.thin(pr.floor.samples)) box.push({ profile: name, protocol: 'floor', ms });
+    for (const [proto, r] of Object.entries(pr.probe || {})) if (r.samples) for (const ms of plots.thin(r.samples)) box.push({ profile: name, protocol: `${proto} probe`, ms });
+    for (const [proto, r] of Object.entries(pr.productions || {})) for (const ms of plots.thin(r.all)) box.push({ profile: name, protocol: proto, ms });
+  }
+  const users = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const [proto, levels] of Object.entries(p.load)) {
+      for (const [u, r] of Object.entries(levels)) {
+        if (!r.summary || !r.summary.n) continue;
+        users.push({ profile: name, protocol: proto, users: Number(u), stat: 'mean', ms: r.summary.mean });
+        users.push({ profile: name, protocol: proto, users: Number(u), stat: 'p99', ms: r.summary.p99 });
+      }
+    }
+  }
+  const bytes = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const [proto, r] of Object.entries(p.productions)) {
+      if (r.bytes.inPerSec !== null) {
+        bytes.push({ profile: name, protocol: proto, direction: 'twin → cloud', bytesPerSec: r.bytes.outPerSec });
+        bytes.push({ profile: name, protocol: proto, direction: 'cloud → twin', bytesPerSec: r.bytes.inPerSec });
+      }
+    }
+    for (const [proto, levels] of Object.entries(p.load)) {
+      // Probe-only paths (the stock replica) have no production: their bytes come from the load runs.
+      if (p.productions[proto]) continue;
+      const r = levels[Math.max(...Object.keys(levels).map(Number))];
+      if (r && r.bytes && r.durationMs > 0) {
+        bytes.push({ profile: name, protocol: `${proto} (probes)`, direction: 'twin → cloud', bytesPerSec: (1000 * r.bytes.out) / r.durationMs });
+        bytes.push({ profile: name, protocol: `${proto} (probes)`, direction: 'cloud → twin', bytesPerSec: (1000 * r.bytes.in) / r.durationMs });
+      }
+    }
+  }
+  const specs = [
+    ['plots/round-trips.svg', box.length && plots.boxPlotSpec(box, 'Round trip per protocol and profile (ms)')],
+    ['plots/users.svg', users.length && plots.usersSpec(users)],
+    ['plots/bytes.svg', bytes.length && plots.bytesSpec(bytes)],
+  ];
+  for (const [file, spec] of specs) {
+    if (!spec) continue;
+    fs.writeFileSync(path.join(outDir, file), await plots.renderSvg(spec));
+    plotFiles.push(file);
+    files.push(file);
+  }
+  s.plots = plotFiles;
+  write('summary.json', `${JSON.stringify(s, null, 1)}\n`);
+  write('report.md', markdown(s, plotFiles));
+  return { dir: outDir, files, plots: plotFiles, summary: s };
+}
+
+module.exports = { writeReport, summarize, samplesCsv, markdown, TARGETS };
