@@ -53,6 +53,12 @@ test('flow-timer subflow module in a real Node-RED: ids out of order, CSV, stats
     await red.stop();
     fs.rmSync(red.userDir, { recursive: true, force: true });
   });
+  // The editor gets the palette entry of the subflow module and the help of the core node.
+  const html = await (await fetch(`${red.url}/nodes`, { headers: { Accept: 'text/html' } })).text();
+  assert.match(html, /registerType\("s7twin-flow-timer"/);
+  assert.match(html, /data-help-name="s7twin-timer"/);
+  assert.match(html, /data-help-name="s7twin-flow-timer"/);
+
   const wsUrl = red.url.replace('http', 'ws');
   const input = await collector(`${wsUrl}/ft/in`);
   const rt = await collector(`${wsUrl}/ft/rt`);
