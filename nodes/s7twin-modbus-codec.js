@@ -1,0 +1,75 @@
+'use strict';
+/**
+ * s7twin-modbus-codec: turns a block of holding registers read by a Modbus Read node into
+ * (1) an envelope-like message of the tags that changed, for the flow-timer, and (2) the block
+ * masked to the table's bits, only when it changed, for a Modbus Write node. Optionally watches
+ * the Modbus client that the block is written to: after it (re)connects the whole block is
+ * passed on again (a write dropped while it was down is not lost), and its state is this node's
+ * status. The table logic is nodes/lib/modbus-codec.js (tags.packRegister/unpackRegister).
+ */
+const codec = require('./lib/modbus-codec');
+
+const STATUS = {
+  connecting: { fill: 'yellow', shape: 'ring', text: 'connecting' },
+  connected: { fill: 'green', shape: 'dot', text: 'connected' },
+  disconnected: { fill: 'red', shape: 'ring', text: 'disconnected' },
+  error: (text) => ({ fill: 'red', shape: 'dot', text }),
+};
+// Events of node-red-contrib-modbus's modbus-client config node (its own nodes use the same).
+const DOWN_EVENTS = ['mbclosed', 'mbbroken', 'mbreconnecting', 'mberror'];
+
+module.exports = function register(RED) {
+  function S7TwinModbusCodecNode(config) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const address = Number(config.address) || 0;
+    const count = config.count === undefined || config.count === '' ? undefined : Number(config.count);
+    const kind = config.kind === 'cmd' || config.kind === 'state' ? config.kind
+      : (address === codec.COMMAND_REGISTER ? 'cmd' : 'state');
+    const src = `modbus-hr${address}`;
+    const relay = codec.createRelay({ address, count });
+    let seq = 0;
+    let lastStatus = '';
+    const status = (s) => {
+      const key = JSON.stringify(s);
+      if (key !== lastStatus) { lastStatus = key; node.status(s); }
+    };
+    node.relay = relay;
+
+    const target = config.target ? RED.nodes.getNode(config.target) : null;
+    const listeners = [];
+    if (target && typeof target.on === 'function') {
+      const on = (ev, fn) => { target.on(ev, fn); listeners.push([ev, fn]); };
+      status(STATUS.connecting);
+      on('mbconnected', () => {
+        relay.reset(); // the destination may have restarted empty or missed writes
+        status(STATUS.connected);
+      });
+      on('mbactive', () => status(STATUS.connected));
+      for (const ev of DOWN_EVENTS) on(ev, () => status(STATUS.disconnected));
+    }
+
+    node.on('input', (msg, send, done) => {
+      let out;
+      try {
+        out = relay.update(msg.payload);
+      } catch (err) {
+        if (!target) status(STATUS.error(err.code));
+        done(err);
+        return;
+      }
+      const env = Object.keys(out.changed).length
+        ? { topic: kind, payload: { k: kind, src, seq: ++seq, ts: Date.now(), d: out.changed } } : null;
+      const write = out.words ? { topic: `hr${address}`, address, payload: out.words.length === 1 ? out.words[0] : out.words } : null;
+      if (env || write) send([env, write]);
+      done();
+    });
+
+    node.on('close', (removed, done) => {
+      for (const [ev, fn] of listeners) target.removeListener(ev, fn);
+      node.status({});
+      done();
+    });
+  }
+  RED.nodes.registerType('s7twin-modbus-codec', S7TwinModbusCodecNode);
+};

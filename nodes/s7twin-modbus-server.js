@@ -1,0 +1,83 @@
+'use strict';
+/**
+ * s7twin-modbus-server: the cloud's Modbus TCP server (holding registers) for the Modbus path.
+ * The protocol lives in nodes/lib/modbus-server.js; this file wires it to Node-RED. Used instead
+ * of node-red-contrib-modbus's `modbus-server`, which keeps serving old client connections from
+ * a closed node's memory after a redeploy (see the lib's header).
+ */
+const { createModbusServer, DEFAULTS } = require('./lib/modbus-server');
+
+const STATUS = {
+  starting: { fill: 'yellow', shape: 'ring', text: 'starting' },
+  error: (text) => ({ fill: 'red', shape: 'dot', text }),
+  listening: (port, n) => ({ fill: 'green', shape: 'dot', text: `:${port} · ${n} client${n === 1 ? '' : 's'}` }),
+};
+
+/** A property still reading `${NAME}` (env var not set) counts as empty. */
+function prop(v) {
+  if (v === undefined || v === null) return '';
+  const s = String(v).trim();
+  return /^\$\{[^}]*\}$/.test(s) ? '' : s;
+}
+
+module.exports = function register(RED) {
+  function S7TwinModbusServerNode(config) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const host = prop(config.host) || DEFAULTS.host;
+    const port = prop(config.port) === '' ? DEFAULTS.port : Number(prop(config.port));
+    const registers = prop(config.registers) === '' ? DEFAULTS.registers : Number(prop(config.registers));
+    let lastStatus = '';
+    const status = (s) => {
+      const key = JSON.stringify(s);
+      if (key !== lastStatus) { lastStatus = key; node.status(s); }
+    };
+
+    let server;
+    try {
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        const e = new Error(`port must be 0..65535, got "${config.port}"`); e.code = 'E_CONFIG'; throw e;
+      }
+      server = createModbusServer({ host, port, registers });
+    } catch (err) {
+      status(STATUS.error(err.code || 'config error'));
+      node.error(`${err.code}: ${err.message}`);
+    }
+    node.modbus = server; // tests and neighbouring nodes may read counters
+
+    if (server) {
+      status(STATUS.starting);
+      const started = server.start().then((p) => {
+        status(STATUS.listening(p, server.clients));
+        node.log(`Modbus server listening on ${host}:${p}`);
+      }, (err) => {
+        status(STATUS.error('cannot listen'));
+        node.error(`${err.code}: ${err.message}`);
+      });
+      server.on('clients', (n) => { if (server.port) status(STATUS.listening(server.port, n)); });
+      server.on('write', (w) => node.send({ topic: 'write', address: w.address, payload: w.words }));
+      server.on('error', (err) => { status(STATUS.error('error')); node.error(err.message); });
+      node.started = started;
+    }
+
+    node.on('input', (msg, send, done) => {
+      try {
+        if (!server) throw Object.assign(new Error('no server (bad configuration)'), { code: 'E_CONFIG' });
+        const address = Number(msg.address);
+        server.write(address, Array.isArray(msg.payload) ? msg.payload : [msg.payload]);
+        done();
+      } catch (err) {
+        done(err);
+      }
+    });
+
+    node.on('close', (removed, done) => {
+      const finish = () => { node.status({}); done(); };
+      if (!server) { finish(); return; }
+      server.removeAllListeners('write');
+      server.removeAllListeners('clients');
+      server.close().then(finish, finish);
+    });
+  }
+  RED.nodes.registerType('s7twin-modbus-server', S7TwinModbusServerNode);
+};
