@@ -231,7 +231,11 @@ function createSide(opts) {
   /** Close the session and the connection; every timer of the client goes with it. */
   async function close() {
     closed = true;
-    if (connecting) await connecting.catch(() => {});
+    if (connecting) {
+      // A connect still retrying against a server that is down would never end: cut it short.
+      if (client) await withTimeout(client.disconnect(), 3000).catch(() => {});
+      await withTimeout(connecting, 3000).catch(() => {});
+    }
     refreshBytes();
     const c = client;
     const s = session;

@@ -122,3 +122,35 @@ module.exports = {
   DEFAULTS, OpcuaTagError, checkPlant, cloudTags, cloudNodeId, cloudNamespaceUri, plcNodeId, dataTypeOf,
   toVariant, fromVariant, writerRole,
 };
+
+/**
+ * A node property as a number: empty (an unset `${S7T_...}` becomes '') or invalid → the default.
+ * @param {*} v
+ * @param {number} def
+ * @returns {number}
+ */
+function numberOr(v, def) {
+  if (v === undefined || v === null || String(v).trim() === '' || /^\$\{/.test(String(v))) return def;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : def;
+}
+
+/**
+ * An opc.tcp:// URL with host and port filled in when a flow's env vars left them empty
+ * ("opc.tcp://:" after `opc.tcp://${S7T_PLC_HOST}:${S7T_PLC_OPCUA_PORT}` with neither set).
+ * @param {string} url
+ * @param {string} defHost
+ * @param {number} defPort
+ * @returns {string}
+ * @throws {OpcuaTagError} E_CONFIG when it is not an opc.tcp URL at all
+ */
+function endpointUrl(url, defHost, defPort) {
+  const s = String(url || '').trim();
+  if (!s) return `opc.tcp://${defHost}:${defPort}`;
+  const m = /^opc\.tcp:\/\/([^:/]*)(?::(\d*))?(\/.*)?$/.exec(s);
+  if (!m) throw new OpcuaTagError('E_CONFIG', `not an opc.tcp://host:port URL: ${JSON.stringify(s)}`);
+  return `opc.tcp://${m[1] || defHost}:${m[2] || defPort}${m[3] || ''}`;
+}
+
+module.exports.numberOr = numberOr;
+module.exports.endpointUrl = endpointUrl;

@@ -1,0 +1,137 @@
+'use strict';
+/**
+ * s7twin-opcua-server: the cloud OPC UA server of the OPC UA path. The server itself is
+ * nodes/lib/opcua-server.js; this file wires it to Node-RED: configuration from the node (with
+ * `${S7T_...}` env values), status, one message per value change, and the image kept in node
+ * context across a redeploy.
+ */
+const path = require('node:path');
+const { createOpcuaServer, DEFAULTS } = require('./lib/opcua-server');
+const ot = require('./lib/opcua-tags');
+
+const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
+const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second
+
+module.exports = function register(RED) {
+  function S7TwinOpcuaServerNode(config) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const creds = node.credentials || {};
+    const env = (name) => process.env[name] || '';
+    const userDir = (RED.settings && RED.settings.userDir) || process.cwd();
+    const twinPassword = creds.twinPassword || env('S7T_OPCUA_TWIN_PASSWORD') || DEFAULTS.users.twin.password;
+    const edgePassword = creds.edgePassword || env('S7T_OPCUA_EDGE_PASSWORD') || DEFAULTS.users.edge.password;
+    let server;
+    try {
+      server = createOpcuaServer({
+        host: (config.host || '').trim() || DEFAULTS.host,
+        port: ot.numberOr(config.port, DEFAULTS.port),
+        plant: (config.plant || '').trim() || undefined,
+        pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'server'),
+        minimumSamplingIntervalMs: ot.numberOr(config.minimumSamplingInterval, DEFAULTS.minimumSamplingIntervalMs),
+        minimumPublishingIntervalMs: ot.numberOr(config.minimumPublishingInterval, DEFAULTS.minimumPublishingIntervalMs),
+        allowInsecure: config.allowInsecure !== false && config.allowInsecure !== 'false',
+        allowAnonymous: config.allowAnonymous === true || config.allowAnonymous === 'true',
+        autoAcceptCertificates: config.autoAcceptCertificates !== false && config.autoAcceptCertificates !== 'false',
+        users: {
+          twin: { user: (config.twinUser || '').trim() || DEFAULTS.users.twin.user, password: twinPassword },
+          edge: { user: (config.edgeUser || '').trim() || DEFAULTS.users.edge.user, password: edgePassword },
+        },
+        initialValues: node.context().get('image') || {},
+      });
+    } catch (err) {
+      node.status({ fill: 'red', shape: 'dot', text: err.code || 'config error' });
+      node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
+      node.on('close', (removed, done) => { node.status({}); done(); });
+      return;
+    }
+    if (twinPassword === DEFAULTS.users.twin.password || edgePassword === DEFAULTS.users.edge.password) {
+      node.warn('OPC UA server: a default password is in use (set the passwords in the node or S7T_OPCUA_TWIN_PASSWORD / S7T_OPCUA_EDGE_PASSWORD)');
+    }
+
+    let lastStatus = '';
+    let lastStatusAt = 0;
+    let statusTimer = null;
+    let closing = false;
+    function status(fill, shape, text) {
+      const key = `${fill}|${shape}|${text}`;
+      if (key === lastStatus) return;
+      lastStatus = key;
+      node.status({ fill, shape, text });
+    }
+    function showRunning() {
+      statusTimer = null;
+      if (closing || !server.running) return;
+      lastStatusAt = Date.now();
+      const c = server.counters;
+      status('green', 'dot', `:${server.config.port} sessions ${c.sessions}${c.denied ? ` denied ${c.denied}` : ''}`);
+    }
+    // Status follows the session count without a status event per write.
+    const poll = setInterval(() => {
+      if (!statusTimer && Date.now() - lastStatusAt >= STATUS_MIN_MS) showRunning();
+    }, STATUS_MIN_MS);
+
+    server.on('change', (ev) => {
+      node.send({
+        topic: ev.short,
+        // Envelope-like, so the s7twin-flow-timer takes it as it is: a command written by a twin
+        // starts timers, a state written by the edge stops them.
+        payload: { k: ev.kind, src: ev.who, seq: ev.seq, ts: ev.ts, d: { [ev.short]: ev.value } },
+        variable: ev.name,
+        nodeId: ev.nodeId,
+        value: ev.value,
+        who: ev.who,
+        role: ev.role,
+      });
+    });
+
+    status('yellow', 'ring', 'starting');
+    const started = server.start().then(() => {
+      if (closing) return;
+      node.log(`OPC UA server on ${server.endpointUrl} (plant ${server.config.plant}, min sampling ${server.config.minimumSamplingIntervalMs} ms)`);
+      showRunning();
+    }, (err) => {
+      status('red', 'dot', err.code || 'error');
+      node.error(`${err.code || 'E_START'}: ${err.message}`);
+    });
+
+    // Input: set values from the flow (an inject, a test), as user 'local'.
+    //   msg.payload {short: value, ...}, or msg.topic short + msg.payload value.
+    node.on('input', (msg, send, done) => {
+      try {
+        const values = msg.payload && typeof msg.payload === 'object' && !Array.isArray(msg.payload)
+          ? msg.payload : { [msg.topic]: msg.payload };
+        for (const [k, v] of Object.entries(values)) server.set(k, v);
+        done();
+      } catch (err) {
+        done(err);
+      }
+    });
+
+    node.on('close', (removed, done) => {
+      closing = true;
+      clearInterval(poll);
+      if (statusTimer) clearTimeout(statusTimer);
+      // Keep the image for the next deploy of this node: twins and edge find the plant as it was.
+      try { if (!removed) node.context().set('image', server.values()); else node.context().set('image', undefined); } catch { /* context store gone */ }
+      let finished = false;
+      const finish = (err) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(guard);
+        if (err) node.warn(`OPC UA server close: ${err.message}`);
+        node.status({});
+        done();
+      };
+      const guard = setTimeout(() => finish(new Error(`not closed after ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
+      started.then(() => server.stop()).then(() => finish(), finish);
+    });
+  }
+
+  RED.nodes.registerType('s7twin-opcua-server', S7TwinOpcuaServerNode, {
+    credentials: {
+      twinPassword: { type: 'password' },
+      edgePassword: { type: 'password' },
+    },
+  });
+};
