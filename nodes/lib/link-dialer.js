@@ -11,8 +11,9 @@
  *   other frames (acks, errors) are dropped and counted, because their sender has timed out
  *   long before the link is back and a late ack would be a lie about timing;
  * - after a reconnect the pending state waits for the first snapshot the flow sends (the
- *   `connect` event asks for one), is merged UNDER it (the snapshot is newer), and whatever the
- *   snapshot did not cover follows it; if no snapshot comes within snapWaitMs it is sent alone.
+ *   `connect` event asks for one) and is merged UNDER it (the snapshot's values are newer and win;
+ *   pending tags it does not cover ride along in the same frame); if no snapshot comes within
+ *   snapWaitMs the pending state is sent alone.
  */
 const { EventEmitter } = require('node:events');
 const WebSocket = require('ws');
@@ -218,16 +219,14 @@ function createDialer(opts) {
       return 'dropped';
     }
     if (awaitingSnap && env.k === 'snap') {
-      // The snapshot is newer than anything pending: pending keys it covers are stale.
+      // The snapshot is newer than anything pending: pending values go UNDER it (the snapshot's
+      // values win), in the snapshot's frame. A separate frame after it would carry an older seq
+      // and be dropped as a duplicate by the receiver.
       const pending = outbox.takeState();
       awaitingSnap = false;
       clearTimeout(snapTimer); snapTimer = null;
-      if (canWrite()) write(env); else queue(env);
-      if (pending) {
-        const rest = {};
-        for (const [k, v] of Object.entries(pending.d)) if (!(k in env.d)) rest[k] = v;
-        if (Object.keys(rest).length) queue({ ...pending, k: 'state', d: rest });
-      }
+      const merged = pending ? { ...env, d: { ...pending.d, ...env.d } } : env;
+      if (outbox.empty && canWrite()) write(merged); else queue(merged);
       flush();
       return 'sent';
     }

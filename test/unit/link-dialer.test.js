@@ -1,0 +1,130 @@
+'use strict';
+/**
+ * The link's two ends as libraries, over real sockets on 127.0.0.1: lib/link-endpoint.js on a
+ * plain HTTP server, lib/link-dialer.js dialing it.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const http = require('node:http');
+const { createEndpoint } = require('../../nodes/lib/link-endpoint');
+const { createDialer } = require('../../nodes/lib/link-dialer');
+const { openClient, waitFor } = require('../helpers/nodes');
+
+const env = (k, seq, d, more = {}) => ({ v: 1, k, src: 'edge-u', seq, ts: Date.now(), d, ...more });
+
+/** An HTTP server with an endpoint; `accepting = false` answers upgrades with 503. */
+async function startServer(epOpts = {}) {
+  const ep = createEndpoint({ path: '/s7twin/edge', role: 'edge', tokens: ['tok'], src: 'cloud-u', ...epOpts });
+  const server = http.createServer((req, res) => { res.statusCode = 404; res.end(); });
+  const ctl = { accepting: true, ep, server };
+  server.on('upgrade', (req, socket, head) => {
+    if (!ctl.accepting) { socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n'); return; }
+    if (!ep.handleUpgrade(req, socket, head)) socket.destroy();
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  ctl.url = `ws://127.0.0.1:${server.address().port}/s7twin/edge`;
+  ctl.got = [];
+  ep.on('envelope', (e) => ctl.got.push(e));
+  ctl.stop = async () => {
+    await ep.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  };
+  return ctl;
+}
+
+test('while the cloud is unreachable: states coalesce, answers drop, back-off grows; after reconnect the snapshot goes first with pending values under it', async (t) => {
+  const srv = await startServer();
+  const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u', backoff: { initialMs: 20, maxMs: 200 } });
+  t.after(async () => { await d.close(); await srv.stop(); });
+  const connects = [];
+  d.on('connect', () => connects.push(Date.now()));
+  d.start();
+  await waitFor(() => d.connected);
+  d.send(env('state', 1, { c1: 1 }));
+  await waitFor(() => srv.got.length === 1);
+
+  srv.accepting = false;
+  srv.ep.client(srv.ep.clientIds()[0]).ws.terminate();
+  await waitFor(() => !d.connected);
+  assert.equal(d.send(env('state', 2, { c1: 0, red: 1 })), 'queued');
+  assert.equal(d.send(env('state', 3, { red: 0, grn: 1 })), 'queued');
+  assert.equal(d.send(env('ack', 4, undefined, { ref: { src: 't', seq: 1 } })), 'dropped');
+  await waitFor(() => d.backoffAttempt >= 3, 20000, 'several refused attempts');
+  assert.equal(d.counters.coalesced, 1);
+  assert.equal(d.counters.dropped, 1);
+
+  srv.accepting = true;
+  await waitFor(() => connects.length === 2, 20000, 'the reconnect');
+  // What the flow does on 'connect': send a snapshot. It covers c1 and grn, not red.
+  d.send(env('snap', 5, { c1: 1, grn: 1 }));
+  await waitFor(() => srv.got.length === 2);
+  // Pending values the snapshot does not cover (red) ride under it in the same frame.
+  assert.deepEqual([srv.got[1].k, srv.got[1].seq, srv.got[1].d], ['snap', 5, { c1: 1, grn: 1, red: 0 }]);
+  assert.equal(srv.ep.counters.duplicates, 0);
+  assert.equal(d.counters.reconnects, 1);
+});
+
+test('without a snapshot the pending state is sent alone after snapWaitMs', async (t) => {
+  const srv = await startServer();
+  const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u', snapWaitMs: 50, backoff: { initialMs: 20, maxMs: 100 } });
+  t.after(async () => { await d.close(); await srv.stop(); });
+  d.send(env('state', 1, { c1: 1 }));
+  d.start();
+  await waitFor(() => srv.got.length === 1);
+  assert.deepEqual(srv.got[0].d, { c1: 1 });
+});
+
+test('a wrong token is refused (E_AUTH counted) and retried with back-off', async (t) => {
+  const srv = await startServer();
+  const d = createDialer({ url: srv.url, token: 'bad', src: 'edge-link-u', backoff: { initialMs: 20, maxMs: 100 } });
+  const failures = [];
+  d.on('failure', (e) => failures.push(e.code));
+  t.after(async () => { await d.close(); await srv.stop(); });
+  d.start();
+  await waitFor(() => d.counters.authFailures >= 2);
+  assert.equal(failures[0], 'E_AUTH');
+  assert.equal(srv.ep.counters.refused >= 2, true);
+  assert.equal(srv.ep.counters.accepted, 0);
+});
+
+test('client keepalive: a cloud that stops answering pings is dropped and redialled', async (t) => {
+  const srv = await startServer({ pingMs: 60000 });
+  const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u', pingMs: 100, backoff: { initialMs: 20, maxMs: 100 } });
+  t.after(async () => { await d.close(); await srv.stop(); });
+  d.start();
+  await waitFor(() => d.connected);
+  srv.ep.client(srv.ep.clientIds()[0]).ws._socket.pause(); // half-open: the cloud reads nothing
+  await waitFor(() => d.counters.timeouts >= 1, 20000, 'a ping timeout');
+  await waitFor(() => d.counters.reconnects >= 1 && d.connected, 20000, 'a new link');
+});
+
+test('server keepalive: a twin that stops answering pings is terminated', async (t) => {
+  const srv = await startServer({ pingMs: 100 });
+  t.after(() => srv.stop());
+  const c = await openClient(srv.url, { token: 'tok' });
+  c.ws._socket.pause();
+  await waitFor(() => srv.ep.counters.timeouts === 1 && srv.ep.counters.connections === 0, 20000, 'the server to drop the silent peer');
+  c.ws.terminate();
+});
+
+test('the dialer answers malformed frames from the cloud with err and drops duplicates', async (t) => {
+  const srv = await startServer();
+  const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u' });
+  const got = [];
+  const invalid = [];
+  d.on('envelope', (e) => got.push(e));
+  d.on('invalid', (e) => invalid.push(e.code));
+  t.after(async () => { await d.close(); await srv.stop(); });
+  d.start();
+  await waitFor(() => d.connected && srv.ep.clientIds().length === 1);
+  const ws = srv.ep.client(srv.ep.clientIds()[0]).ws;
+  ws.send('[1,2');
+  ws.send(JSON.stringify(env('cmd', 1, { se: 1 }, { src: 'twin-z' })));
+  ws.send(JSON.stringify(env('cmd', 1, { se: 1 }, { src: 'twin-z' })));
+  await waitFor(() => srv.got.some((e) => e.k === 'err'));
+  assert.equal(srv.got.find((e) => e.k === 'err').e.code, 'E_JSON');
+  await waitFor(() => d.counters.duplicates === 1);
+  assert.equal(got.length, 1);
+  assert.deepEqual(invalid, ['E_JSON']);
+});
