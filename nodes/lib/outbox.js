@@ -5,7 +5,8 @@
  *
  * - state and snap frames coalesce into ONE pending plant-state entry holding the latest value
  *   of every tag (a snap merged in turns the entry into a snap), so 10,000 state frames sent to a
- *   stalled twin cost one entry of at most `maxTags` keys;
+ *   stalled twin cost one entry of at most `maxTags` keys; the entry takes the newest frame's
+ *   header and moves to the end of the queue, so what one sender sent stays in seq order;
  * - other frames (ack, err, probe, probe-res, cmd) queue in order up to `maxFrames`; past that the
  *   oldest is dropped and counted (they are answers whose sender has long timed out by then).
  *
@@ -58,6 +59,12 @@ function createOutbox(opts = {}) {
     // frames were merged) and the newest timestamp.
     const kind = stateEntry.k === 'snap' || env.k === 'snap' ? 'snap' : 'state';
     Object.assign(stateEntry, { ...env, k: kind, d: stateEntry.d });
+    // It now carries the newest seq, so it moves behind every frame queued before it: a receiver
+    // that drops frames whose seq is not above the last one seen must get them in seq order.
+    if (queue[queue.length - 1] !== stateEntry) {
+      queue.splice(queue.indexOf(stateEntry), 1);
+      queue.push(stateEntry);
+    }
   }
 
   return {

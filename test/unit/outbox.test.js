@@ -20,7 +20,7 @@ test('state frames coalesce into one entry with the latest value of every tag an
   assert.ok(o.empty);
 });
 
-test('a snap merged in makes the entry a snap; answers keep their order around it', () => {
+test('a snap merged in makes the entry a snap, which moves behind older answers (seq order kept)', () => {
   const o = createOutbox();
   o.push(env('ack', 1, undefined, { ref: { src: 't', seq: 1 } }));
   o.push(env('state', 2, { c1: 1 }));
@@ -28,8 +28,9 @@ test('a snap merged in makes the entry a snap; answers keep their order around i
   o.push(env('snap', 4, { c1: 0, red: 1 }));
   const out = [];
   o.flush((e) => out.push(e), () => true);
-  assert.deepEqual(out.map((e) => e.k), ['ack', 'snap', 'err']);
-  assert.deepEqual(out[1].d, { c1: 0, red: 1 });
+  assert.deepEqual(out.map((e) => e.k), ['ack', 'err', 'snap']);
+  assert.deepEqual(out.map((e) => e.seq), [1, 3, 4]);
+  assert.deepEqual(out[2].d, { c1: 0, red: 1 });
 });
 
 test('bounded: non-state frames past maxFrames drop the oldest; tags past maxTags are dropped and counted', () => {
