@@ -116,3 +116,16 @@ test('flow-timer subflow module in a real Node-RED: ids out of order, CSV, stats
   }
   assert.deepEqual(lines.slice(1, 3).map((l) => l.split(',')[3]), ['b', 'a']);
 });
+
+test('the example flow loads in a real Node-RED and times a round trip', async (t) => {
+  const red = await startNodeRed({ role: 'cloud', flows: path.join(__dirname, '..', '..', 'examples', 's7twin-flow-timer.json'), keepUserDir: true });
+  t.after(async () => { await red.stop(); fs.rmSync(red.userDir, { recursive: true, force: true }); });
+  const inject = (id) => fetch(`${red.url}/inject/${id}`, { method: 'POST' }).then((r) => assert.equal(r.status, 200));
+  await inject('ex.ft.cmd');
+  await inject('ex.ft.state');
+  await inject('ex.ft.start');
+  await inject('ex.ft.stop');
+  await red.stop();
+  const lines = fs.readFileSync(path.join(red.userDir, 'results', 'flow-timer-ws.csv'), 'utf8').trim().split('\n');
+  assert.deepEqual(lines.slice(1).map((l) => l.split(',')[2]).sort(), ['manual', 'p2fw', 'red']);
+});
