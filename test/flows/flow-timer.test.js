@@ -125,7 +125,10 @@ test('the example flow loads in a real Node-RED and times a round trip', async (
   await inject('ex.ft.state');
   await inject('ex.ft.start');
   await inject('ex.ft.stop');
-  await red.stop();
-  const lines = fs.readFileSync(path.join(red.userDir, 'results', 'flow-timer-ws.csv'), 'utf8').trim().split('\n');
+  // The CSV is flushed at least once a second: wait for the three rows rather than racing the stop.
+  const csv = path.join(red.userDir, 'results', 'flow-timer-ws.csv');
+  const read = () => (fs.existsSync(csv) ? fs.readFileSync(csv, 'utf8').trim().split('\n') : []);
+  await waitFor(() => read().length === 4, 20000, 'three round trips in the CSV');
+  const lines = read();
   assert.deepEqual(lines.slice(1).map((l) => l.split(',')[2]).sort(), ['manual', 'p2fw', 'red']);
 });
