@@ -1,0 +1,234 @@
+'use strict';
+/**
+ * Twin transport over the MQTT path (contract 5): the twin is an MQTT client of the cloud's
+ * s7twin-mqtt-broker, user with role `twin`. It publishes its inputs as compact JSON on
+ * `s7twin/<plant>/cmd` (every input that changed in one twin tick = one message) and reads the
+ * PLC's outputs from `s7twin/<plant>/state`; the broker's retained snapshot on subscribe is
+ * reported as kind 'snap'. Probes: `{"i":slot,"v":value}` on `.../probe/req`, answers on
+ * `.../probe/res`.
+ *
+ *   npm run twin -- --protocol mqtt --url mqtt://127.0.0.1:1883 --username twin --password pw \
+ *                   [--plant plant1] [--qos 0|1]        (or --url ws://127.0.0.1:8883/mqtt)
+ *
+ * mqtt.js does not set TCP_NODELAY: it is set on the TCP socket on connect and on the socket
+ * under the WebSocket at upgrade (Nagle + delayed ACK cost tens of ms per small message).
+ * Reconnects with exponential back-off and jitter (nodes/lib/backoff.js) instead of mqtt.js'
+ * fixed period. Inputs that change while down are not queued message by message: after a
+ * reconnect the whole input image goes out as one command, so the PLC sees the plant as it is
+ * now. A refused login (CONNACK 4 or 5) is not retried.
+ */
+const mqtt = require('mqtt');
+const WebSocket = require('ws');
+const tags = require('../../nodes/lib/tags');
+const payloads = require('../../nodes/lib/mqtt-payload');
+const { createBackoff } = require('../../nodes/lib/backoff');
+
+const DEFAULTS = {
+  plant: 'plant1',
+  qos: 0, // the study's choice: an old value is worth less than a timely one; 1 = at least once
+  connectTimeoutMs: 10000, // connect() gives up after 10 s
+  keepaliveS: 15, // MQTT PINGREQ period; a dead broker is noticed within 1.5 periods
+  maxErrorCodes: 50, // distinct error codes remembered
+};
+
+/** Error with a stable `code`. */
+class TransportError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'TransportError';
+    this.code = code;
+  }
+}
+
+/**
+ * @param {object} opts
+ * @param {string} opts.url mqtt://host:port or ws://host:port/mqtt
+ * @param {string} [opts.username] MQTT user with role twin
+ * @param {string} [opts.password]
+ * @param {string} [opts.plant] plant id in the topics (default plant1)
+ * @param {0|1|string} [opts.qos]
+ * @param {string} [opts.id] client id suffix
+ * @param {object} [opts.backoff] see nodes/lib/backoff.js
+ * @param {(line: string) => void} [opts.log]
+ */
+function createTransport(opts = {}) {
+  const o = { ...DEFAULTS, ...opts };
+  if (!o.url || !/^(mqtts?|wss?):\/\//.test(o.url)) {
+    throw new TransportError('E_TRANSPORT_CONFIG', 'the mqtt transport needs a url (mqtt://host:1883 or ws://host:8883/mqtt)');
+  }
+  const qos = Number(o.qos);
+  if (qos !== 0 && qos !== 1) throw new TransportError('E_TRANSPORT_CONFIG', `qos must be 0 or 1, got ${o.qos}`);
+  const topic = (t) => tags.template(t, { plant: o.plant });
+  const T = {
+    cmd: topic(tags.TABLE.mqtt.commandTopic),
+    state: topic(tags.TABLE.mqtt.stateTopic),
+    req: topic(tags.TABLE.mqtt.probeRequestTopic),
+    res: topic(tags.TABLE.mqtt.probeResponseTopic),
+  };
+  const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  const backoff = createBackoff(o.backoff || {});
+  const log = o.log || (() => {});
+  const valueCbs = [];
+  const probeCbs = [];
+  const image = {};
+  const stats = {
+    connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, snapshots: 0, errors: 0, errorCodes: {},
+    badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0, payloadBytesOut: 0, payloadBytesIn: 0,
+  };
+  let client = null;
+  let closed = false;
+  let dirty = false;
+  let firstConnect = null;
+  let wire = null; // the TCP socket carrying the current connection
+  const wireDone = { in: 0, out: 0 }; // bytes of earlier connections
+
+  function countError(code, msg) {
+    stats.errors += 1;
+    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
+      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
+    }
+    log(`mqtt transport: ${code}${msg ? ` ${msg}` : ''}`);
+  }
+
+  function useWire(sock) {
+    if (!sock || sock === wire) return;
+    retireWire();
+    wire = sock;
+    if (typeof sock.setNoDelay === 'function') sock.setNoDelay(true);
+  }
+  function retireWire() {
+    if (!wire) return;
+    wireDone.in += wire.bytesRead || 0;
+    wireDone.out += wire.bytesWritten || 0;
+    wire = null;
+  }
+
+  function publish(t, obj) {
+    const text = JSON.stringify(obj);
+    client.publish(t, text, { qos, retain: false });
+    stats.sent += 1;
+    stats.payloadBytesOut += Buffer.byteLength(text);
+  }
+
+  function fail(err) {
+    closed = true;
+    if (client) client.end(true);
+    if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(err); firstConnect = null; } else countError(err.code, err.message);
+  }
+
+  function open() {
+    client = mqtt.connect(o.url, {
+      username: o.username,
+      password: o.password,
+      clientId: `s7twin-twin-${id}`.slice(0, 23), // MQTT 3.1.1 servers need only accept 23 characters
+      clean: true,
+      keepalive: o.keepaliveS,
+      connectTimeout: o.connectTimeoutMs,
+      reconnectPeriod: backoff.next(),
+      resubscribe: false, // subscriptions are made on every connect below
+      createWebsocket: (url, protocols, wo) => {
+        const ws = new WebSocket(url, protocols, { ...(wo && wo.wsOptions), perMessageDeflate: false });
+        ws.on('upgrade', (res) => useWire(res.socket));
+        return ws;
+      },
+    });
+    client.on('connect', () => {
+      if (client.stream && typeof client.stream.setNoDelay === 'function') useWire(client.stream);
+      stats.connected = true;
+      stats.connects += 1;
+      if (stats.connects > 1) stats.reconnects += 1;
+      backoff.connected();
+      client.subscribe([T.state, T.res], { qos }, (err) => { if (err) countError('E_MQTT_SUBSCRIBE', err.message); });
+      // Back after a drop: bring the PLC up to date with the plant as it is now.
+      if (stats.connects > 1 && (dirty || Object.keys(image).length)) publish(T.cmd, { ...image });
+      dirty = false;
+      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.resolve(); firstConnect = null; }
+    });
+    client.on('offline', () => {
+      backoff.disconnected();
+      client.options.reconnectPeriod = backoff.next();
+    });
+    client.on('reconnect', () => { client.options.reconnectPeriod = backoff.next(); });
+    client.on('close', () => {
+      if (stats.connected) stats.connected = false;
+      retireWire();
+    });
+    client.on('error', (err) => {
+      stats.lastError = err.message;
+      // CONNACK 4 (bad user name or password) / 5 (not authorized): retrying will not help.
+      if (err.code === 4 || err.code === 5) {
+        stats.authFailures += 1;
+        fail(new TransportError('E_UNAUTHORIZED', `the MQTT broker refused the login (${err.message}) at ${o.url}`));
+      }
+    });
+    client.on('message', (t, payload, packet) => {
+      stats.received += 1;
+      stats.payloadBytesIn += payload.length;
+      if (t === T.state) {
+        let values;
+        try { values = payloads.decodeState(payload); } catch (err) { stats.badFrames += 1; countError(err.code, err.message); return; }
+        const kind = packet.retain ? 'snap' : 'state';
+        if (kind === 'snap') stats.snapshots += 1;
+        for (const cb of valueCbs) cb(values, kind);
+      } else if (t === T.res) {
+        let p;
+        try { p = payloads.checkProbe(payload); } catch (err) { stats.badFrames += 1; countError(err.code, err.message); return; }
+        for (const { i, v } of p.items) for (const cb of probeCbs) cb(i, v);
+      }
+    });
+  }
+
+  const up = () => client && client.connected;
+
+  return {
+    /** Connect; resolves once connected, rejects with E_CONNECT_TIMEOUT or E_UNAUTHORIZED. */
+    connect() {
+      if (closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
+      if (stats.connected) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          firstConnect = null;
+          reject(new TransportError('E_CONNECT_TIMEOUT', `no connection to ${o.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`));
+        }, o.connectTimeoutMs);
+        firstConnect = { resolve, reject, timer };
+        if (!client) open();
+      });
+    },
+    /** Send one command with every input that changed in one tick. */
+    send(values) {
+      if (!values || Object.keys(values).length === 0) return;
+      Object.assign(image, values);
+      if (up()) publish(T.cmd, values);
+      else { dirty = true; stats.coalesced += 1; }
+    },
+    onValues(cb) { valueCbs.push(cb); },
+    /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
+    probe(slot, value) {
+      if (up()) publish(T.req, { i: slot, v: value });
+      else stats.probesDropped += 1;
+    },
+    onProbe(cb) { probeCbs.push(cb); },
+    /** Close for good: no reconnect, every timer cleared. */
+    close() {
+      closed = true;
+      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(new TransportError('E_CLOSED', 'transport closed')); firstConnect = null; }
+      if (!client) return Promise.resolve();
+      const c = client;
+      return new Promise((resolve) => {
+        const t = setTimeout(() => c.end(true, {}, () => resolve()), 1000);
+        c.end(false, {}, () => { clearTimeout(t); resolve(); });
+      }).then(() => retireWire());
+    },
+    stats() {
+      return {
+        ...stats,
+        errorCodes: { ...stats.errorCodes },
+        bytesIn: wireDone.in + (wire ? wire.bytesRead || 0 : 0),
+        bytesOut: wireDone.out + (wire ? wire.bytesWritten || 0 : 0),
+      };
+    },
+    topics: T,
+  };
+}
+
+module.exports = { DEFAULTS, TransportError, createTransport };
