@@ -27,6 +27,7 @@ const DEFAULTS = {
   plant: 'plant1',
   publishingIntervalMs: 10,
   samplingIntervalMs: 10,
+  retryMs: 5000, // a first session that failed (login refused, ...) is tried again after 5 s
 };
 
 /**
@@ -162,12 +163,38 @@ function createOpcuaBridge(opts = {}) {
     }
   }
 
-  /** Connect both sides; resolves when both have a session (each keeps retrying on its own). */
+  let stopped = false;
+  const retryTimers = new Set();
+  /**
+   * Connect one side. node-opcua retries lost connections by itself; what it does not retry is a
+   * first session that failed (a refused login, a certificate problem): that is retried here,
+   * every retryMs, until it works or the bridge stops.
+   */
+  async function connectSide(s) {
+    while (!stopped) {
+      try {
+        await s.connect();
+        return;
+      } catch (err) {
+        if (stopped) return;
+        fail(err);
+        await new Promise((resolve) => {
+          const t = setTimeout(() => { retryTimers.delete(t); resolve(); }, o.retryMs);
+          retryTimers.add(t);
+        });
+      }
+    }
+  }
+
+  /** Connect both sides; resolves when both have a session (or the bridge was stopped). */
   async function start() {
-    await Promise.all([plc.connect(), cloud.connect()]);
+    await Promise.all([connectSide(plc), connectSide(cloud)]);
   }
 
   async function stop() {
+    stopped = true;
+    for (const t of retryTimers) clearTimeout(t);
+    retryTimers.clear();
     await Promise.allSettled([plc.close(), cloud.close()]);
   }
 

@@ -43,6 +43,10 @@ class OpcuaSideError extends Error {
 }
 
 let certificateManagers = new Map(); // pkiDir -> OPCUACertificateManager, one per folder
+const certificatesReady = new Map(); // pkiDir -> promise of the client certificate existing
+// One application name for every client: they share the certificate of their PKI folder, and
+// node-opcua wants the certificate's subjectAltName to match the client's applicationUri.
+const APPLICATION_NAME = 's7twin-opcua-client';
 
 /**
  * Create a client side (not connected).
@@ -108,7 +112,7 @@ function createSide(opts) {
     const { OPCUAClient, MessageSecurityMode, SecurityPolicy, UserTokenType, AttributeIds, TimestampsToReturn } = opcua;
     setStatus('connecting');
     client = OPCUAClient.create({
-      applicationName: `s7twin-${o.name || 'client'}`,
+      applicationName: APPLICATION_NAME,
       endpointMustExist: false,
       securityMode: MessageSecurityMode[o.securityMode || 'None'],
       securityPolicy: SecurityPolicy[o.securityPolicy || 'None'],
@@ -123,7 +127,24 @@ function createSide(opts) {
     client.on('connection_reestablished', () => { counters.reconnects += 1; setStatus('connected'); });
     client.on('backoff', () => { if (status !== 'disconnected') setStatus('connecting'); });
     client.on('after_reconnection', (err) => { if (err) setStatus('error', err.message); });
-    await client.connect(o.endpointUrl);
+    // Two clients on a fresh PKI folder would both create the certificate and one would find the
+    // other's half-written key: the first creates it, the others wait for that.
+    let ready = certificatesReady.get(o.pkiDir);
+    if (!ready) {
+      ready = client.initializeCM();
+      certificatesReady.set(o.pkiDir, ready);
+      ready.catch(() => certificatesReady.delete(o.pkiDir));
+    }
+    try {
+      await ready;
+      await client.connect(o.endpointUrl);
+    } catch (err) {
+      const c = client;
+      client = null;
+      await c.disconnect().catch(() => {});
+      if (!closed) setStatus('error', err.message);
+      throw Object.assign(new OpcuaSideError(closed ? 'E_CLOSED' : 'E_CONNECT', `${name}: ${err.message}`), { cause: err });
+    }
     if (closed) { await client.disconnect().catch(() => {}); throw new OpcuaSideError('E_CLOSED', `${name}: closed while connecting`); }
     counters.connects += 1;
     const identity = o.credentials && o.credentials.user
@@ -281,6 +302,6 @@ function withTimeout(p, ms) {
 }
 
 /** For tests: forget cached certificate managers. */
-function resetCertificateManagers() { certificateManagers = new Map(); }
+function resetCertificateManagers() { certificateManagers = new Map(); certificatesReady.clear(); }
 
 module.exports = { createSide, OpcuaSideError, DEFAULTS, resetCertificateManagers };
