@@ -13,6 +13,7 @@ const registry = require('./lib/registry');
 const CLOSE_TIMEOUT_MS = 5000; // done() is reached even if a socket refuses to close
 const STATUS_MS = 1000; // status refreshed at most once a second
 const LOG_MS = 1000; // refusals logged at most once a second (the rest are counted)
+const EVENTS_PER_S = 20; // refusal messages sent on the output per second at most
 const UNSET = /^\$\{[^}]*\}$/; // an ${ENV} reference Node-RED could not resolve
 
 /**
@@ -46,6 +47,9 @@ module.exports = function register(RED) {
     let lastLog = 0;
     let suppressed = 0;
     let statusTimer = null;
+    let windowStart = 0;
+    let windowCount = 0;
+    let droppedEvents = 0;
 
     const usersEnv = setting(config.usersEnv, 'S7T_MQTT_USERS');
     const users = (node.credentials && node.credentials.users) || process.env[usersEnv] || '';
@@ -60,6 +64,7 @@ module.exports = function register(RED) {
         maxFrameBytes: Number(setting(config.maxFrameBytes, DEFAULTS.maxFrameBytes)),
         validatePayloads: config.validate !== false && config.validate !== 'false',
         snapshot: config.snapshot !== false && config.snapshot !== 'false',
+        noDelay: config.noDelay !== false && config.noDelay !== 'false',
         users,
         onEvent,
       };
@@ -72,8 +77,11 @@ module.exports = function register(RED) {
     function onEvent(ev) {
       // Every refusal goes out of the node's output (a flow can alert on it); the log is
       // rate-limited so a client retrying a refused login cannot flood it.
-      node.send({ topic: ev.type, payload: ev });
       const now = Date.now();
+      // At most EVENTS_PER_S messages a second on the output: a client hammering a refused login
+      // must not flood the flow (every refusal is still counted).
+      if (now - windowStart >= 1000) { windowStart = now; windowCount = 0; }
+      if (windowCount < EVENTS_PER_S) { windowCount += 1; node.send({ topic: ev.type, payload: ev }); } else droppedEvents += 1;
       if (now - lastLog >= LOG_MS) {
         node.warn(`${ev.code}: ${ev.message}${ev.user ? ` (user ${ev.user})` : ''}${suppressed ? ` (+${suppressed} more not logged)` : ''}`);
         lastLog = now;
@@ -86,7 +94,7 @@ module.exports = function register(RED) {
 
     function statusText() {
       const c = server.counters;
-      const refused = c.authFailures + c.publishRefused + c.subscribeRefused + c.payloadRefused + c.oversized;
+      const refused = c.authFailures + c.publishRefused + c.subscribeRefused + c.payloadRefused + c.oversized + c.takeoverRefused;
       return `${c.clients} client${c.clients === 1 ? '' : 's'}${refused ? `, ${refused} refused` : ''}`;
     }
     function refreshStatus() {
@@ -94,7 +102,7 @@ module.exports = function register(RED) {
       setStatus('connected', statusText());
     }
 
-    registry.add(node, () => (server ? server.counters : {}));
+    registry.add(node, () => (server ? { ...server.counters, droppedEvents } : {}));
     let starting = Promise.resolve();
     if (opts) {
       setStatus('connecting', 'starting');

@@ -45,6 +45,7 @@ const DEFAULTS = {
   keepaliveLimitS: 600, // clients may not ask for keep-alives longer than 10 minutes
   validatePayloads: true, // check twin commands and probes against the tag dictionary
   snapshot: true, // hand the merged PLC state to new state subscribers
+  noDelay: true, // TCP_NODELAY on every socket; false only to reproduce a stock aedes server (bench)
 };
 
 /** Error with a stable `code`. */
@@ -100,6 +101,7 @@ async function createMqttServer(opts = {}) {
     payloadRefused: 0, // command/probe failed the checks, or payload too large
     subscribeRefused: 0, // filter not allowed for the role
     oversized: 0, // connections dropped by the frame guard
+    takeoverRefused: 0, // logins refused because another user holds the client id
     clientErrors: 0,
     messagesIn: 0, // PUBLISH packets accepted from clients
     bytesIn: 0, // their payload bytes
@@ -123,6 +125,18 @@ async function createMqttServer(opts = {}) {
       report({ type: 'refused', code: 'E_MQTT_AUTH', message: `bad user name or password${username ? ` for "${username}"` : ''}`, clientId: client && client.id });
       const e = err('E_MQTT_AUTH', 'bad user name or password');
       e.returnCode = username ? 4 : 5; // 4 = bad user name or password, 5 = not authorized
+      cb(e, false);
+      return;
+    }
+    // MQTT-3.1.4-2 lets a new connection with a known client id take over the old session; a
+    // client id is therefore bound to the user that holds it, or any twin could kick the PLC off.
+    const holder = broker.clients[client.id];
+    const holderUser = holder && holder !== client ? roleOf.get(holder) : null;
+    if (holderUser && holderUser.username !== user.username) {
+      counters.takeoverRefused += 1;
+      report({ type: 'refused', code: 'E_MQTT_CLIENT_ID', message: `client id "${client.id}" is in use by another user`, clientId: client.id, user: user.username });
+      const e = err('E_MQTT_CLIENT_ID', 'client id in use by another user');
+      e.returnCode = 2; // identifier rejected
       cb(e, false);
       return;
     }
@@ -226,7 +240,7 @@ async function createMqttServer(opts = {}) {
   try {
     if (o.port || o.port === 0) {
       tcp = net.createServer((socket) => {
-        socket.setNoDelay(true);
+        socket.setNoDelay(o.noDelay);
         counters.connections += 1;
         track(socket);
         socket.on('error', () => {}); // resets are normal; aedes sees the close
@@ -245,7 +259,7 @@ async function createMqttServer(opts = {}) {
         handleProtocols: (protocols) => (protocols.has('mqtt') ? 'mqtt' : protocols.has('mqttv3.1') ? 'mqttv3.1' : false),
       });
       wss.on('connection', (ws, req) => {
-        if (req.socket) { req.socket.setNoDelay(true); track(req.socket); }
+        if (req.socket) { req.socket.setNoDelay(o.noDelay); track(req.socket); }
         counters.connections += 1;
         ws.on('error', () => {});
         const stream = createWebSocketStream(ws);

@@ -133,3 +133,22 @@ test('MQTT broker: close() drops clients and frees both ports at once; config er
   await assert.rejects(createMqttServer({ port: 0, users: '' }), (e) => e.code === 'E_MQTT_CONFIG');
   await assert.rejects(createMqttServer({ port: 0, users: 'x:y:root' }), (e) => e.code === 'E_MQTT_USERS');
 });
+
+test('MQTT broker: a client id is bound to its user, so a twin cannot take over the PLC session', async (t) => {
+  const srv = await createMqttServer({ port: 0, wsPort: null, users: USERS });
+  const clients = [];
+  t.after(async () => { await Promise.all(clients.map(end)); await srv.close(); });
+  const url = `mqtt://127.0.0.1:${srv.ports.tcp}`;
+  const plc = await connect(url, { username: 'plc', password: 'plc-pw', clientId: 'plc-1' });
+  clients.push(plc);
+  let plcClosed = false;
+  plc.on('close', () => { plcClosed = true; });
+  await assert.rejects(connect(url, { username: 'twin', password: 'twin-pw', clientId: 'plc-1' }), /Identifier rejected/i);
+  assert.equal(srv.counters.takeoverRefused, 1);
+  assert.equal(plcClosed, false);
+  assert.ok(plc.connected);
+  // The same user may take its own session over (a PLC reconnecting before the old socket timed out).
+  const again = await connect(url, { username: 'plc', password: 'plc-pw', clientId: 'plc-1' });
+  clients.push(again);
+  await waitFor(() => plcClosed, 20000, 'the old session to be replaced');
+});

@@ -29,6 +29,7 @@ const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s
   keepaliveS: 15, // MQTT PINGREQ period; a dead broker is noticed within 1.5 periods
   maxErrorCodes: 50, // distinct error codes remembered
+  noDelay: true, // TCP_NODELAY; false only to measure a stock mqtt.js client (bench)
 };
 
 /** Error with a stable `code`. */
@@ -94,7 +95,7 @@ function createTransport(opts = {}) {
     if (!sock || sock === wire) return;
     retireWire();
     wire = sock;
-    if (typeof sock.setNoDelay === 'function') sock.setNoDelay(true);
+    if (o.noDelay !== false && o.noDelay !== 'false' && typeof sock.setNoDelay === 'function') sock.setNoDelay(true);
   }
   function retireWire() {
     if (!wire) return;
