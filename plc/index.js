@@ -179,7 +179,7 @@ async function createPlc(opts = {}) {
   due = performance.now();
   timer = setTimeout(tick, 0);
 
-  return Object.assign(plc, {
+  Object.assign(plc, {
     ports,
     scanMs,
     counters,
@@ -204,9 +204,11 @@ async function createPlc(opts = {}) {
         plc.once('stop', on);
       });
     },
-    get mqttConnected() { return services.mqtt ? services.mqtt.connected : false; },
     stop,
   });
+  // A real getter (Object.assign would copy the value once): is the MQTT client connected now?
+  Object.defineProperty(plc, 'mqttConnected', { get: () => (services.mqtt ? services.mqtt.connected : false), enumerable: true });
+  return plc;
 }
 
 module.exports = { createPlc, DEFAULTS };

@@ -91,6 +91,9 @@ function startMqtt(image, opts) {
     password: cfg.password,
     clientId: `s7twin-plc-${cfg.plant}-${process.pid}-${Math.random().toString(16).slice(2, 8)}`,
     reconnectPeriod: cfg.reconnectMs,
+    // mqtt.js stops for good after a refused CONNACK (bad credentials, broker not ready); a PLC
+    // keeps trying, and the refusal is counted in mqttErrors.
+    reconnectOnConnackError: true,
     connectTimeout: cfg.connectTimeoutMs,
     keepalive: cfg.keepaliveS,
     clean: true,
