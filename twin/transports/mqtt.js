@@ -15,13 +15,17 @@
  * Reconnects with exponential back-off and jitter (nodes/lib/backoff.js) instead of mqtt.js'
  * fixed period. Inputs that change while down are not queued message by message: after a
  * reconnect the whole input image goes out as one command, so the PLC sees the plant as it is
- * now. A refused login (CONNACK 4 or 5) is not retried.
+ * now; the same image answers the PLC's whole-image state message (sent when the PLC itself
+ * reconnects), in case our resend reached the broker before the PLC did. A refused login
+ * (CONNACK 4 or 5) is not retried.
  */
 const mqtt = require('mqtt');
 const WebSocket = require('ws');
 const tags = require('../../nodes/lib/tags');
 const payloads = require('../../nodes/lib/mqtt-payload');
 const { createBackoff } = require('../../nodes/lib/backoff');
+
+const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 
 const DEFAULTS = {
   plant: 'plant1',
@@ -74,7 +78,7 @@ function createTransport(opts = {}) {
   const image = {};
   const stats = {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, snapshots: 0, errors: 0, errorCodes: {},
-    badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0, payloadBytesOut: 0, payloadBytesIn: 0,
+    badFrames: 0, coalesced: 0, probesDropped: 0, resyncs: 0, authFailures: 0, bytesOut: 0, bytesIn: 0, payloadBytesOut: 0, payloadBytesIn: 0,
   };
   let client = null;
   let closed = false;
@@ -170,6 +174,14 @@ function createTransport(opts = {}) {
         try { values = payloads.decodeState(payload); } catch (err) { stats.badFrames += 1; countError(err.code, err.message); return; }
         const kind = packet.retain ? 'snap' : 'state';
         if (kind === 'snap') stats.snapshots += 1;
+        // The PLC publishes its whole image right after it (re)connects and subscribes. If the
+        // broker restarted, our own resend may have gone out before the PLC was back (QoS 0, clean
+        // sessions: nothing is queued for it), so answer the PLC's image with ours. Resending
+        // values the PLC already has makes no edge; a change it missed arrives now.
+        else if (STREAMED.every((k) => k in values) && Object.keys(image).length && up()) {
+          stats.resyncs += 1;
+          publish(T.cmd, { ...image });
+        }
         for (const cb of valueCbs) cb(values, kind);
       } else if (t === T.res) {
         let p;
