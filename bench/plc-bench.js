@@ -1,0 +1,102 @@
+'use strict';
+/**
+ * Figures of the virtual S7-1500's S7 interface (docs/plc.md), measured with nodes7 as an edge
+ * would use it, against the PLC running in its own process (`node plc/index.js`):
+ *
+ *   node bench/plc-bench.js [--n 1000] [--scan-ms 10] [--inproc]
+ *
+ *   read   one nodes7 read of the whole DB1 block (16 bytes), back to back
+ *   probe  write a fresh value to a DB2 request slot, then read the DB3 response slot back to
+ *          back until it holds that value: one PLC round trip including up to one scan of waiting.
+ *          Measured twice: "random phase" waits a random 0..1 scan before each probe, so requests
+ *          land anywhere in the cycle as a twin's would (expect about half a scan on average);
+ *          "back to back" starts each probe right after the previous answer, which phase-locks
+ *          the loop to the scan and costs a whole scan every time (what a polling edge sees).
+ *
+ * Do not over-read: loopback on one shared 2-core machine, the scan is a Node.js timer, and
+ * nodes7 runs one job at a time. Compare runs made on the same machine only.
+ */
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
+const { summarise, round } = require('../nodes/lib/stats');
+const { s7Connect } = require('../test/helpers/plc');
+
+const argv = process.argv.slice(2);
+const arg = (name, d) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? Number(argv[i + 1]) : d; };
+const N = arg('n', 1000);
+const SCAN_MS = arg('scan-ms', 10);
+const INPROC = argv.includes('--inproc');
+const WARMUP = 50;
+
+/** Start the PLC in a child process (S7 only) and return {port, stop}. */
+async function startChildPlc() {
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'plc', 'index.js'), '--s7-port', '0', '--no-opcua', '--no-modbus', '--scan-ms', String(SCAN_MS)],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /S7 127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`PLC exited with ${code}`)));
+  });
+  return {
+    port,
+    stop: () => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM'); }),
+  };
+}
+
+async function startInprocPlc() {
+  const { createPlc } = require('../plc');
+  const plc = await createPlc({ scanMs: SCAN_MS, s7: { port: 0 }, opcua: false, modbus: false });
+  return { port: plc.ports.s7, stop: () => plc.stop() };
+}
+
+function line(name, s) {
+  const f = (v) => round(v, 3).toFixed(3).padStart(8);
+  return `${name.padEnd(26)} n=${s.n}  mean ${f(s.mean)}  median ${f(s.median)}  p95 ${f(s.p95)}  p99 ${f(s.p99)}  max ${f(s.max)} ms`;
+}
+
+async function main() {
+  const plc = INPROC ? await startInprocPlc() : await startChildPlc();
+  const s7 = await s7Connect(plc.port);
+  try {
+    const reads = [];
+    for (let k = 0; k < N + WARMUP; k++) {
+      const t0 = performance.now();
+      await s7.read(['DB1,BYTE0.16']);
+      if (k >= WARMUP) reads.push(performance.now() - t0);
+    }
+    let seq = 0;
+    async function probes(randomPhase) {
+      const trips = [];
+      for (let k = 0; k < N + WARMUP; k++) {
+        if (randomPhase) await new Promise((r) => setTimeout(r, Math.random() * SCAN_MS));
+        seq += 1;
+        const slot = seq % 1024;
+        const value = (0x10000 + seq) >>> 0;
+        const req = `DB2,DWORD${4 * slot}`;
+        const res = `DB3,DWORD${4 * slot}`;
+        const t0 = performance.now();
+        await s7.write({ [req]: value });
+        while ((await s7.read([res]))[res] !== value) { /* poll back to back */ }
+        if (k >= WARMUP) trips.push(performance.now() - t0);
+      }
+      return trips;
+    }
+    const random = await probes(true);
+    const locked = await probes(false);
+    const where = INPROC ? 'in-process' : 'child process';
+    console.log(`virtual S7-1500 (${where}), scan ${SCAN_MS} ms, nodes7 over loopback, ${N} samples each after ${WARMUP} warm-up`);
+    console.log(line('read DB1 (16 bytes)', summarise(reads)));
+    console.log(line('probe, random phase', summarise(random)));
+    console.log(line('probe, back to back', summarise(locked)));
+  } finally {
+    await s7.close();
+    await plc.stop();
+  }
+}
+
+main().catch((err) => { console.error(err); process.exitCode = 1; });
