@@ -39,7 +39,15 @@ module.exports = function register(RED) {
       // Unlike core websocket out, a msg relayed from ANOTHER endpoint (its _client unknown here)
       // is not dropped: it goes to every peer of this one.
       const n = node.cfg.sendEnvelope(env, msg._client);
-      if (n > 0) node.counters.sent += 1; else node.counters.notDelivered += 1;
+      if (n > 0) {
+        node.counters.sent += 1;
+      } else {
+        node.counters.notDelivered += 1;
+        // A command or probe with nowhere to go (no edge connected) is refused to its sender.
+        if ((env.k === 'cmd' || env.k === 'probe') && node.cfg.refuseUndelivered) {
+          node.cfg.refuseUndelivered(env, 'E_EDGE_DOWN', `no peer on ${node.cfg.path} is connected: the ${env.k} was not delivered`);
+        }
+      }
       done();
     });
 

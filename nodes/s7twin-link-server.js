@@ -81,6 +81,20 @@ module.exports = function register(RED) {
     node.deregister = (u) => { node.users.delete(u); };
     /** Send to clientId if it is a peer of THIS endpoint, else route/fan out (see lib). */
     node.sendEnvelope = (env, clientId) => ep.send(env, clientId);
+    /**
+     * Answer a command or probe that reached no peer here (no edge connected) with an err
+     * envelope to the twin that sent it, through whichever twin endpoint it is connected to:
+     * a command is either written or explicitly refused, never dropped silently.
+     * @returns {number} twins the answer went to (0 if the sender is gone too)
+     */
+    node.refuseUndelivered = (env, code, text) => {
+      const answer = ep.errorFor(env, code, text);
+      let n = 0;
+      for (const other of endpoints.values()) {
+        if (other !== node && other.role === 'twin' && other.endpoint) n += other.endpoint.send(answer);
+      }
+      return n;
+    };
 
     node.on('close', (removed, done) => {
       registry.remove(node);

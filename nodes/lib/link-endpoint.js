@@ -280,6 +280,11 @@ function createEndpoint(opts) {
     handleUpgrade,
     send,
     close,
+    /**
+     * An err envelope from this endpoint answering `env` (for a frame that could not be
+     * delivered): send it through the endpoint the asker is connected to.
+     */
+    errorFor: (env, code, msg) => sender.error(code, msg, { src: env.src, seq: env.seq }, env.cid),
     hasClient: (id) => clients.has(id),
     clientIds: () => [...clients.keys()],
     /** Internals for tests and the stats endpoint. */

@@ -131,6 +131,18 @@ test('WebSocket–S7 path end to end', async (t) => {
     await tw.close();
   });
 
+  await t.test('the edge is gone: a command is answered with E_EDGE_DOWN, not dropped', async () => {
+    await sys.edge.stop();
+    const tw = await rawTwin(sys);
+    tw.ws.send(JSON.stringify({ v: 1, k: 'cmd', src: 'twin-noedge', seq: 1, ts: Date.now(), d: { sp: 0 } }));
+    const err = await waitFor(() => tw.frames.find((f) => f.k === 'err' && f.ref && f.ref.src === 'twin-noedge'), 10000, 'E_EDGE_DOWN');
+    assert.equal(err.e.code, 'E_EDGE_DOWN');
+    assert.equal(err.ref.seq, 1);
+    await tw.close();
+    await sys.startEdge();
+    await waitFor(async () => 'grn' in (await snapshot(sys)), 20000, 'edge back');
+  });
+
   await t.test('the PLC stops and returns: commands are refused meanwhile, then the edge recovers', async () => {
     await sys.plc.stop();
     const tw = await rawTwin(sys);

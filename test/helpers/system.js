@@ -86,6 +86,10 @@ async function startWsSystem(opts = {}) {
       sys.cloud = await startNodeRed({ role: 'cloud', port: cloudPort, flows: part('cloud-ws'), env });
       return sys.cloud;
     },
+    async startEdge() {
+      sys.edge = await startNodeRed({ role: 'edge', flows: part('edge-ws'), env });
+      return sys.edge;
+    },
     async stop() {
       if (sys.edge) await sys.edge.stop();
       if (sys.cloud) await sys.cloud.stop();
@@ -94,7 +98,7 @@ async function startWsSystem(opts = {}) {
   };
   try {
     await sys.startCloud();
-    sys.edge = await startNodeRed({ role: 'edge', flows: part('edge-ws'), env });
+    await sys.startEdge();
   } catch (err) {
     await sys.stop();
     throw err;
