@@ -75,6 +75,23 @@ test('writes from another interface (setInputs) reach the S7 image at the next s
   await waitFor(async () => (await s7.read(['DB1,X1.1']))['DB1,X1.1'] === false, 10000, 'p3f cleared');
 });
 
+test('S7 client writes and writes from other interfaces interleave without undoing each other', async () => {
+  // The S7 client owns DamageSensor, setInputs owns Piston3Front; each scan merges both into the
+  // snap7 area while the PLC writes its outputs back. Neither side may ever see its write undone.
+  for (let k = 1; k <= 40; k++) {
+    const v = k % 2;
+    plc.setInputs({ p3f: v });
+    await s7.write({ 'DB1,X0.6': v === 1 });
+    await plc.waitScans(2);
+    const r = await s7.read(['DB1,X0.6', 'DB1,X1.1']);
+    assert.deepEqual(r, { 'DB1,X0.6': v === 1, 'DB1,X1.1': v === 1 }, `round ${k}`);
+    assert.equal(plc.values().dmg, v);
+    assert.equal(plc.values().p3f, v);
+  }
+  plc.setInputs({ p3f: 0 });
+  await s7.write({ 'DB1,X0.6': false });
+});
+
 test('a read of an unregistered DB fails cleanly and the PLC keeps serving', async () => {
   const scans = plc.counters.scans;
   await assert.rejects(s7.read(['DB9,INT0']), (err) => err.code === 'E_S7_READ' && /BAD/.test(JSON.stringify(err.values)));
