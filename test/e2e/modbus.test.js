@@ -18,6 +18,9 @@ const tags = require('../../nodes/lib/tags');
 const ROOT = path.join(__dirname, '..', '..');
 const part = (name) => JSON.parse(fs.readFileSync(path.join(ROOT, 'flows', 'parts', name), 'utf8'));
 const POLL_MS = '20'; // a loaded 2-core CI machine: keep the fast plant well inside its margin
+// The fast plant at half its conveyor speeds: twice the margin before a late answer mis-sorts a
+// box, so a scheduling stall of a few hundred ms on a loaded machine does not fail the test.
+const PLANT = { c1SpeedMmS: 1000, c2SpeedMmS: 1500 };
 
 /** Expose the edge codecs' status through a websocket out node the test can listen to. */
 function withStatusTap(flow, tab, url) {
@@ -61,7 +64,7 @@ async function stack(t) {
 }
 
 function twin(url, boxes) {
-  return runTwin({ protocol: 'modbus', url, pollMs: POLL_MS, boxes, damaged: '0110010110', profile: 'fast', quiet: true });
+  return runTwin({ protocol: 'modbus', url, pollMs: POLL_MS, boxes, damaged: '0110010110', profile: 'fast', plant: PLANT, quiet: true });
 }
 
 test('modbus path: 10 boxes sorted through PLC, edge and cloud; round trips timed; then faults', async (t) => {
