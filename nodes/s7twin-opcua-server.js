@@ -2,8 +2,8 @@
 /**
  * s7twin-opcua-server: the cloud OPC UA server of the OPC UA path. The server itself is
  * nodes/lib/opcua-server.js; this file wires it to Node-RED: configuration from the node (with
- * `${S7T_...}` env values), status, one message per value change, and the image kept in node
- * context across a redeploy.
+ * `${S7T_...}` env values), status, one message per value change, and the image kept across a
+ * redeploy.
  */
 const path = require('node:path');
 const { createOpcuaServer, DEFAULTS } = require('./lib/opcua-server');
@@ -11,6 +11,10 @@ const ot = require('./lib/opcua-tags');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second
+
+// The image of each server node across redeploys, by node id. Not node context: Node-RED deletes
+// a node's memory context when the node closes, redeploys included (runtime nodes/Node.js close).
+const images = new Map();
 
 module.exports = function register(RED) {
   function S7TwinOpcuaServerNode(config) {
@@ -37,7 +41,7 @@ module.exports = function register(RED) {
           twin: { user: (config.twinUser || '').trim() || DEFAULTS.users.twin.user, password: twinPassword },
           edge: { user: (config.edgeUser || '').trim() || DEFAULTS.users.edge.user, password: edgePassword },
         },
-        initialValues: node.context().get('image') || {},
+        initialValues: images.get(node.id) || {},
       });
     } catch (err) {
       node.status({ fill: 'red', shape: 'dot', text: err.code || 'config error' });
@@ -113,7 +117,7 @@ module.exports = function register(RED) {
       clearInterval(poll);
       if (statusTimer) clearTimeout(statusTimer);
       // Keep the image for the next deploy of this node: twins and edge find the plant as it was.
-      try { if (!removed) node.context().set('image', server.values()); else node.context().set('image', undefined); } catch { /* context store gone */ }
+      if (removed) images.delete(node.id); else images.set(node.id, server.values());
       let finished = false;
       const finish = (err) => {
         if (finished) return;

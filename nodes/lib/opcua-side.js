@@ -33,6 +33,9 @@ const DEFAULTS = {
   pkiDir: path.join(os.tmpdir(), 's7twin-opcua-client-pki'),
 };
 
+const SECURITY_MODES = ['None', 'Sign', 'SignAndEncrypt'];
+const SECURITY_POLICIES = ['None', 'Basic256Sha256', 'Aes128_Sha256_RsaOaep', 'Aes256_Sha256_RsaPss'];
+
 /** Error with a stable `code`. */
 class OpcuaSideError extends Error {
   constructor(code, message) {
@@ -69,6 +72,17 @@ function createSide(opts) {
   }
   const o = { ...DEFAULTS, ...opts };
   const name = o.name || o.endpointUrl;
+  o.securityMode = o.securityMode || 'None';
+  o.securityPolicy = o.securityPolicy || 'None';
+  if (!SECURITY_MODES.includes(o.securityMode)) {
+    throw new OpcuaSideError('E_CONFIG', `securityMode must be one of ${SECURITY_MODES.join(', ')}, got ${JSON.stringify(o.securityMode)}`);
+  }
+  if (!SECURITY_POLICIES.includes(o.securityPolicy)) {
+    throw new OpcuaSideError('E_CONFIG', `securityPolicy must be one of ${SECURITY_POLICIES.join(', ')}, got ${JSON.stringify(o.securityPolicy)}`);
+  }
+  if ((o.securityMode === 'None') !== (o.securityPolicy === 'None')) {
+    throw new OpcuaSideError('E_CONFIG', `securityMode ${o.securityMode} does not go with securityPolicy ${o.securityPolicy}`);
+  }
   const ee = new EventEmitter();
   const counters = {
     connects: 0, connectionsLost: 0, reconnects: 0, sessionsCreated: 0, sessionsRestored: 0, notifications: 0,
@@ -114,8 +128,8 @@ function createSide(opts) {
     client = OPCUAClient.create({
       applicationName: APPLICATION_NAME,
       endpointMustExist: false,
-      securityMode: MessageSecurityMode[o.securityMode || 'None'],
-      securityPolicy: SecurityPolicy[o.securityPolicy || 'None'],
+      securityMode: MessageSecurityMode[o.securityMode],
+      securityPolicy: SecurityPolicy[o.securityPolicy],
       connectionStrategy: { initialDelay: o.initialDelayMs, maxDelay: o.maxDelayMs, maxRetry: 1e9, randomisationFactor: 0.2 },
       requestedSessionTimeout: o.sessionTimeoutMs,
       keepSessionAlive: true,

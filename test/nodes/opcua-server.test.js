@@ -149,3 +149,23 @@ test('bridge: commands reach the PLC together, outputs reach the cloud, a restar
   await waitFor(async () => (await countMonitoredItems(srv2.endpointUrl, TWIN)).items === 10, 20000, 'the command items recreated once');
   assert.equal(errors.filter((e) => e.code === 'E_WRITE_REFUSED').length, 0);
 });
+
+test('security: SignAndEncrypt sessions work; a server without None refuses insecure clients; bad options are caught', async (t) => {
+  const srv = await startServer(t, { allowInsecure: false });
+  const secure = await client(t, srv, TWIN, { securityMode: 'SignAndEncrypt', securityPolicy: 'Basic256Sha256' });
+  const r = await secure.write([{ nodeId: srv.nodeIdOf('st'), dataType: 'Boolean', value: true }]);
+  assert.equal(r[0].status, 'Good');
+  const insecure = createSide({
+    endpointUrl: srv.endpointUrl, credentials: TWIN, pkiDir: pkiDir('client'), name: 'insecure', maxDelayMs: 200, initialDelayMs: 50,
+  });
+  t.after(() => insecure.close());
+  // node-opcua keeps retrying a refused secure channel: the session never comes.
+  const outcome = await Promise.race([
+    insecure.connect().then(() => 'connected', (err) => err.code),
+    new Promise((resolve) => setTimeout(() => resolve('no session'), 3000)),
+  ]);
+  assert.notEqual(outcome, 'connected');
+  assert.throws(() => createSide({ endpointUrl: srv.endpointUrl, securityMode: 'Fast' }), { code: 'E_CONFIG' });
+  assert.throws(() => createSide({ endpointUrl: srv.endpointUrl, securityMode: 'SignAndEncrypt' }), { code: 'E_CONFIG' });
+  assert.throws(() => createSide({ endpointUrl: 'http://x' }), { code: 'E_CONFIG' });
+});
