@@ -95,7 +95,7 @@ module.exports = function register(RED) {
     function statusText() {
       const c = server.counters;
       const refused = c.authFailures + c.publishRefused + c.subscribeRefused + c.payloadRefused + c.oversized + c.takeoverRefused;
-      return `${c.clients} client${c.clients === 1 ? '' : 's'}${refused ? `, ${refused} refused` : ''}`;
+      return `${c.clients} client${c.clients === 1 ? '' : 's'}, ${c.messagesIn} msgs${refused ? `, ${refused} refused` : ''}`;
     }
     function refreshStatus() {
       if (!server || closed) return;
