@@ -4,7 +4,7 @@
  * each writing a fresh UDInt to its request slot and timing until that exact value comes back
  * from the response slot (the PLC copies request → response every scan, so the round trip holds
  * exactly the PLC's own latency and nothing another user did). One probe in flight per user, a
- * think time between probes, like a twin reacting to its plant.
+ * random think time between probes (uniform, 0.5-1.5 × thinkMs), like a twin reacting to its plant.
  *
  * Counted, never silently dropped: timeouts (no answer within timeoutMs), wrong answers (another
  * value for the user's own slot), connect failures. Warm-up probes (each user's first ones) are
@@ -33,6 +33,22 @@ class LoadError extends Error {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Race a promise against a timer that is always cleared (a pending timer would hold the process). */
+function withTimeout(promise, ms, code, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new LoadError(code, `${what} timed out after ${ms} ms`)), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Think time drawn uniformly from [0.5, 1.5] × the mean: fixed gaps phase-lock with the PLC
+ * scan and with polled reads (a 5 ms gap after each 50 ms-cycle answer lands at the same point of
+ * the next cycle every time), which would measure the phase, not the path.
+ */
+const think = (mean) => mean * (0.5 + Math.random());
 
 /**
  * Run one load level for one protocol.
@@ -79,10 +95,7 @@ async function runLoad(o) {
         user.pending = null;
         p.resolve(performance.now() - p.t0);
       });
-      batch.push(Promise.race([
-        t.connect(),
-        sleep(cfg.connectTimeoutMs).then(() => { throw new LoadError('E_CONNECT_TIMEOUT', 'connect timed out'); }),
-      ]).then(() => { user.up = true; res.connected += 1; }, () => { res.connectErrors += 1; }));
+      batch.push(withTimeout(t.connect(), cfg.connectTimeoutMs, 'E_CONNECT_TIMEOUT', 'connect').then(() => { user.up = true; res.connected += 1; }, () => { res.connectErrors += 1; }));
     }
     await Promise.all(batch);
   }
@@ -115,7 +128,7 @@ async function runLoad(o) {
         if (samples) samples.push(ms);
       }
       if (cfg.onProbe) cfg.onProbe(res.ok + res.timeouts);
-      if (cfg.thinkMs) await sleep(cfg.thinkMs);
+      if (cfg.thinkMs) await sleep(think(cfg.thinkMs));
     }
   }
 
@@ -162,7 +175,7 @@ async function waitPathReady(makeTransport, timeoutMs = 60000, slot = DEFAULTS.s
   while (performance.now() < end) {
     const t = makeTransport(0);
     try {
-      await Promise.race([t.connect(), sleep(10000).then(() => { throw new Error('connect timed out'); })]);
+      await withTimeout(t.connect(), 10000, 'E_CONNECT_TIMEOUT', 'connect');
       for (let i = 0; i < 20 && performance.now() < end; i++) {
         const value = 4000000000 + Math.floor(Math.random() * 1e8);
         const ok = await new Promise((resolve) => {

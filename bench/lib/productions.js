@@ -76,6 +76,7 @@ async function runProductions(o) {
 
   // Warm-up: one short production per protocol (connections, JIT, OPC UA sessions), discarded.
   for (const p of o.protocols) {
+    if (!(o.warmupBoxes ?? DEFAULTS.warmupBoxes)) break;
     try {
       const { r } = await one(p, o.warmupBoxes ?? DEFAULTS.warmupBoxes, 999);
       out[p].warmupSamples = Object.values(r.samples).reduce((n, a) => n + a.length, 0);
@@ -87,8 +88,12 @@ async function runProductions(o) {
 
   const maxBlocks = o.maxBlocks || 50;
   const count = (p) => vars.reduce((n, v) => n + out[p].samples[v].length, 0);
-  for (let b = 0; b < maxBlocks; b++) {
-    const order = o.protocols.map((_, i) => o.protocols[(i + b) % o.protocols.length]);
+  // A protocol leaves the rotation once it has its samples, or after 3 failed productions in a
+  // row without a single sample (a path that does not work would otherwise loop to maxBlocks).
+  const active = new Set(o.protocols);
+  const straightFails = Object.fromEntries(o.protocols.map((p) => [p, 0]));
+  for (let b = 0; b < maxBlocks && active.size; b++) {
+    const order = o.protocols.map((_, i) => o.protocols[(i + b) % o.protocols.length]).filter((p) => active.has(p));
     for (const p of order) {
       const acc = out[p];
       acc.productions += 1;
@@ -113,11 +118,11 @@ async function runProductions(o) {
         acc.errors += 1;
         acc.reasons.push(`${err.code || 'E_TWIN'} ${err.message}`);
       }
+      straightFails[p] = count(p) === 0 ? straightFails[p] + 1 : 0;
+      if (count(p) >= o.samplesWanted) active.delete(p);
+      if (straightFails[p] >= 3) { active.delete(p); acc.gaveUp = true; }
       if (o.onProgress) o.onProgress({ phase: 'block', block: b, protocol: p, samples: count(p) });
     }
-    if (o.protocols.every((p) => count(p) >= o.samplesWanted)) break;
-    // A protocol that fails every production would loop forever: give up after 3 straight failures.
-    if (o.protocols.every((p) => out[p].failed >= 3 && count(p) === 0)) break;
   }
   return out;
 }

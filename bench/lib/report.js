@@ -48,7 +48,7 @@ function t1stats(samples, expired = 0) {
 function summarize(results) {
   const out = { ...results, profiles: {} };
   for (const [name, pr] of Object.entries(results.profiles)) {
-    const p = { links: pr.links, available: pr.available, notes: pr.notes || [], errors: pr.errors || [] };
+    const p = { links: pr.links, available: pr.available, notes: pr.notes || [], errors: pr.errors || [], loadStopped: pr.loadStopped || {} };
     if (pr.floor) p.floor = { ...summarise(pr.floor.samples), warmup: pr.floor.warmup, errors: pr.floor.errors };
     p.probe = {};
     for (const [proto, r] of Object.entries(pr.probe || {})) {
@@ -69,6 +69,7 @@ function summarize(results) {
         warmupSamples: r.warmupSamples,
         productions: r.productions,
         failed: r.failed,
+        gaveUp: Boolean(r.gaveUp),
         reasons: r.reasons.slice(0, 10),
         cycle: r.cycleMs.length ? { ...summarise(r.cycleMs.map((ms) => ms / 1000)), boxes: r.boxes } : null,
         bytes: {
@@ -291,9 +292,8 @@ function markdown(s, plotFiles) {
       const c = ratios(Object.keys(p.load).map((pr) => [pr, p.load[pr][maxCommon].cost && p.load[pr][maxCommon].cost.cloud && p.load[pr][maxCommon].cost.cloud.cpuPct]), '% CPU');
       if (c) L.push(`- cloud CPU at ${maxCommon} users: lightest ${c}`);
     }
-    for (const proto of Object.keys(p.load)) {
-      const stopped = p.load[proto].stoppedAt;
-      if (stopped) L.push(`- ${label(proto)} was not run beyond ${stopped} users: it did not hold (errors or p99 over the limit).`);
+    for (const [proto, stopped] of Object.entries(p.loadStopped)) {
+      L.push(`- ${label(proto)} was not run beyond ${stopped} users: it did not hold there (over 1 % errors or p99 over 1 s).`);
     }
     L.push('');
   }
@@ -337,10 +337,11 @@ function markdown(s, plotFiles) {
     const fl = p.floor && p.floor.mean;
     for (const [proto, r] of Object.entries(p.probe)) {
       if (!r.stats || !r.stats.n) continue;
-      const parts = [`network floor ${fmt(fl)} ms`, `PLC scan wait ≈ ${fmt(o.scanMs / 2)} ms on average (a write waits for the next scan; ${o.scanMs} ms cycle)`];
-      if (proto === 'stock') parts.push(`polled read ≈ ${fmt(o.stockCycleMs / 2)} ms on average, up to ${o.stockCycleMs} ms (node-red-contrib-s7 minimum cycle)`);
-      parts.push(`rest (Node-RED, serialisation, S7 I/O) ≈ ${fmt(r.stats.mean - (fl || 0) - o.scanMs / 2 - (proto === 'stock' ? o.stockCycleMs / 2 : 0))} ms`);
-      L.push(`- ${name} ${label(proto)}: mean ${fmt(r.stats.mean)} ms = ${parts.join(' + ')}.`);
+      const above = r.stats.mean - (fl || 0);
+      const parts = [`network floor ${fmt(fl)} ms`, `${fmt(above)} ms above the network (protocol stacks, Node-RED, S7 I/O and the PLC)`];
+      const within = [`the PLC scan: a write waits 0–${o.scanMs} ms for the next scan (≈ ${fmt(o.scanMs / 2)} ms on average for requests at random times)`];
+      if (proto === 'stock') within.push(`the polled S7 read: 0–${o.stockCycleMs} ms (node-red-contrib-s7's minimum cycle; ≈ ${fmt(o.stockCycleMs / 2)} ms on average)`);
+      L.push(`- ${name} ${label(proto)}: mean ${fmt(r.stats.mean)} ms = ${parts.join(' + ')}; of the latter, ${within.join('; ')}.`);
     }
   }
   L.push('');

@@ -1,0 +1,347 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * The protocol benchmark: `npm run bench -- [options]`, `npm run bench:smoke`.
+ * Starts the virtual PLC, the cloud and edge Node-RED (and Toxiproxy for WAN profiles) per
+ * network profile, measures the network floor, probe round trips (our bridge vs the stock-node
+ * replica), twin productions (Tables 1, 5, 3, cycle time) and load levels (Table 4, server cost),
+ * protocols interleaved, and writes a results folder (see bench/lib/report.js).
+ *
+ * `runBench(opts)` is the same as a function (the smoke test calls it).
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const { startSystem, availablePaths, createTransport, hasProbe, BUNDLE_PROTOCOLS } = require('./lib/system');
+const { measureFloor } = require('./lib/floor');
+const { runLoad, waitPathReady } = require('./lib/load');
+const { runProductions } = require('./lib/productions');
+const { createCostMeter } = require('./lib/procs');
+const { writeReport } = require('./lib/report');
+const { createProgress } = require('./lib/progress');
+
+const ROOT = path.join(__dirname, '..');
+const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'stock'];
+
+/** Full run and smoke run defaults (units in the names). */
+const DEFAULTS = {
+  full: {
+    profiles: ['local', 'wan'],
+    samples: 300, // Table 1 samples per protocol and profile (the study had 1,083-2,200)
+    probeSamples: 1000, // sequential probe round trips per protocol and profile (issue 3: >= 1,000)
+    floorSamples: 500,
+    users: [1, 5, 10, 20, 40, 60, 80, 200, 500, 1000],
+    loadSeconds: 10, // per level and protocol
+    thinkMs: 100,
+    boxes: 10,
+    warmupBoxes: 2, // warm-up production per protocol, discarded
+    pathReadyMs: 60000, // wait for the first probe through a path after start
+    probeBlock: 100, // probes per protocol per interleaved block
+  },
+  smoke: {
+    profiles: ['local', 'wan'],
+    samples: 5,
+    probeSamples: 30,
+    floorSamples: 30,
+    users: [1, 5],
+    loadSeconds: 2,
+    thinkMs: 50,
+    boxes: 3,
+    warmupBoxes: 1,
+    pathReadyMs: 20000,
+    probeBlock: 15,
+  },
+  scanMs: 10,
+  stockCycleMs: 50,
+  holdBeyond: 80, // levels above this run only for paths that held the level before
+  holdMaxErrorPct: 1, // "held": at most 1 % errors ...
+  holdMaxP99Ms: 1000, // ... and p99 under 1 s
+};
+
+const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for the quick end-to-end run)
+
+  --protocols <list>   ws,mqtt,opcua,modbus,stock (default: every available path)
+  --profiles <list>    network profiles from the profile file (default local,wan)
+  --profile-file <f>   JSON profiles (default bench/profiles.json)
+  --users <list>       load levels (default 1,5,10,20,40,60,80,200,500,1000)
+  --samples <n>        Table 1 samples per protocol and profile (default 300)
+  --probe-samples <n>  probe round trips per protocol and profile (default 1000)
+  --floor-samples <n>  network floor echoes per profile (default 500)
+  --load-seconds <s>   seconds per load level and protocol (default 10)
+  --think <ms>         think time between a virtual twin's probes (default 100)
+  --boxes <n>          boxes per production (default 10)
+  --tuning <t>         protocol intervals: tuned (default) or study (Modbus 80 ms, OPC UA polled 50 ms)
+  --scan <ms>          PLC scan cycle (default 10)
+  --stock-cycle <ms>   stock replica's S7 read cycle (default 50, the node's minimum)
+  --no-productions, --no-load, --no-probes   skip a section
+  --out <dir>          results folder (default results/<timestamp>)
+  --smoke              few samples, levels 1 and 5: the whole pipeline in under two minutes
+  -h, --help
+`;
+
+/** Parse argv into options. */
+function parseCli(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      protocols: { type: 'string' }, profiles: { type: 'string' }, 'profile-file': { type: 'string' },
+      users: { type: 'string' }, samples: { type: 'string' }, 'probe-samples': { type: 'string' },
+      'floor-samples': { type: 'string' }, 'load-seconds': { type: 'string' }, think: { type: 'string' },
+      boxes: { type: 'string' }, tuning: { type: 'string' }, scan: { type: 'string' }, 'stock-cycle': { type: 'string' }, out: { type: 'string' },
+      'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
+      smoke: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const list = (s) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+  const num = (s) => (s === undefined ? undefined : Number(s));
+  return {
+    help: values.help,
+    smoke: values.smoke,
+    protocols: list(values.protocols),
+    profiles: list(values.profiles),
+    profileFile: values['profile-file'],
+    users: list(values.users) && list(values.users).map(Number),
+    samples: num(values.samples),
+    probeSamples: num(values['probe-samples']),
+    floorSamples: num(values['floor-samples']),
+    loadSeconds: num(values['load-seconds']),
+    thinkMs: num(values.think),
+    boxes: num(values.boxes),
+    tuning: values.tuning,
+    scanMs: num(values.scan),
+    stockCycleMs: num(values['stock-cycle']),
+    out: values.out,
+    productions: !values['no-productions'],
+    load: !values['no-load'],
+    probes: !values['no-probes'],
+  };
+}
+
+function versions() {
+  const v = { node: process.version };
+  for (const m of ['node-red', 'ws', 'aedes', 'node-opcua', 'modbus-serial', 'node-snap7', 'nodes7', 'node-red-contrib-s7', 'node-red-contrib-opcua', 'node-red-contrib-modbus', 'hdr-histogram-js', 'simple-statistics', 'vega', 'vega-lite']) {
+    try { v[m] = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', m, 'package.json'), 'utf8')).version; } catch { /* not installed */ }
+  }
+  try { v.toxiproxy = fs.readFileSync(path.join(ROOT, '.tools', 'bin', '.toxiproxy-version'), 'utf8').trim(); } catch { v.toxiproxy = 'not built'; }
+  try { v.bundle = `${require('../package.json').version} (${require('node:child_process').execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim()})`; } catch { /* not a git checkout */ }
+  return v;
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return { cpus: cpus.length, cpuModel: cpus[0] ? cpus[0].model : '?', memGB: os.totalmem() / 2 ** 30, os: `${os.type()} ${os.release()} ${os.arch()}`, loadavg: os.loadavg(), hostname: os.hostname() };
+}
+
+/** Merge a block of load results (users 1) into an accumulator. */
+function mergeProbe(acc, r) {
+  if (!acc) return { ...r, samples: [...(r.samples || [])], blocks: 1 };
+  for (const k of ['sent', 'ok', 'timeouts', 'wrong', 'warmup', 'connectErrors', 'late', 'errors', 'durationMs']) acc[k] = (acc[k] || 0) + (r[k] || 0);
+  acc.samples.push(...(r.samples || []));
+  acc.hist.add(r.hist);
+  acc.summary = acc.hist.summary();
+  acc.bytes = { in: acc.bytes.in + r.bytes.in, out: acc.bytes.out + r.bytes.out };
+  acc.blocks += 1;
+  const attempts = acc.ok + acc.warmup + acc.errors;
+  acc.errorPct = attempts ? (100 * acc.errors) / attempts : 0;
+  acc.throughput = acc.durationMs > 0 ? (1000 * (acc.ok + acc.warmup)) / acc.durationMs : 0;
+  return acc;
+}
+
+/**
+ * Run the benchmark.
+ * @param {object} [cli] parseCli() output (or the same keys)
+ * @returns {Promise<{dir:string, files:string[], plots:string[], summary:object}>}
+ */
+async function runBench(cli = {}) {
+  const base = cli.smoke ? DEFAULTS.smoke : DEFAULTS.full;
+  const o = {
+    smoke: Boolean(cli.smoke),
+    profiles: cli.profiles || base.profiles,
+    users: cli.users || base.users,
+    samples: cli.samples ?? base.samples,
+    probeSamples: cli.probeSamples ?? base.probeSamples,
+    floorSamples: cli.floorSamples ?? base.floorSamples,
+    loadSeconds: cli.loadSeconds ?? base.loadSeconds,
+    thinkMs: cli.thinkMs ?? base.thinkMs,
+    boxes: cli.boxes ?? base.boxes,
+    probeBlock: base.probeBlock,
+    warmupBoxes: base.warmupBoxes,
+    pathReadyMs: base.pathReadyMs,
+    tuning: cli.tuning || 'tuned',
+    scanMs: cli.scanMs ?? DEFAULTS.scanMs,
+    stockCycleMs: cli.stockCycleMs ?? DEFAULTS.stockCycleMs,
+    productions: cli.productions !== false,
+    load: cli.load !== false,
+    probes: cli.probes !== false,
+  };
+  const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
+  for (const p of o.profiles) if (!profileDefs[p]) throw Object.assign(new Error(`unknown profile "${p}" (have: ${Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ')})`), { code: 'E_BENCH_ARGS' });
+  const avail = availablePaths();
+  const asked = cli.protocols || ALL_PROTOCOLS;
+  for (const p of asked) if (!ALL_PROTOCOLS.includes(p)) throw Object.assign(new Error(`unknown protocol "${p}"`), { code: 'E_BENCH_ARGS' });
+  o.protocols = asked;
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const outDir = path.resolve(cli.out || path.join(ROOT, 'results', stamp));
+  const log = cli.log || ((line) => process.stderr.write(`${line}\n`));
+
+  const results = {
+    startedAt: new Date().toISOString(),
+    command: cli.command || `node bench/run.js ${process.argv.slice(2).join(' ')}`.trim(),
+    options: o,
+    machine: machine(),
+    versions: versions(),
+    profiles: {},
+  };
+
+  const protocolsFor = () => asked.filter((p) => avail[p]);
+  const running = protocolsFor();
+  const bundleProtos = running.filter((p) => BUNDLE_PROTOCOLS.includes(p));
+  const probing = running.filter(hasProbe);
+  // Progress in weighted steps: 1 per 10 echoes/probes, 1 per production, 1 per load second.
+  const steps = o.profiles.length * (
+    Math.ceil(o.floorSamples / 10)
+    + (o.probes ? probing.length * Math.ceil(o.probeSamples / 10) : 0)
+    + (o.productions ? bundleProtos.length * Math.max(1, Math.ceil(o.samples / (o.boxes * 2))) : 0)
+    + (o.load ? probing.length * o.users.length * o.loadSeconds : 0));
+  const progress = createProgress(Math.max(1, steps), { log });
+
+  try {
+    for (const profileName of o.profiles) {
+      const def = profileDefs[profileName];
+      const pr = { links: def.links, available: { ...avail }, notes: [], errors: [], probe: {}, productions: {}, load: {}, loadStopped: {} };
+      results.profiles[profileName] = pr;
+      for (const p of asked) if (!avail[p]) pr.notes.push(`${p}: path not available in this checkout (flows or twin transport missing); not measured`);
+      for (const p of running) if (!hasProbe(p)) pr.notes.push(`${p}: its twin client offers no probes (no probe variables on that path), so it has no probe or load figures; productions only`);
+      progress.phase(`${profileName}: starting PLC, cloud and edge Node-RED${def.links ? ', Toxiproxy' : ''}`);
+      let sys;
+      try {
+        sys = await startSystem({ profileName, links: def.links, protocols: running, tuning: o.tuning, scanMs: o.scanMs, stockCycleMs: o.stockCycleMs, log: (l) => progress.log(l) });
+      } catch (err) {
+        pr.errors.push(`system did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
+        log(err.message);
+        continue;
+      }
+      try {
+        const mk = (p) => (k) => createTransport(p, sys.endpoints, { id: `bench-${p}-${k}-${Math.random().toString(36).slice(2, 6)}` });
+        // Paths connect asynchronously after start: wait until a probe makes it through each.
+        const live = [];
+        for (const p of probing) {
+          progress.phase(`${profileName}: waiting for the ${p} path`);
+          try {
+            const ms = await waitPathReady(mk(p), o.pathReadyMs, p === 'stock' ? 0 : 1);
+            pr.notes.push(`${p}: first probe through after ${Math.round(ms)} ms`);
+            live.push(p);
+          } catch (err) {
+            pr.errors.push(`${p}: ${err.code || ''} ${err.message}`);
+          }
+        }
+
+        // Network floor through a twin of the same links.
+        progress.phase(`${profileName}: network floor (${o.floorSamples} TCP echoes)`);
+        let done = 0;
+        pr.floor = await measureFloor({
+          toxiproxy: sys.toxiproxy, links: def.links, samples: o.floorSamples, warmup: 5,
+          onProgress: (n) => { if (Math.floor(n / 10) > done) { progress.tick(Math.floor(n / 10) - done); done = Math.floor(n / 10); } },
+        });
+
+        // Probe series, interleaved blocks (issue 3: ours vs the stock replica; every path).
+        if (o.probes) {
+          const acc = {};
+          for (let got = 0, b = 0; got < o.probeSamples; b++) {
+            const n = Math.min(o.probeBlock, o.probeSamples - got);
+            const order = live.map((_, i) => live[(i + b) % live.length]);
+            for (const p of order) {
+              progress.phase(`${profileName}: probe round trips, ${p} (${got + n}/${o.probeSamples})`);
+              const r = await runLoad({ protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, thinkMs: 15, slotBase: p === 'stock' ? 0 : 1, keepSamples: true, warmupPerUser: b === 0 ? 3 : 0 });
+              acc[p] = mergeProbe(acc[p], r);
+              progress.tick(Math.ceil(n / 10));
+            }
+            got += n;
+            if (!live.length) break;
+          }
+          pr.probe = acc;
+        }
+
+        // Twin productions: Table 1, 5, 3 and cycle time.
+        // Productions for every bundle path that is up: probing paths proved it with a probe,
+        // the others (OPC UA) are checked by runTwin itself (it waits for the PLC's snapshot).
+        const prodProtos = running.filter((p) => BUNDLE_PROTOCOLS.includes(p) && (live.includes(p) || !hasProbe(p)));
+        if (o.productions && prodProtos.length) {
+          progress.phase(`${profileName}: twin productions (${prodProtos.join(', ')})`);
+          const prods = await runProductions({
+            protocols: prodProtos, endpoints: sys.endpoints, samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes,
+            maxBlocks: Math.max(3, Math.ceil(o.samples / o.boxes) * 2),
+            onProgress: (ev) => { if (ev.phase === 'block') { progress.tick(1); progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`); } },
+          });
+          for (const [p, r] of Object.entries(prods)) pr.productions[p] = { ...r, boxes: o.boxes };
+        }
+
+        // Load levels: Table 4 and server cost.
+        if (o.load) {
+          const holding = new Set(live);
+          const meter = createCostMeter({ cloud: sys.pids.cloud, edge: sys.pids.edge, plc: sys.pids.plc });
+          for (const users of o.users) {
+            const order = [...holding];
+            for (const p of order) {
+              if (p === 'stock' && users > 1) { holding.delete(p); continue; } // the replica maps one probe slot
+              progress.phase(`${profileName}: load ${users} twins, ${p} (${o.loadSeconds} s)`);
+              meter.start();
+              let r;
+              try {
+                r = await runLoad({ protocol: p, users, makeTransport: mk(p), durationMs: o.loadSeconds * 1000, thinkMs: o.thinkMs, slotBase: p === 'stock' ? 0 : 1, keepSamples: true });
+              } catch (err) {
+                r = { protocol: p, users, errors: users, errorPct: 100, summary: { n: 0 }, failure: `${err.code || ''} ${err.message}` };
+              }
+              r.cost = meter.end();
+              (pr.load[p] = pr.load[p] || {})[users] = r;
+              progress.tick(o.loadSeconds);
+              const held = r.errorPct <= DEFAULTS.holdMaxErrorPct && r.summary.n > 0 && r.summary.p99 < DEFAULTS.holdMaxP99Ms;
+              if (!held && (users >= DEFAULTS.holdBeyond || r.errorPct > 50)) { holding.delete(p); pr.loadStopped[p] = users; }
+            }
+          }
+          meter.stop();
+        }
+      } finally {
+        progress.phase(`${profileName}: stopping`);
+        await sys.stop();
+      }
+    }
+  } finally {
+    progress.stop();
+  }
+  results.finishedAt = new Date().toISOString();
+  const out = await writeReport(results, outDir);
+  log(`results: ${path.relative(process.cwd(), outDir) || outDir}/report.md`);
+  return out;
+}
+
+async function main() {
+  let cli;
+  try {
+    cli = parseCli(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${err.message}\n\n${HELP}`);
+    process.exit(2);
+  }
+  if (cli.help) { process.stdout.write(HELP); return; }
+  const out = await runBench(cli);
+  process.stdout.write(`${out.dir}\n`);
+}
+
+if (require.main === module) {
+  // A benchmark stops by itself: on Ctrl-C the finally blocks stop every child process.
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    process.stderr.write('\ninterrupted: stopping (Ctrl-C again to force)\n');
+    setTimeout(() => process.exit(130), 20000).unref();
+  });
+  main().catch((err) => {
+    process.stderr.write(`bench failed: ${err.code || ''} ${err.stack || err.message}\n`);
+    process.exit(1);
+  });
+}
+
+module.exports = { runBench, parseCli, DEFAULTS, HELP };

@@ -1,0 +1,76 @@
+'use strict';
+/**
+ * The benchmark's smoke run, end to end on real processes (virtual PLC, cloud and edge Node-RED,
+ * Toxiproxy for the WAN profile): every table and plot must come from real samples. No timing
+ * thresholds: the figures are checked for being measured, not for being fast.
+ */
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { runBench } = require('../../bench/run');
+const { availablePaths } = require('../../bench/lib/system');
+
+/** Count the drawn items inside vega's mark groups (<g class="mark-... role-mark ...">). */
+function dataMarks(svg) {
+  let n = 0;
+  const re = /<g class="mark-(?:rect|symbol|rule|line|area|path)[^"]*role-mark[^"]*"[^>]*>([\s\S]*?)<\/g>/g;
+  let m;
+  while ((m = re.exec(svg))) n += (m[1].match(/<(?:path|line|rect|circle)\b/g) || []).length;
+  return n;
+}
+
+test('bench:smoke produces every table and plot from real samples', { timeout: 170000 }, async () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-bench-smoke-'));
+  try {
+    const res = await runBench({ smoke: true, out, log: () => {} });
+    for (const f of ['samples.csv', 'summary.json', 'report.md', 'plots/round-trips.svg', 'plots/users.svg', 'plots/bytes.svg']) {
+      assert.ok(fs.existsSync(path.join(out, f)), `${f} written`);
+    }
+    const s = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    const avail = availablePaths();
+    assert.deepEqual(Object.keys(s.profiles), ['local', 'wan']);
+    for (const [name, p] of Object.entries(s.profiles)) {
+      assert.deepEqual(p.errors, [], `${name}: no path failed`);
+      assert.ok(p.floor.n > 0, `${name}: network floor measured`);
+      for (const proto of Object.keys(avail).filter((k) => avail[k])) {
+        assert.ok(p.probe[proto] && p.probe[proto].stats.n > 0, `${name}: probe round trips for ${proto}`);
+        assert.ok(p.load[proto] && p.load[proto][1].summary.n > 0, `${name}: load level 1 for ${proto}`);
+        if (proto !== 'stock') {
+          assert.ok(p.productions[proto].variables.overall.n > 0, `${name}: Table 1 samples for ${proto}`);
+          assert.ok(p.productions[proto].bytes.frames > 0, `${name}: Table 3 bytes for ${proto}`);
+        }
+      }
+    }
+    // The WAN floor must show the emulated latency (30 ms of toxics): it is what the proxies add,
+    // not a speed threshold on this machine.
+    assert.ok(s.profiles.wan.floor.min > s.profiles.local.floor.max, 'WAN floor is above loopback');
+
+    // Raw samples: one row per measured sample, all numbers.
+    const rows = fs.readFileSync(path.join(out, 'samples.csv'), 'utf8').trim().split('\n');
+    assert.equal(rows[0], 'profile,section,protocol,variable,users,seq,ms');
+    assert.ok(rows.length > 100);
+    for (const r of rows.slice(1)) assert.ok(Number.isFinite(Number(r.split(',')[6])), r);
+
+    // Plots: valid SVG documents with drawn data marks.
+    for (const f of res.plots) {
+      const svg = fs.readFileSync(path.join(out, f), 'utf8');
+      assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, `${f} is an SVG document`);
+      assert.match(svg, /<\/svg>\s*$/);
+      assert.ok(dataMarks(svg) > 0, `${f} draws data marks`);
+    }
+    assert.equal(res.plots.length, 3);
+
+    // The report holds each table beside the study's figures.
+    const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+    for (const h of ['## Targets', '## Network floor and probe round trips', '## Table 4 — load, profile local', '## Table 4 — load, profile wan', '## Where the time goes', '## Plots']) {
+      assert.ok(md.includes(h), `report has "${h}"`);
+    }
+    if (Object.keys(s.profiles.local.productions).length) {
+      for (const h of ['## Table 1', '## Table 5', '## Table 3', '## Complete cycle time']) assert.ok(md.includes(h), `report has "${h}"`);
+    }
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+});
