@@ -55,7 +55,6 @@ module.exports = function register(RED) {
 
     let lastStatus = '';
     let lastStatusAt = 0;
-    let statusTimer = null;
     let closing = false;
     function status(fill, shape, text) {
       const key = `${fill}|${shape}|${text}`;
@@ -64,7 +63,6 @@ module.exports = function register(RED) {
       node.status({ fill, shape, text });
     }
     function showRunning() {
-      statusTimer = null;
       if (closing || !server.running) return;
       lastStatusAt = Date.now();
       const c = server.counters;
@@ -72,7 +70,7 @@ module.exports = function register(RED) {
     }
     // Status follows the session count without a status event per write.
     const poll = setInterval(() => {
-      if (!statusTimer && Date.now() - lastStatusAt >= STATUS_MIN_MS) showRunning();
+      if (Date.now() - lastStatusAt >= STATUS_MIN_MS) showRunning();
     }, STATUS_MIN_MS);
 
     server.on('change', (ev) => {
@@ -115,7 +113,6 @@ module.exports = function register(RED) {
     node.on('close', (removed, done) => {
       closing = true;
       clearInterval(poll);
-      if (statusTimer) clearTimeout(statusTimer);
       // Keep the image for the next deploy of this node: twins and edge find the plant as it was.
       if (removed) images.delete(node.id); else images.set(node.id, server.values());
       let finished = false;
