@@ -37,11 +37,35 @@ function build(role) {
   return out;
 }
 
+/** Properties every flow-timer instance must carry (Node-RED 5 reads each one from the node). */
+const TIMER_PROPS = ['PROTOCOL', 'CSV_FILE', 'TIMEOUT_MS', 'STATS_INTERVAL_S'];
+
+/**
+ * Check what Node-RED would only report at deploy time, in a way nobody sees in the editor.
+ * Node-RED 5 builds a subflow module instance's settings from top-level node properties and
+ * fails ("Cannot read properties of undefined (reading 'type')") when one is missing, so every
+ * s7twin-flow-timer instance must set all four (the editor always does; hand-written JSON may not).
+ * @param {object[]} flow
+ * @returns {string[]} problems, empty when fine
+ */
+function lint(flow) {
+  const problems = [];
+  for (const n of flow) {
+    if (n.type !== 's7twin-flow-timer') continue;
+    const missing = TIMER_PROPS.filter((p) => n[p] === undefined);
+    if (missing.length) problems.push(`flow-timer ${n.id} lacks ${missing.join(', ')}`);
+  }
+  return problems;
+}
+
 function main() {
   const check = process.argv.includes('--check');
   let stale = false;
   for (const role of ['cloud', 'edge']) {
-    const text = `${JSON.stringify(build(role), null, 2)}\n`;
+    const flow = build(role);
+    const problems = lint(flow);
+    if (problems.length) throw new Error(`${role} flow: ${problems.join('; ')}`);
+    const text = `${JSON.stringify(flow, null, 2)}\n`;
     const file = path.join(DIR, `${role}.json`);
     if (check) {
       const cur = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
@@ -55,4 +79,4 @@ function main() {
 }
 
 if (require.main === module) main();
-module.exports = { build };
+module.exports = { build, lint };

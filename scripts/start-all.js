@@ -15,32 +15,9 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 
-const ROOT = path.join(__dirname, '..');
+const { localEnv } = require('../twin/local');
 
-/** Local defaults: one place, so the flows, the PLC and the printed summary agree. */
-const DEFAULTS = {
-  S7T_PLANT: 'plant1',
-  S7T_CLOUD_PORT: '1880',
-  S7T_EDGE_PORT: '1881',
-  S7T_CLOUD_HOST: '127.0.0.1',
-  S7T_PLC_HOST: '127.0.0.1',
-  S7T_PLC_PORT: '10102', // S7comm (a real PLC listens on 102)
-  S7T_PLC_OPCUA_PORT: '4840',
-  S7T_PLC_MODBUS_PORT: '5020',
-  S7T_MQTT_PORT: '1883',
-  S7T_MQTT_WS_PORT: '8883',
-  S7T_OPCUA_PORT: '4841', // the cloud's OPC UA server
-  S7T_MODBUS_PORT: '5021', // the cloud's Modbus server
-  S7T_SCAN_MS: '10',
-  // Development tokens and passwords: set your own for anything but a laptop.
-  S7T_TWIN_TOKEN: 'dev-twin-token',
-  S7T_EDGE_TOKEN: 'dev-edge-token',
-  S7T_MQTT_USERS: 'twin:dev-twin-pw:twin,plc:dev-plc-pw:plc,monitor:dev-monitor-pw:monitor',
-  S7T_MQTT_PLC_USER: 'plc',
-  S7T_MQTT_PLC_PASSWORD: 'dev-plc-pw',
-  S7T_MQTT_MONITOR_USER: 'monitor',
-  S7T_MQTT_MONITOR_PASSWORD: 'dev-monitor-pw',
-};
+const ROOT = path.join(__dirname, '..');
 
 function parseArgs(argv) {
   const opts = { plc: true, verbose: false };
@@ -57,9 +34,18 @@ function parseArgs(argv) {
 
 /** Environment for every child: defaults, then whatever the user set. */
 function buildEnv(opts) {
-  const env = { ...DEFAULTS };
-  for (const [k, v] of Object.entries(process.env)) if (v !== '') env[k] = v;
+  const env = localEnv(process.env);
   if (opts.scan) env.S7T_SCAN_MS = String(opts.scan);
+  // The virtual PLC's own names (plc/cli.js) follow the shared ones unless set on their own.
+  const plcEnv = {
+    S7T_PLC_S7_PORT: env.S7T_PLC_PORT,
+    S7T_PLC_SCAN_MS: env.S7T_SCAN_MS,
+    S7T_PLC_PLANT: env.S7T_PLANT,
+    S7T_PLC_MQTT_URL: `mqtt://127.0.0.1:${env.S7T_MQTT_PORT}`,
+    S7T_PLC_MQTT_USER: env.S7T_MQTT_PLC_USER,
+    S7T_PLC_MQTT_PASSWORD: env.S7T_MQTT_PLC_PASSWORD,
+  };
+  for (const [k, v] of Object.entries(plcEnv)) if (env[k] === undefined) env[k] = v;
   env.S7T_CLOUD_URL = env.S7T_CLOUD_URL || `ws://${env.S7T_CLOUD_HOST}:${env.S7T_CLOUD_PORT}/s7twin/edge`;
   env.S7T_MQTT_URL = env.S7T_MQTT_URL || `mqtt://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_PORT}`;
   env.S7T_TIMER_DIR = env.S7T_TIMER_DIR || path.join(ROOT, 'results', 'flow-timers');
@@ -163,4 +149,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { DEFAULTS, buildEnv };
+module.exports = { buildEnv };

@@ -17,6 +17,7 @@ const path = require('node:path');
 const { createPlant, PROFILES } = require('./plant');
 const { createRecorder } = require('./recorder');
 const tags = require('../nodes/lib/tags');
+const { transportDefaults } = require('./local');
 
 const DEFAULTS = {
   protocol: 'ws',
@@ -247,7 +248,8 @@ function parseCli(argv) {
     num('damaged', 0);
     if (o.damaged > 1) throw new TwinError('E_ARGS', `--damaged must be a fraction 0..1 or a 0/1 pattern, got ${o.damaged}`);
   }
-  if (o.token === undefined && process.env.S7T_TWIN_TOKEN) o.token = process.env.S7T_TWIN_TOKEN;
+  // Whatever was not given reaches the one-machine system that `npm start` runs.
+  for (const [k, v] of Object.entries(transportDefaults(o.protocol || DEFAULTS.protocol))) if (o[k] === undefined) o[k] = v;
   if (o.csv) o.csv = path.resolve(String(o.csv));
   return o;
 }

@@ -53,7 +53,7 @@ const PROFILES = {
     p1StrokeMs: 40,
     p2StrokeMs: 40,
     p3StrokeMs: 40,
-    buttonHoldMs: 60,
+    buttonHoldMs: 250, // long enough for a polled path (Modbus at 80 ms polls three times in a row) to see it
   },
 };
 
