@@ -43,6 +43,7 @@ async function startOpcua(image, opts) {
   const {
     OPCUAServer, OPCUACertificateManager, Variant, DataType, StatusCodes, MessageSecurityMode, SecurityPolicy,
   } = require('node-opcua');
+  const { lowerFloors } = require('../nodes/lib/opcua-server');
   const DT = { BOOL: DataType.Boolean, INT: DataType.Int16, DINT: DataType.Int32, UDINT: DataType.UInt32 };
   const toUa = (tag, v) => (tag.type === 'BOOL' ? Boolean(v) : v);
 
@@ -52,6 +53,9 @@ async function startOpcua(image, opts) {
   const userCertificateManager = new OPCUACertificateManager({
     rootFolder: path.join(cfg.pkiDir, 'user'), automaticallyAcceptUnknownCertificate: true,
   });
+  // A real S7-1500 samples at its cycle; node-opcua's class-wide 50 ms floors would add up to
+  // 50 ms to every round trip whatever a client asks for, so lower them to the scan time.
+  lowerFloors(cfg.scanMs, cfg.scanMs);
   const server = new OPCUAServer({
     host: cfg.host,
     hostname: cfg.host,

@@ -319,4 +319,4 @@ function createOpcuaServer(opts = {}) {
   }));
 }
 
-module.exports = { createOpcuaServer, OpcuaServerError, DEFAULTS };
+module.exports = { createOpcuaServer, OpcuaServerError, DEFAULTS, lowerFloors };
