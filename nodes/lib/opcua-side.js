@@ -70,7 +70,8 @@ function createSide(opts) {
   if (!opts || !/^opc\.tcp:\/\//.test(opts.endpointUrl || '')) {
     throw new OpcuaSideError('E_CONFIG', `endpointUrl must be opc.tcp://host:port, got ${JSON.stringify(opts && opts.endpointUrl)}`);
   }
-  const o = { ...DEFAULTS, ...opts };
+  // An option passed as undefined (not given on a command line) keeps its default.
+  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
   const name = o.name || o.endpointUrl;
   o.securityMode = o.securityMode || 'None';
   o.securityPolicy = o.securityPolicy || 'None';
