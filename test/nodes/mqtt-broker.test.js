@@ -113,3 +113,27 @@ describe('s7twin-mqtt-broker node (real Node-RED runtime, real mqtt.js clients)'
     assert.throws(() => brokerNode.portSetting('99999', 1883), (e) => e.code === 'E_MQTT_CONFIG');
   });
 });
+
+describe('examples/s7twin-mqtt-broker.json', () => {
+  before(() => helper.startServer());
+  after(() => helper.stopServer());
+  afterEach(() => helper.unload());
+
+  it('loads in a real Node-RED, serves MQTT and reports a refused login on its debug node', async () => {
+    const core = ['21-debug.js', '90-comment.js'].map((f) => require(`@node-red/nodes/core/common/${f}`));
+    const flow = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', '..', 'examples', 's7twin-mqtt-broker.json'), 'utf8'));
+    const port = await freePort();
+    for (const n of flow) if (n.type === 's7twin-mqtt-broker') Object.assign(n, { host: '127.0.0.1', port: String(port), wsPort: 'off' });
+    await helper.load([brokerNode, ...core], flow, { 'ex.mqtt.broker': { users: USERS } });
+    const b = helper.getNode('ex.mqtt.broker');
+    await waitFor(() => b.ports, 20000, 'the example broker');
+    const debug = helper.getNode('ex.mqtt.debug');
+    const got = [];
+    debug.on('input', (msg) => got.push(msg));
+    const c = await connect(`mqtt://127.0.0.1:${port}`, { username: 'twin', password: 'twin-pw' });
+    await end(c);
+    await assert.rejects(connect(`mqtt://127.0.0.1:${port}`, { username: 'nobody', password: 'x-y-z' }));
+    await waitFor(() => got.length === 1, 20000, 'the refusal at the debug node');
+    assert.equal(got[0].payload.code, 'E_MQTT_AUTH');
+  });
+});
