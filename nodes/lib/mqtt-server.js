@@ -151,7 +151,9 @@ async function createMqttServer(opts = {}) {
   };
 
   broker.authorizePublish = (client, packet, cb) => {
-    if (!client) { cb(null); return; } // the broker's own $SYS and will messages
+    // Only wills of clients no broker holds any more arrive without a client; with no user to
+    // check them against, they are refused (a twin's own will is checked like its publishes).
+    if (!client) { counters.publishRefused += 1; cb(err('E_MQTT_PUBLISH', 'will without a client')); return; }
     const user = roleOf.get(client);
     if (!authorizer.canPublish(user, packet.topic)) {
       counters.publishRefused += 1;

@@ -152,3 +152,29 @@ test('MQTT broker: a client id is bound to its user, so a twin cannot take over 
   clients.push(again);
   await waitFor(() => plcClosed, 20000, 'the old session to be replaced');
 });
+
+test('MQTT broker: a will is checked like a publish, so a twin cannot leave a fake PLC state behind', async (t) => {
+  const srv = await createMqttServer({ port: 0, wsPort: null, users: USERS });
+  const clients = [];
+  t.after(async () => { await Promise.all(clients.map(end)); await srv.close(); });
+  const url = `mqtt://127.0.0.1:${srv.ports.tcp}`;
+  const monitor = await connect(url, { username: 'monitor', password: 'mon-pw' });
+  clients.push(monitor);
+  await sub(monitor, 's7twin/#');
+  const twin = await connect(url, {
+    username: 'twin', password: 'twin-pw',
+    will: { topic: 's7twin/plant1/state', payload: JSON.stringify({ grn: 1 }), qos: 0, retain: false },
+  });
+  const good = await connect(url, {
+    username: 'twin', password: 'twin-pw', clientId: 'twin-good',
+    will: { topic: 's7twin/plant1/cmd', payload: JSON.stringify({ sp: 1 }), qos: 0, retain: false },
+  });
+  // Drop both sockets without DISCONNECT: the broker publishes the wills it may.
+  twin.stream.destroy();
+  good.stream.destroy();
+  twin.end(true);
+  good.end(true);
+  await waitFor(() => monitor.msgs.some((m) => m.topic === 's7twin/plant1/cmd'), 20000, 'the allowed will');
+  await waitFor(() => srv.counters.publishRefused === 1, 20000, 'the refused will');
+  assert.ok(!monitor.msgs.some((m) => m.topic === 's7twin/plant1/state'));
+});
