@@ -31,3 +31,11 @@ for (const role of ['cloud', 'edge']) {
 test('lint names a flow-timer instance that lacks one of its four properties', () => {
   assert.deepEqual(lint([{ id: 't', type: 's7twin-flow-timer', PROTOCOL: 'ws', CSV_FILE: '', TIMEOUT_MS: 1 }]), ['flow-timer t lacks STATS_INTERVAL_S']);
 });
+
+test('the README shows the I/O table exactly as io-table.json has it', () => {
+  const { render } = require('../../scripts/io-table-md');
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const m = /<!-- io-table:start[^\n]*\n([\s\S]*?)\n<!-- io-table:end -->/.exec(readme);
+  assert.ok(m, 'README has the io-table markers');
+  assert.equal(m[1], render(), 'run: node scripts/io-table-md.js and paste it between the markers');
+});
