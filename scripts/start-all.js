@@ -47,7 +47,10 @@ function buildEnv(opts) {
   };
   for (const [k, v] of Object.entries(plcEnv)) if (env[k] === undefined) env[k] = v;
   env.S7T_CLOUD_URL = env.S7T_CLOUD_URL || `ws://${env.S7T_CLOUD_HOST}:${env.S7T_CLOUD_PORT}/s7twin/edge`;
-  env.S7T_MQTT_URL = env.S7T_MQTT_URL || `mqtt://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_PORT}`;
+  // The edge's view of the cloud's servers follows the cloud's own settings unless set apart.
+  env.S7T_OPCUA_URL = env.S7T_OPCUA_URL || `opc.tcp://${env.S7T_CLOUD_HOST}:${env.S7T_OPCUA_PORT}`;
+  env.S7T_MODBUS_CLOUD_HOST = env.S7T_MODBUS_CLOUD_HOST || env.S7T_CLOUD_HOST;
+  env.S7T_MODBUS_CLOUD_PORT = env.S7T_MODBUS_CLOUD_PORT || env.S7T_MODBUS_PORT;
   env.S7T_TIMER_DIR = env.S7T_TIMER_DIR || path.join(ROOT, 'results', 'flow-timers');
   return env;
 }
