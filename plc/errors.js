@@ -4,16 +4,7 @@
  * do, so callers (and tests) branch on the code, never on the message.
  */
 
-class PlcError extends Error {
-  /**
-   * @param {string} code stable error code (E_...)
-   * @param {string} message human-readable detail
-   */
-  constructor(code, message) {
-    super(message);
-    this.name = 'PlcError';
-    this.code = code;
-  }
-}
+const { codedError } = require('../nodes/lib/errors');
+const PlcError = codedError('PlcError');
 
 module.exports = { PlcError };

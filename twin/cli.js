@@ -13,6 +13,7 @@
  *
  * `runTwin(opts)` is the same run as a function, for tests and the benchmark.
  */
+const { codedError } = require('../nodes/lib/errors');
 const path = require('node:path');
 const { createPlant, PROFILES } = require('./plant');
 const { createRecorder } = require('./recorder');
@@ -35,13 +36,7 @@ const DEFAULTS = {
 };
 
 /** Error with a stable `code`. */
-class TwinError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'TwinError';
-    this.code = code;
-  }
-}
+const TwinError = codedError('TwinError');
 
 /**
  * Load a transport by protocol name (twin/transports/<protocol>.js, contract 5).

@@ -19,6 +19,7 @@
  */
 
 /** Speeds and sizes. `fast` runs 20 boxes in a few seconds against a 10 ms PLC scan. */
+const { codedError } = require('../nodes/lib/errors');
 const PROFILES = {
   study: {
     arrivalMs: 6000, // a new box at the entry at most every 6 s
@@ -63,13 +64,7 @@ const INPUTS = ['st', 'sp', 'se', 'p1f', 'p1b', 'sd', 'dmg', 'p2f', 'sk', 'p3f']
 const OUTPUTS = ['c1', 'p1fw', 'p1bw', 'p2fw', 'c2', 'p3fw', 'red', 'grn', 'ng', 'nr', 'nb'];
 
 /** Error with a stable `code`. */
-class PlantError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'PlantError';
-    this.code = code;
-  }
-}
+const PlantError = codedError('PlantError');
 
 /** Small, fast, seedable PRNG (mulberry32): the same seed gives the same damaged boxes. */
 function rng(seed) {

@@ -14,6 +14,7 @@
  *     that output (one PLC output change answers every twin that asked for it).
  *   - probes:    `probe` d {slot: value} starts `probe:<slot>:<value>`, `probe-res` stops it.
  */
+const { codedError } = require('./errors');
 const fs = require('node:fs');
 const path = require('node:path');
 const { createWindow, round } = require('./stats');
@@ -30,13 +31,7 @@ const DEFAULTS = {
 const CSV_HEADER = 'time,protocol,variable,id,ms';
 
 /** Error with a stable `code`. */
-class FlowTimerError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'FlowTimerError';
-    this.code = code;
-  }
-}
+const FlowTimerError = codedError('FlowTimerError');
 
 const asBit = (v) => (v === true ? 1 : v === false ? 0 : v);
 

@@ -11,6 +11,7 @@
  * table defines, so a word with undefined bits never reaches the PLC), with `reset()` to send
  * the whole block again after the destination reconnected. Pure functions, no I/O, no RED.
  */
+const { codedError } = require('./errors');
 const tags = require('./tags');
 
 const MB = tags.TABLE.modbus;
@@ -18,13 +19,7 @@ const WORD_MAX = 0xffff;
 const MAX_BLOCK = 125; // registers per read (Modbus application protocol v1.1b3, 6.3)
 
 /** Error with a stable `code`. */
-class ModbusCodecError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'ModbusCodecError';
-    this.code = code;
-  }
-}
+const ModbusCodecError = codedError('ModbusCodecError');
 
 /** Registers that hold packed BOOLs (commandRegister, stateRegister). */
 const PACKED = new Set(tags.tags.filter((t) => t.type === 'BOOL' && t.modbus).map((t) => t.modbus.reg));

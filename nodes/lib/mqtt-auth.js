@@ -21,6 +21,7 @@
  * A subscription filter is allowed only if every topic it can match is allowed: `s7twin/+/state`
  * is fine for a twin, `s7twin/#` is not (it would also match cmd topics of other twins).
  */
+const { codedError } = require('./errors');
 const crypto = require('node:crypto');
 const tags = require('./tags');
 
@@ -36,13 +37,7 @@ const ROLES = Object.freeze({
 const PLANT_RE = /^[A-Za-z0-9_.-]{1,64}$/; // one topic level, no wildcards, no '$'
 
 /** Error with a stable `code`. */
-class MqttAuthError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'MqttAuthError';
-    this.code = code;
-  }
-}
+const MqttAuthError = codedError('MqttAuthError');
 
 const digest = (s) => crypto.createHash('sha256').update(s).digest();
 

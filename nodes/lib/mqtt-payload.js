@@ -11,18 +11,13 @@
  * tags the dictionary marks cloud-writable, with values of the right type and range; a probe
  * must name valid slots and UDInt values. Pure functions, no RED.
  */
+const { codedError } = require('./errors');
 const tags = require('./tags');
 
 const UDINT_MAX = 0xffffffff;
 
 /** Error with a stable `code`. */
-class MqttPayloadError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'MqttPayloadError';
-    this.code = code;
-  }
-}
+const MqttPayloadError = codedError('MqttPayloadError');
 
 function parseJson(payload, what) {
   const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload);

@@ -26,6 +26,7 @@
  *   state messages per plant and sends the merge, flagged retained, to each new subscriber of
  *   that state topic; a twin reads a retained state message as its snapshot.
  */
+const { codedError } = require('./errors');
 const net = require('node:net');
 const { EventEmitter } = require('node:events');
 const { WebSocketServer, createWebSocketStream } = require('ws');
@@ -49,13 +50,7 @@ const DEFAULTS = {
 };
 
 /** Error with a stable `code`. */
-class MqttServerError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'MqttServerError';
-    this.code = code;
-  }
-}
+const MqttServerError = codedError('MqttServerError');
 
 const err = (code, message) => new MqttServerError(code, message);
 

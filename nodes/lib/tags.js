@@ -3,6 +3,7 @@
  * The tag dictionary: one reading of `io-table.json` shared by the virtual PLC, the nodes, the
  * flows and the twins. Pure functions, no I/O beyond loading the table once.
  */
+const { codedError } = require('./errors');
 const TABLE = require('./io-table.json');
 
 const TYPES = {
@@ -13,13 +14,7 @@ const TYPES = {
 };
 
 /** Error with a stable `code`, as ws does for its errors. */
-class TagError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'TagError';
-    this.code = code;
-  }
-}
+const TagError = codedError('TagError');
 
 /**
  * Parse an S7 address of the form used in the table ("DB1,X2.6", "DB1,INT4", "DB1,DINT8").

@@ -18,6 +18,7 @@
  *
  *   npm run twin -- --protocol modbus --url modbus://127.0.0.1:5021 --poll-ms 80
  */
+const { codedError } = require('../../nodes/lib/errors');
 const ModbusRTU = require('modbus-serial');
 const codec = require('../../nodes/lib/modbus-codec');
 const tags = require('../../nodes/lib/tags');
@@ -35,13 +36,7 @@ const CMD = codec.COMMAND_REGISTER;
 const STATE = codec.STATE_BLOCK;
 
 /** Error with a stable `code`. */
-class TransportError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'TransportError';
-    this.code = code;
-  }
-}
+const TransportError = codedError('TransportError');
 
 /** host and port from `modbus://host:port` (or opts.host/opts.port). */
 function endpoint(o) {

@@ -19,6 +19,7 @@
  * reconnects), in case our resend reached the broker before the PLC did. A refused login
  * (CONNACK 4 or 5) is not retried.
  */
+const { codedError } = require('../../nodes/lib/errors');
 const mqtt = require('mqtt');
 const WebSocket = require('ws');
 const tags = require('../../nodes/lib/tags');
@@ -37,13 +38,7 @@ const DEFAULTS = {
 };
 
 /** Error with a stable `code`. */
-class TransportError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'TransportError';
-    this.code = code;
-  }
-}
+const TransportError = codedError('TransportError');
 
 /**
  * @param {object} opts

@@ -11,6 +11,7 @@
  * none): the twin's input image is kept, and after a reconnect the whole image goes out as one
  * `cmd`, so the PLC sees the plant as it is now. A refused token (HTTP 401) is not retried.
  */
+const { codedError } = require('../../nodes/lib/errors');
 const WebSocket = require('ws');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
@@ -24,13 +25,7 @@ const DEFAULTS = {
 };
 
 /** Error with a stable `code`. */
-class TransportError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'TransportError';
-    this.code = code;
-  }
-}
+const TransportError = codedError('TransportError');
 
 /**
  * @param {object} opts
