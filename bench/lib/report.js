@@ -346,8 +346,9 @@ function markdown(s, plotFiles) {
   }
   L.push('');
 
-  if (plotFiles.length) {
+  if (plotFiles.length || (s.plotErrors || []).length) {
     L.push('## Plots', '');
+    for (const e of s.plotErrors || []) L.push(`- plot not drawn: ${e}`);
     for (const f of plotFiles) L.push(`![${path.basename(f, '.svg')}](${f})`, '');
   }
   L.push('## Files', '', '- `samples.csv`: every timed sample (profile, section, protocol, variable, users, seq, ms); warm-up samples are not in it (counted in the tables).', '- `summary.json`: every statistic above, machine, versions and options.', '- `plots/*.svg`: the plots.', '');
@@ -407,11 +408,17 @@ async function writeReport(results, outDir) {
     ['plots/users.svg', users.length && plots.usersSpec(users)],
     ['plots/bytes.svg', bytes.length && plots.bytesSpec(bytes)],
   ];
+  // A plot that cannot be drawn must not cost the run its numbers: the error goes in the report.
+  s.plotErrors = [];
   for (const [file, spec] of specs) {
     if (!spec) continue;
-    fs.writeFileSync(path.join(outDir, file), await plots.renderSvg(spec));
-    plotFiles.push(file);
-    files.push(file);
+    try {
+      fs.writeFileSync(path.join(outDir, file), await plots.renderSvg(spec));
+      plotFiles.push(file);
+      files.push(file);
+    } catch (err) {
+      s.plotErrors.push(`${file}: ${err.code || ''} ${err.message}`);
+    }
   }
   s.plots = plotFiles;
   write('summary.json', `${JSON.stringify(s, null, 1)}\n`);

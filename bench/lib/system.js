@@ -12,6 +12,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const net = require('node:net');
 const { startToxiproxy, freePort } = require('./toxiproxy');
 const { startPlc, startNodeRed } = require('./procs');
 
@@ -49,6 +50,23 @@ const TUNINGS = {
 };
 /** Protocols carried by the bundle's assembled flows, and the stock replica. */
 const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus'];
+
+/**
+ * Distinct free loopback ports: all listeners are open at once before any closes, so the kernel
+ * cannot hand the same port out twice.
+ * @param {string[]} names
+ * @returns {Promise<Object<string, number>>}
+ */
+async function freePorts(names) {
+  const servers = await Promise.all(names.map(() => new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, HOST, () => resolve(srv));
+  })));
+  const ports = Object.fromEntries(names.map((n, i) => [n, servers[i].address().port]));
+  await Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
+  return ports;
+}
 
 /** Read a flow file, or [] when it is not there yet. */
 function readFlows(file) {
@@ -106,45 +124,18 @@ async function startSystem(o) {
     stoppers.length = 0;
   };
   try {
-    // Cloud service ports, chosen now so the proxies and the PLC can point at them before the
-    // cloud is up (Toxiproxy proxies to a port that is not listening yet; clients retry).
-    const cloudPorts = { http: await freePort(), mqtt: await freePort(), mqttWs: await freePort(), opcua: await freePort(), modbus: await freePort() };
-    let twinPorts = { ...cloudPorts };
-    let plantPorts = { ...cloudPorts };
+    // Order matters for ports: the cloud binds its ports first, and only then does Toxiproxy
+    // create its proxies on ephemeral ports. (Proxies made earlier can take a port that was
+    // picked for the cloud but not yet bound: a twin then reaches the wrong service.)
+    const cloudPorts = await freePorts(['http', 'mqtt', 'mqttWs', 'opcua', 'modbus']);
     let tp = null;
     if (o.links) {
       tp = await startToxiproxy();
       stoppers.push(() => tp.stop());
-      twinPorts = {};
-      plantPorts = {};
-      for (const [svc, port] of Object.entries(cloudPorts)) {
-        const a = await tp.createProxy({ name: `twin-${svc}`, upstream: `${HOST}:${port}` });
-        await tp.addLatency(a.name, o.links['twin-cloud'] || {});
-        twinPorts[svc] = a.port;
-        const b = await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}` });
-        await tp.addLatency(b.name, o.links['cloud-edge'] || {});
-        plantPorts[svc] = b.port;
-      }
     }
-
-    const mqttOn = want.has('mqtt');
-    const plc = await startPlc({
-      scanMs,
-      s7: { host: HOST, port: 0 },
-      opcua: want.has('opcua') ? { host: HOST, port: 0 } : false,
-      modbus: want.has('modbus') ? { host: HOST, port: 0 } : false,
-      mqtt: mqttOn ? { url: `mqtt://${HOST}:${plantPorts.mqtt}`, plant: DEFAULTS.plant, ...DEFAULTS.mqttPlc, qos: 0 } : false,
-    });
-    stoppers.push(() => plc.stop());
-    log(`virtual PLC up (pid ${plc.pid}, S7 ${plc.ports.s7})`);
-
     const common = {
       S7T_PLANT: DEFAULTS.plant,
       S7T_CLOUD_HOST: HOST,
-      S7T_PLC_HOST: HOST,
-      S7T_PLC_PORT: String(plc.ports.s7),
-      S7T_PLC_OPCUA_PORT: String(plc.ports.opcua || ''),
-      S7T_PLC_MODBUS_PORT: String(plc.ports.modbus || ''),
       S7T_SCAN_MS: String(scanMs),
       S7T_TWIN_TOKEN: DEFAULTS.twinToken,
       S7T_EDGE_TOKEN: DEFAULTS.edgeToken,
@@ -190,6 +181,35 @@ async function startSystem(o) {
     });
     stoppers.push(() => cloud.stop());
     log(`cloud Node-RED up (pid ${cloud.pid}, port ${cloud.port})`);
+
+    // Proxies, now that every cloud port is bound: one per service for twins, one for the plant.
+    let twinPorts = { ...cloudPorts };
+    let plantPorts = { ...cloudPorts };
+    if (tp) {
+      twinPorts = {};
+      plantPorts = {};
+      for (const [svc, port] of Object.entries(cloudPorts)) {
+        const a = await tp.createProxy({ name: `twin-${svc}`, upstream: `${HOST}:${port}` });
+        await tp.addLatency(a.name, o.links['twin-cloud'] || {});
+        twinPorts[svc] = a.port;
+        const b = await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}` });
+        await tp.addLatency(b.name, o.links['cloud-edge'] || {});
+        plantPorts[svc] = b.port;
+      }
+    }
+
+    const mqttOn = want.has('mqtt');
+    const plc = await startPlc({
+      scanMs,
+      s7: { host: HOST, port: 0 },
+      opcua: want.has('opcua') ? { host: HOST, port: 0 } : false,
+      modbus: want.has('modbus') ? { host: HOST, port: 0 } : false,
+      mqtt: mqttOn ? { url: `mqtt://${HOST}:${plantPorts.mqtt}`, plant: DEFAULTS.plant, ...DEFAULTS.mqttPlc, qos: 0 } : false,
+    });
+    stoppers.push(() => plc.stop());
+    log(`virtual PLC up (pid ${plc.pid}, S7 ${plc.ports.s7})`);
+
+
     // The edge reaches every cloud service through the plant-side proxies (same process env
     // names, other ports): it never learns the cloud's real ports.
     const edge = await startNodeRed({
@@ -198,6 +218,10 @@ async function startSystem(o) {
       flows: edgeFlows,
       env: {
         ...common,
+        S7T_PLC_HOST: HOST,
+        S7T_PLC_PORT: String(plc.ports.s7),
+        S7T_PLC_OPCUA_PORT: String(plc.ports.opcua || ''),
+        S7T_PLC_MODBUS_PORT: String(plc.ports.modbus || ''),
         S7T_CLOUD_PORT: String(plantPorts.http),
         S7T_CLOUD_URL: `ws://${HOST}:${plantPorts.http}/s7twin/edge`,
         S7T_MQTT_URL: `mqtt://${HOST}:${plantPorts.mqtt}`,
