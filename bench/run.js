@@ -36,6 +36,7 @@ const DEFAULTS = {
     thinkMs: 100,
     boxes: 10,
     warmupBoxes: 2, // warm-up production per protocol, discarded
+    failLimit: 3, // productions failed in a row (no sample) before a path leaves the rotation
     pathReadyMs: 60000, // wait for the first probe through a path after start
     probeBlock: 100, // probes per protocol per interleaved block
   },
@@ -45,11 +46,12 @@ const DEFAULTS = {
     probeSamples: 30,
     floorSamples: 30,
     users: [1, 5],
-    loadSeconds: 2,
+    loadSeconds: 1,
     thinkMs: 50,
     boxes: 3,
-    warmupBoxes: 1,
+    warmupBoxes: 0, // the smoke skips warm-up productions (probe warm-up is still discarded)
     pathReadyMs: 20000,
+    failLimit: 1, // productions failed in a row (no sample) before a path leaves the rotation
     probeBlock: 15,
   },
   scanMs: 10,
@@ -167,6 +169,7 @@ async function runBench(cli = {}) {
     boxes: cli.boxes ?? base.boxes,
     probeBlock: base.probeBlock,
     warmupBoxes: base.warmupBoxes,
+    failLimit: base.failLimit,
     pathReadyMs: base.pathReadyMs,
     tuning: cli.tuning || 'tuned',
     scanMs: cli.scanMs ?? DEFAULTS.scanMs,
@@ -223,7 +226,10 @@ async function runBench(cli = {}) {
         continue;
       }
       try {
-        const mk = (p) => (k) => createTransport(p, sys.endpoints, { id: `bench-${p}-${k}-${Math.random().toString(36).slice(2, 6)}` });
+        // Short unique ids: the MQTT client truncates `s7twin-twin-<id>` to 23 characters, so a long
+        // common prefix would give every virtual twin the same client id (each login kicking out
+        // the one before).
+        const mk = (p) => (k) => createTransport(p, sys.endpoints, { id: `${k}x${Math.random().toString(36).slice(2, 7)}` });
         // Paths connect asynchronously after start: wait until a probe makes it through each.
         const live = [];
         for (const p of probing) {
@@ -270,7 +276,7 @@ async function runBench(cli = {}) {
         if (o.productions && prodProtos.length) {
           progress.phase(`${profileName}: twin productions (${prodProtos.join(', ')})`);
           const prods = await runProductions({
-            protocols: prodProtos, endpoints: sys.endpoints, samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes,
+            protocols: prodProtos, endpoints: sys.endpoints, samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
             maxBlocks: Math.max(3, Math.ceil(o.samples / o.boxes) * 2),
             onProgress: (ev) => { if (ev.phase === 'block') { progress.tick(1); progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`); } },
           });

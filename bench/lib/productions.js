@@ -63,7 +63,7 @@ async function runProductions(o) {
       seed,
       profile: o.twinProfile || DEFAULTS.twinProfile,
       timeoutMs: o.timeoutMs || DEFAULTS.timeoutMs,
-      id: `bench-${p}-${seed}`,
+      id: `p${seed}x${Math.random().toString(36).slice(2, 7)}`,
       log: o.log,
       onProgress: (summary, ev) => {
         const t = performance.now();
@@ -88,8 +88,8 @@ async function runProductions(o) {
 
   const maxBlocks = o.maxBlocks || 50;
   const count = (p) => vars.reduce((n, v) => n + out[p].samples[v].length, 0);
-  // A protocol leaves the rotation once it has its samples, or after 3 failed productions in a
-  // row without a single sample (a path that does not work would otherwise loop to maxBlocks).
+  // A protocol leaves the rotation once it has its samples, or after failLimit (3) failed
+  // productions in a row without a single sample (a path that does not work would otherwise loop to maxBlocks).
   const active = new Set(o.protocols);
   const straightFails = Object.fromEntries(o.protocols.map((p) => [p, 0]));
   for (let b = 0; b < maxBlocks && active.size; b++) {
@@ -120,7 +120,7 @@ async function runProductions(o) {
       }
       straightFails[p] = count(p) === 0 ? straightFails[p] + 1 : 0;
       if (count(p) >= o.samplesWanted) active.delete(p);
-      if (straightFails[p] >= 3) { active.delete(p); acc.gaveUp = true; }
+      if (straightFails[p] >= (o.failLimit || 3)) { active.delete(p); acc.gaveUp = true; }
       if (o.onProgress) o.onProgress({ phase: 'block', block: b, protocol: p, samples: count(p) });
     }
   }
