@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runBench } = require('../../bench/run');
-const { availablePaths } = require('../../bench/lib/system');
+const { availablePaths, hasProbe } = require('../../bench/lib/system');
 
 /** Count the drawn items inside vega's mark groups (<g class="mark-... role-mark ...">). */
 function dataMarks(svg) {
@@ -31,17 +31,28 @@ test('bench:smoke produces every table and plot from real samples', { timeout: 1
     const s = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
     const avail = availablePaths();
     assert.deepEqual(Object.keys(s.profiles), ['local', 'wan']);
+    const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
     for (const [name, p] of Object.entries(s.profiles)) {
-      assert.deepEqual(p.errors, [], `${name}: no path failed`);
+      assert.deepEqual(p.errors, [], `${name}: every probing path answered`);
       assert.ok(p.floor.n > 0, `${name}: network floor measured`);
       for (const proto of Object.keys(avail).filter((k) => avail[k])) {
-        assert.ok(p.probe[proto] && p.probe[proto].stats.n > 0, `${name}: probe round trips for ${proto}`);
-        assert.ok(p.load[proto] && p.load[proto][1].summary.n > 0, `${name}: load level 1 for ${proto}`);
-        if (proto !== 'stock') {
-          assert.ok(p.productions[proto].variables.overall.n > 0, `${name}: Table 1 samples for ${proto}`);
-          assert.ok(p.productions[proto].bytes.frames > 0, `${name}: Table 3 bytes for ${proto}`);
+        if (hasProbe(proto)) {
+          assert.ok(p.probe[proto] && p.probe[proto].stats.n > 0, `${name}: probe round trips for ${proto}`);
+          assert.ok(p.load[proto] && p.load[proto][1].summary.n > 0, `${name}: load level 1 for ${proto}`);
+        }
+        if (proto === 'stock') continue;
+        const prod = p.productions[proto];
+        assert.ok(prod, `${name}: productions ran for ${proto}`);
+        if (prod.variables.overall.n > 0) {
+          assert.ok(prod.bytes.frames > 0, `${name}: Table 3 bytes for ${proto}`);
+        } else {
+          // A path that produced nothing must say why in the report, never vanish from it.
+          assert.ok(prod.failed > 0 && prod.reasons.length > 0, `${name}: ${proto} has samples or recorded failures`);
+          assert.ok(md.includes(`${prod.failed} of ${prod.productions} productions failed`), `${name}: ${proto} failure is in the report`);
         }
       }
+      // The bridge itself must always deliver Table 1 samples.
+      if (avail.ws) assert.ok(p.productions.ws.variables.overall.n > 0, `${name}: Table 1 samples for ws`);
     }
     // The WAN floor must show the emulated latency (30 ms of toxics): it is what the proxies add,
     // not a speed threshold on this machine.
@@ -63,7 +74,6 @@ test('bench:smoke produces every table and plot from real samples', { timeout: 1
     assert.equal(res.plots.length, 3);
 
     // The report holds each table beside the study's figures.
-    const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
     for (const h of ['## Targets', '## Network floor and probe round trips', '## Table 4 — load, profile local', '## Table 4 — load, profile wan', '## Where the time goes', '## Plots']) {
       assert.ok(md.includes(h), `report has "${h}"`);
     }
