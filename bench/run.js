@@ -33,7 +33,7 @@ const DEFAULTS = {
     floorSamples: 500,
     users: [1, 5, 10, 20, 40, 60, 80, 200, 500, 1000],
     loadSeconds: 10, // per level and protocol
-    thinkMs: 100,
+    thinkMs: 500, // a twin reacting to its plant: 2 probes/s each (1,000 twins = 2,000 probes/s)
     boxes: 10,
     warmupBoxes: 2, // warm-up production per protocol, discarded
     failLimit: 3, // productions failed in a row (no sample) before a path leaves the rotation
@@ -71,7 +71,7 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --probe-samples <n>  probe round trips per protocol and profile (default 1000)
   --floor-samples <n>  network floor echoes per profile (default 500)
   --load-seconds <s>   seconds per load level and protocol (default 10)
-  --think <ms>         think time between a virtual twin's probes (default 100)
+  --think <ms>         mean think time between a virtual twin's probes (default 500)
   --boxes <n>          boxes per production (default 10)
   --tuning <t>         protocol intervals: tuned (default) or study (Modbus 80 ms, OPC UA polled 50 ms)
   --scan <ms>          PLC scan cycle (default 10)
