@@ -18,7 +18,7 @@
  * as missorted. That is exactly what a too-slow twin ↔ PLC loop does to the real plant.
  */
 
-/** Speeds and sizes. `fast` runs 20 boxes in a few seconds against a 10 ms PLC scan. */
+/** Speeds and sizes. `fast` runs 20 boxes in about 10 s against a 10 ms PLC scan. */
 const { codedError } = require('../nodes/lib/errors');
 const PROFILES = {
   study: {
@@ -32,6 +32,7 @@ const PROFILES = {
     detectorMm: 300, // length of the detection unit
     rejectReachMm: 150, // piston 2 still catches a box this far past the detection unit
     landingGapMm: 100, // free belt piston 1 needs in front of the box it pushes
+    detectorGapMs: 300, // the detection unit sees no box for at least this long between two boxes
     p1StrokeMs: 800,
     p2StrokeMs: 600,
     p3StrokeMs: 600,
@@ -51,6 +52,11 @@ const PROFILES = {
     detectorMm: 250,
     rejectReachMm: 150,
     landingGapMm: 50,
+    // Between two boxes the detection unit must report "no box" long enough for every sampled
+    // path to see it (Modbus polling at 80 ms, OPC UA sampling at 50 ms, a 10 ms PLC scan after
+    // any of them): a shorter gap is merged away, the PLC sees no new rising edge of sd and the
+    // next box, damaged or not, rides on unchecked. 250 ms, like a button press.
+    detectorGapMs: 250,
     p1StrokeMs: 40,
     p2StrokeMs: 40,
     p3StrokeMs: 40,
@@ -58,7 +64,7 @@ const PROFILES = {
   },
 };
 
-const MIN_CLEARANCE_MM = 20; // extra belt between two boxes beyond the detection unit's length
+const MIN_CLEARANCE_MM = 20; // extra belt between two boxes beyond the detection unit's length, at least
 
 const INPUTS = ['st', 'sp', 'se', 'p1f', 'p1b', 'sd', 'dmg', 'p2f', 'sk', 'p3f'];
 const OUTPUTS = ['c1', 'p1fw', 'p1bw', 'p2fw', 'c2', 'p3fw', 'red', 'grn', 'ng', 'nr', 'nb'];
@@ -174,8 +180,10 @@ function createPlant(opts = {}) {
 
     // Piston 1 pushes the entry box onto conveyor 1; it stalls short of the front while the
     // landing spot is still occupied (conveyor 1 stopped or slow).
-    // Boxes keep at least a detection unit's length apart, so the detector never sees two at once.
-    const spacing = B + Math.max(cfg.landingGapMm, cfg.detectorMm + MIN_CLEARANCE_MM);
+    // Boxes keep at least a detection unit's length apart, so the detector never sees two at once,
+    // plus the belt that runs past it in detectorGapMs, so its "no box" between them lasts that long.
+    const clearanceMm = Math.max(MIN_CLEARANCE_MM, (cfg.c1SpeedMmS * cfg.detectorGapMs) / 1000);
+    const spacing = B + Math.max(cfg.landingGapMm, cfg.detectorMm + clearanceMm);
     const landingFree = c1.length === 0 || c1[c1.length - 1].x - B / 2 >= spacing;
     const blockAt = entry && !landingFree ? 0.9 : undefined;
     if (movePiston('p1', out.p1fw, out.p1bw, cfg.p1StrokeMs, blockAt) && entry) {

@@ -96,3 +96,53 @@ test('a loop too slow for the plant mis-sorts damaged boxes, and the model notic
   assert.ok(s.missorted > 0, JSON.stringify(s));
   assert.equal(s.done, true);
 });
+
+/**
+ * The plant as a path that only samples its inputs every `periodMs` (Modbus polling, OPC UA
+ * sampling) sees it: a change and its undoing within one period never reach the PLC.
+ */
+function sampledEvery(plant, periodMs) {
+  const cbs = [];
+  let seen = plant.inputs();
+  let next = periodMs;
+  return {
+    ...plant,
+    get done() { return plant.done; },
+    on(ev, cb) { if (ev === 'inputs') cbs.push(cb); else plant.on(ev, cb); return this; },
+    tick(dt) {
+      plant.tick(dt);
+      if (plant.time < next) return;
+      next += periodMs;
+      const now = plant.inputs();
+      const changed = Object.fromEntries(Object.entries(now).filter(([k, v]) => seen[k] !== v));
+      seen = now;
+      if (Object.keys(changed).length) for (const cb of cbs) cb(changed);
+    },
+  };
+}
+
+test('between two boxes the detection unit reports no box for detectorGapMs, so a sampled path sees every box', () => {
+  // Record how long sd stays 0 between two boxes, in plant time.
+  const plant = createPlant({ boxes: 20, damaged: 0.5, seed: 2, profile: 'fast' });
+  const lows = [];
+  let sd = 0;
+  let fellAt = null;
+  plant.on('inputs', (d) => {
+    if (d.sd === 0 && sd === 1) fellAt = plant.time;
+    if (d.sd === 1 && sd === 0 && fellAt !== null) lows.push(plant.time - fellAt);
+    if (d.sd !== undefined) sd = d.sd;
+  });
+  assert.equal(runLockStep(plant, { scanMs: 10 }).summary.missorted, 0);
+  assert.ok(lows.length >= 10, `sd fell and rose again between boxes (${lows.length} gaps)`);
+  assert.ok(Math.min(...lows) >= plant.config.detectorGapMs, `shortest gap ${Math.min(...lows)} ms`);
+
+  // Polled every 80 ms (the study's Modbus interval): every damaged box is still rejected.
+  const polled = createPlant({ boxes: 20, damaged: 0.5, seed: 2, profile: 'fast' });
+  const s = runLockStep(sampledEvery(polled, 80), { scanMs: 10 }).summary;
+  assert.equal(s.done, true);
+  assert.equal(s.missorted, 0, JSON.stringify(s));
+
+  // The gap is what makes it work: with none (the old spacing) the same poll merges two boxes.
+  const tight = createPlant({ boxes: 20, damaged: 0.5, seed: 2, profile: 'fast', detectorGapMs: 0 });
+  assert.ok(runLockStep(sampledEvery(tight, 80), { scanMs: 10 }).summary.missorted > 0);
+});
