@@ -4,4 +4,6 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$ROOT"
+# The benchmark smoke test emulates a WAN with Toxiproxy: build it once from the Go module proxy.
+bash scripts/toxiproxy.sh >/dev/null
 npm test
