@@ -7,6 +7,10 @@
  *
  * - Values that arrive in one publish response are written in one Write request, so inputs the
  *   twin changed together (a box entering the detector: sd and dmg) reach the PLC in one scan.
+ * - Except a value that changed more than once before it could be written (sd 1 → 0 → 1 while
+ *   one box leaves the detector and the next enters, all in one publish): merging would drop the
+ *   0 and the PLC would never see the second box. Such changes are replayed in the order of their
+ *   source timestamps, as successive Writes, each held for `pulseHoldMs` so a PLC scan sees it.
  * - Only changes are forwarded: a value equal to what was last written to that side is dropped
  *   (re-sent initial values after a reconnect do not re-trigger anything).
  * - Only tags the dictionary marks cloudWritable go to the PLC, with type and range checks; a
@@ -28,6 +32,8 @@ const DEFAULTS = {
   publishingIntervalMs: 10,
   samplingIntervalMs: 10,
   retryMs: 5000, // a first session that failed (login refused, ...) is tried again after 5 s
+  pulseHoldMs: 20, // a value replayed from a pulse stays this long before the next (two 10 ms PLC scans)
+  maxFrames: 64, // pulses queued per side before they are merged (memory stays bounded)
 };
 
 /**
@@ -43,6 +49,7 @@ const DEFAULTS = {
  * @param {number} [opts.publishingIntervalMs] both subscriptions (default 10)
  * @param {number} [opts.samplingIntervalMs] every monitored item (default 10)
  * @param {string} [opts.pkiDir] client PKI folder
+ * @param {number} [opts.pulseHoldMs] how long a replayed pulse value stays before the next (default 20)
  * @returns {EventEmitter} events: 'forward' {to, values}, 'status' {side, status}, 'error' (never thrown)
  */
 function createOpcuaBridge(opts = {}) {
@@ -61,6 +68,8 @@ function createOpcuaBridge(opts = {}) {
     writeErrors: 0, // values a server refused or writes that failed
     unchanged: 0, // notifications equal to what the target already has
     resyncs: 0,
+    pulses: 0, // values that changed again before they were written: replayed, not merged
+    merged: 0, // queued pulses merged because the target was down or too far behind
   };
 
   const common = {
@@ -76,10 +85,14 @@ function createOpcuaBridge(opts = {}) {
     monitor: commandTags.map((t) => cloudIdOf.get(t.short)),
   });
   const sides = { plc, cloud };
-  // Per target side: what it has (last written or seen) and what still has to go there.
+  // Per target side: what it has (last written or seen) and what still has to go there, as
+  // frames in time order: one frame = one Write; a new frame starts only where a tag changes again.
   const known = { plc: {}, cloud: {} };
-  const pending = { plc: {}, cloud: {} };
+  const pending = { plc: [], cloud: [] };
   const flushing = { plc: false, cloud: false };
+  const lastWrite = { plc: null, cloud: null }; // {at, keys} of the last Write to each side
+  let stopped = false;
+  const retryTimers = new Set(); // connect retries and pulse holds, cleared on stop
   const source = { plc: {}, cloud: {} }; // latest value seen on each side, by short name
 
   function fail(err) {
@@ -97,24 +110,51 @@ function createOpcuaBridge(opts = {}) {
       counters.resyncs += 1;
       known[side] = {};
       const other = side === 'plc' ? 'cloud' : 'plc';
-      Object.assign(pending[side], source[other]);
+      collapse(side);
+      Object.assign(pending[side][0], source[other]);
       flush(side);
     });
+  }
+
+  /** Merge every queued frame into one (latest value per tag): the image, not the history. */
+  function collapse(to) {
+    if (pending[to].length > 1) counters.merged += pending[to].length - 1;
+    pending[to] = [Object.assign({}, ...pending[to])];
   }
 
   /** Queue values from one side for the other and write them (coalesced while a write runs). */
   function take(to, entries) {
     const from = to === 'plc' ? 'cloud' : 'plc';
-    for (const [tag, n] of entries) {
-      if (!tag || !n.status || !n.status.isGood()) continue;
+    // In time order (a publish lists its changes item by item); changes without a timestamp keep
+    // their place (Array.prototype.sort is stable).
+    const ordered = entries.filter(([tag, n]) => tag && n.status && n.status.isGood());
+    ordered.sort((a, b) => (a[1].ts ?? 0) - (b[1].ts ?? 0));
+    const q = pending[to];
+    for (const [tag, n] of ordered) {
       const value = ot.fromVariant(tag, n.value);
       source[from][tag.short] = value;
       if (to === 'plc') {
         try { tags.checkWrite(tag.short, value); } catch (err) { counters.refused += 1; fail(err); continue; }
       }
-      pending[to][tag.short] = value;
+      let frame = q[q.length - 1];
+      if (!frame || (tag.short in frame && frame[tag.short] !== value)) {
+        if (frame) counters.pulses += 1;
+        frame = {};
+        q.push(frame);
+      }
+      frame[tag.short] = value;
     }
+    // A side that is down gets the latest image on its return, not every pulse it missed.
+    if (!sides[to].connected || q.length > o.maxFrames) collapse(to);
     flush(to);
+  }
+
+  function hold(ms) {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => { retryTimers.delete(t); resolve(); }, ms);
+      t.resolve = resolve;
+      retryTimers.add(t);
+    });
   }
 
   async function flush(to) {
@@ -122,14 +162,22 @@ function createOpcuaBridge(opts = {}) {
     const side = sides[to];
     flushing[to] = true;
     try {
-      while (side.connected) {
+      while (side.connected && pending[to].length && !stopped) {
+        const frame = pending[to].shift();
         const batch = {};
-        for (const [k, v] of Object.entries(pending[to])) {
+        for (const [k, v] of Object.entries(frame)) {
           if (known[to][k] === v) counters.unchanged += 1; else batch[k] = v;
         }
-        pending[to] = {};
         const keys = Object.keys(batch);
-        if (!keys.length) break;
+        if (!keys.length) continue;
+        // The previous Write set one of these tags to another value a moment ago (a pulse): leave
+        // that value long enough for the target (a PLC scan) to see it.
+        const last = lastWrite[to];
+        if (last && keys.some((k) => last.keys.has(k))) {
+          const wait = last.at + o.pulseHoldMs - performance.now();
+          if (wait > 0) await hold(wait);
+          if (stopped || !side.connected) { pending[to].unshift(batch); collapse(to); break; }
+        }
         const items = keys.map((k) => {
           const tag = tags.get(k);
           const v = ot.toVariant(tag, batch[k]);
@@ -140,11 +188,13 @@ function createOpcuaBridge(opts = {}) {
           results = await side.write(items);
         } catch (err) {
           // Not written: keep them for the next session (unless newer values arrived meanwhile).
-          pending[to] = { ...batch, ...pending[to] };
+          pending[to].unshift(batch);
+          collapse(to);
           counters.writeErrors += keys.length;
           fail(err);
           break;
         }
+        lastWrite[to] = { at: performance.now(), keys: new Set(keys) };
         counters[to === 'plc' ? 'toPlcWrites' : 'toCloudWrites'] += 1;
         const written = {};
         results.forEach((r, i) => {
@@ -163,8 +213,6 @@ function createOpcuaBridge(opts = {}) {
     }
   }
 
-  let stopped = false;
-  const retryTimers = new Set();
   /**
    * Connect one side. node-opcua retries lost connections by itself; what it does not retry is a
    * first session that failed (a refused login, a certificate problem): that is retried here,
@@ -193,7 +241,7 @@ function createOpcuaBridge(opts = {}) {
 
   async function stop() {
     stopped = true;
-    for (const t of retryTimers) clearTimeout(t);
+    for (const t of retryTimers) { clearTimeout(t); if (t.resolve) t.resolve(); }
     retryTimers.clear();
     await Promise.allSettled([plc.close(), cloud.close()]);
   }

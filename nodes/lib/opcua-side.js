@@ -63,7 +63,8 @@ const APPLICATION_NAME = 's7twin-opcua-client';
  * @param {number} [opts.publishingIntervalMs]
  * @param {number} [opts.samplingIntervalMs]
  * @param {string} [opts.pkiDir] client certificate folder, created if missing
- * @returns {EventEmitter} emits 'values' ({nodeId: value} of one publish), 'status'
+ * @returns {EventEmitter} emits 'values' ([{nodeId, value, status, ts}] of one publish; ts = source
+ *   timestamp in ms, for ordering), 'status'
  *   ('connecting'|'connected'|'disconnected'|'error'), 'session' (a session was (re)created)
  */
 function createSide(opts) {
@@ -177,32 +178,57 @@ function createSide(opts) {
     session.on('session_restored', () => { counters.sessionsRestored += 1; setStatus('connected'); ee.emit('session'); });
     session.on('keepalive_failure', () => { counters.keepAliveFailures += 1; });
     if (monitor.length) {
-      subscription = await session.createSubscription2({
-        requestedPublishingInterval: o.publishingIntervalMs,
-        requestedMaxKeepAliveCount: o.keepAliveCount,
-        requestedLifetimeCount: o.lifetimeCount,
-        maxNotificationsPerPublish: 0,
-        publishingEnabled: true,
-        priority: 10,
-      });
-      const items = monitor.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value }));
-      group = await subscription.monitorItems(items, {
-        samplingInterval: o.samplingIntervalMs, queueSize: o.queueSize, discardOldest: false,
-      }, TimestampsToReturn.Neither);
-      // Notifications of one publish response arrive one by one, synchronously: gather them and
-      // hand them on as one batch, so values that changed together are written together.
-      let batch = null;
-      group.on('changed', (item, dataValue) => {
-        counters.notifications += 1;
-        if (!batch) {
-          batch = [];
-          setImmediate(() => { const b = batch; batch = null; ee.emit('values', b); });
-        }
-        batch.push({ nodeId: item.itemToMonitor.nodeId.toString(), value: dataValue.value.value, status: dataValue.statusCode });
-      });
+      try {
+        await subscribe(AttributeIds, TimestampsToReturn);
+      } catch (err) {
+        // Without its subscription this side is of no use: give the session back, do not leak it.
+        const c = client;
+        const sess = session;
+        client = null;
+        session = null;
+        subscription = null;
+        await sess.close(true).catch(() => {});
+        await c.disconnect().catch(() => {});
+        setStatus('error', err.message);
+        throw Object.assign(new OpcuaSideError('E_SUBSCRIBE', `${name}: no subscription: ${err.message}`), { cause: err });
+      }
     }
     setStatus('connected');
     ee.emit('session');
+  }
+
+  async function subscribe(AttributeIds, TimestampsToReturn) {
+    // node-opcua refuses (throws W09) a subscription whose keep-alive period (count x publishing
+    // interval) exceeds the session timeout, so a slow publishing interval gets a smaller count.
+    const keepAliveCount = Math.max(3, Math.min(o.keepAliveCount, Math.floor(o.sessionTimeoutMs / (2 * Math.max(1, o.publishingIntervalMs)))));
+    subscription = await session.createSubscription2({
+      requestedPublishingInterval: o.publishingIntervalMs,
+      requestedMaxKeepAliveCount: keepAliveCount,
+      requestedLifetimeCount: Math.max(o.lifetimeCount, 3 * keepAliveCount),
+      maxNotificationsPerPublish: 0,
+      publishingEnabled: true,
+      priority: 10,
+    });
+    const items = monitor.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value }));
+    // Source timestamps tell the order of changes that arrive in one publish (node-opcua lists
+    // them item by item, not in time order): the bridge needs it to replay a pulse.
+    group = await subscription.monitorItems(items, {
+      samplingInterval: o.samplingIntervalMs, queueSize: o.queueSize, discardOldest: false,
+    }, TimestampsToReturn.Source);
+    // Notifications of one publish response arrive one by one, synchronously: gather them and
+    // hand them on as one batch, so values that changed together are written together.
+    let batch = null;
+    group.on('changed', (item, dataValue) => {
+      counters.notifications += 1;
+      if (!batch) {
+        batch = [];
+        setImmediate(() => { const b = batch; batch = null; ee.emit('values', b); });
+      }
+      batch.push({
+        nodeId: item.itemToMonitor.nodeId.toString(), value: dataValue.value.value, status: dataValue.statusCode,
+        ts: sourceTime(dataValue),
+      });
+    });
   }
 
   // Bytes on the wire, over every secure channel this client has had (node-opcua keeps the sum).
@@ -309,6 +335,12 @@ function createSide(opts) {
     },
     stats() { refreshBytes(); return { ...counters }; },
   }));
+}
+
+/** A DataValue's source timestamp in ms with sub-ms picoseconds (node-opcua keeps them monotonic), or null. */
+function sourceTime(dv) {
+  const t = dv.sourceTimestamp;
+  return t ? t.getTime() + (dv.sourcePicoseconds || 0) / 1e9 : null;
 }
 
 function withTimeout(p, ms) {
