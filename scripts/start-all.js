@@ -133,7 +133,7 @@ Everything is up.
   cloud editor   ${cloud}/
   edge editor    http://127.0.0.1:${env.S7T_EDGE_PORT}/
   twin endpoint  ws://${env.S7T_CLOUD_HOST}:${env.S7T_CLOUD_PORT}/s7twin/twin   (token: S7T_TWIN_TOKEN=${env.S7T_TWIN_TOKEN})
-  MQTT broker    mqtt://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_PORT}  ws://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_WS_PORT}
+  MQTT broker    mqtt://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_PORT}  ws://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_WS_PORT}/mqtt
   OPC UA server  opc.tcp://${env.S7T_CLOUD_HOST}:${env.S7T_OPCUA_PORT}
   Modbus server  ${env.S7T_CLOUD_HOST}:${env.S7T_MODBUS_PORT}
   ${opts.plc ? `virtual PLC    S7 ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT} (rack 0, slot 1), scan ${env.S7T_SCAN_MS} ms` : `PLC            ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT}`}
