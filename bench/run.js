@@ -135,6 +135,34 @@ function machine() {
   return { cpus: cpus.length, cpuModel: cpus[0] ? cpus[0].model : '?', memGB: os.totalmem() / 2 ** 30, os: `${os.type()} ${os.release()} ${os.arch()}`, loadavg: os.loadavg(), hostname: os.hostname() };
 }
 
+/**
+ * The cloud's own flow-timer CSVs (cloud → PLC → cloud, per protocol and variable), read before
+ * the runtime's temporary folder goes: they show how much of the twin's round trip is the
+ * twin ↔ cloud leg.
+ * @returns {Object<string, Object<string, number[]>>} protocol → variable → ms
+ */
+function collectFlowTimers(dir) {
+  const out = {};
+  let files = [];
+  try { files = fs.readdirSync(dir).filter((f) => /^flow-timer-.*\.csv$/.test(f)); } catch { return out; }
+  for (const f of files) {
+    const lines = fs.readFileSync(path.join(dir, f), 'utf8').trim().split('\n');
+    const head = lines.shift().split(',');
+    const ip = head.indexOf('protocol');
+    const iv = head.indexOf('variable');
+    const im = head.indexOf('ms');
+    for (const line of lines) {
+      const c = line.split(',');
+      const ms = Number(c[im]);
+      if (!Number.isFinite(ms)) continue;
+      const proto = c[ip] || f.replace(/^flow-timer-|\.csv$/g, '');
+      const v = /^probe:/.test(c[iv]) ? 'probe' : c[iv];
+      ((out[proto] = out[proto] || {})[v] = out[proto][v] || []).push(ms);
+    }
+  }
+  return out;
+}
+
 /** Merge a block of load results (users 1) into an accumulator. */
 function mergeProbe(acc, r) {
   if (!acc) return { ...r, samples: [...(r.samples || [])], blocks: 1 };
@@ -310,6 +338,14 @@ async function runBench(cli = {}) {
         }
       } finally {
         progress.phase(`${profileName}: stopping`);
+        pr.flowTimers = collectFlowTimers(sys.procs.cloud.timerDir);
+        // Process logs (tails) go into the results: a runtime that fell over under load says why.
+        for (const [name, proc] of Object.entries(sys.procs)) {
+          pr.exited = pr.exited || {};
+          if (proc.child && proc.child.exitCode !== null) pr.exited[name] = proc.child.exitCode;
+          (results.logs = results.logs || {})[`${profileName}-${name}.log`] = proc.logs().slice(-200000);
+        }
+        for (const [name, code] of Object.entries(pr.exited || {})) pr.errors.push(`${name} process exited during the run (code ${code}); see logs/${profileName}-${name}.log`);
         await sys.stop();
       }
     }

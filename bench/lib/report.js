@@ -46,7 +46,8 @@ function t1stats(samples, expired = 0) {
  * @param {object} results
  */
 function summarize(results) {
-  const out = { ...results, profiles: {} };
+  const { logs, ...rest } = results;
+  const out = { ...rest, logs: logs ? Object.keys(logs).map((n) => `logs/${n}`) : [], profiles: {} };
   for (const [name, pr] of Object.entries(results.profiles)) {
     const p = { links: pr.links, available: pr.available, notes: pr.notes || [], errors: pr.errors || [], loadStopped: pr.loadStopped || {} };
     if (pr.floor) p.floor = { ...summarise(pr.floor.samples), warmup: pr.floor.warmup, errors: pr.floor.errors };
@@ -82,6 +83,11 @@ function summarize(results) {
           seconds: dur,
         },
       };
+    }
+    p.flowTimers = {};
+    for (const [proto, vars] of Object.entries(pr.flowTimers || {})) {
+      p.flowTimers[proto] = {};
+      for (const [v, arr] of Object.entries(vars)) p.flowTimers[proto][v] = summarise(arr);
     }
     p.load = {};
     for (const [proto, levels] of Object.entries(pr.load || {})) {
@@ -179,9 +185,13 @@ function markdown(s, plotFiles) {
   L.push(targetLine(`${TARGETS.loadUsers} concurrent WS twins on WAN: 0 % errors, p99 < ${TARGETS.loadP99} ms`, big ? big.errors === 0 && big.summary.p99 < TARGETS.loadP99 : null,
     big ? `errors ${big.errors} (${fmt(big.errorPct, 2)} %), p99 ${fmt(big.summary.p99)}` : `level not run (largest WAN ws level: ${wan && wan.load.ws ? Math.max(...Object.keys(wan.load.ws).map(Number)) : 'none'})`));
   for (const proto of ['mqtt', 'opcua', 'modbus']) {
-    const r = wan && wan.productions[proto] && wan.productions[proto].variables.overall;
+    const pp = wan && wan.productions[proto];
+    const r = pp && pp.variables.overall;
     const st = STUDY.table1.rows[proto].overall.mean;
-    L.push(targetLine(`WAN ${label(proto)} mean below the study's ${st} ms`, r && r.n ? r.mean < st : null, r && r.n ? `mean ${fmt(r.mean)} (n ${r.n})` : 'path not available in this run'));
+    let detail = 'path not available in this run';
+    if (r && r.n) detail = `mean ${fmt(r.mean)} (n ${r.n}), tuning ${o.tuning}`;
+    else if (pp && pp.failed) detail = `no sample: ${pp.failed} of ${pp.productions} productions failed (${pp.reasons[0]})`;
+    L.push(targetLine(`WAN ${label(proto)} mean below the study's ${st} ms`, r && r.n ? r.mean < st : (pp && pp.failed ? false : null), detail));
   }
   L.push('');
 
@@ -224,6 +234,22 @@ function markdown(s, plotFiles) {
     L.push(table(['Protocol', 'Variable', ...STUDY.table1.columns, 'p95', 'p99', 'jitter', 'expired'], rows), '');
     const r = ratios(protos.map((k) => [k, p.productions[k].variables.overall.mean]));
     if (r) L.push(`- overall mean: fastest ${r}`, '');
+  }
+
+  // Cloud flow-timers.
+  const ftRows = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const [proto, vars] of Object.entries(p.flowTimers || {})) {
+      for (const [v, st] of Object.entries(vars)) {
+        const twin = p.productions[proto] && p.productions[proto].variables[v];
+        ftRows.push([name, proto, v, st.n, fmt(st.mean), fmt(st.median), fmt(st.p95), fmt(st.p99), twin && twin.n ? fmt(twin.mean - st.mean) : '–']);
+      }
+    }
+  }
+  if (ftRows.length) {
+    L.push('## Cloud flow-timers (cloud → PLC → cloud)', '');
+    L.push('What the flow-timer subflows in the cloud flow logged during the run (every phase). "twin leg" = the twin\'s Table 1 mean for the same variable minus this mean: the twin ↔ cloud part of the full loop.', '');
+    L.push(table(['profile', 'protocol', 'variable', 'n', 'mean', 'median', 'p95', 'p99', 'twin leg'], ftRows), '');
   }
 
   // Table 5.
@@ -351,7 +377,7 @@ function markdown(s, plotFiles) {
     for (const e of s.plotErrors || []) L.push(`- plot not drawn: ${e}`);
     for (const f of plotFiles) L.push(`![${path.basename(f, '.svg')}](${f})`, '');
   }
-  L.push('## Files', '', '- `samples.csv`: every timed sample (profile, section, protocol, variable, users, seq, ms); warm-up samples are not in it (counted in the tables).', '- `summary.json`: every statistic above, machine, versions and options.', '- `plots/*.svg`: the plots.', '');
+  L.push('## Files', '', '- `samples.csv`: every timed sample (profile, section, protocol, variable, users, seq, ms); warm-up samples are not in it (counted in the tables).', '- `summary.json`: every statistic above, machine, versions and options.', '- `plots/*.svg`: the plots.', '- `logs/`: the last 200 kB of the output of each process (PLC, cloud, edge) per profile.', '');
   return `${L.join('\n')}\n`;
 }
 
@@ -367,6 +393,10 @@ async function writeReport(results, outDir) {
   const files = [];
   const write = (name, text) => { fs.writeFileSync(path.join(outDir, name), text); files.push(name); };
   write('samples.csv', samplesCsv(results));
+  if (results.logs) {
+    fs.mkdirSync(path.join(outDir, 'logs'), { recursive: true });
+    for (const [name, text] of Object.entries(results.logs)) write(path.join('logs', name), text);
+  }
 
   const plotFiles = [];
   const box = [];
