@@ -32,7 +32,18 @@ module.exports = function register(RED) {
     const probeTimeoutMs = Number(config.probeTimeoutMs) > 0 ? Number(config.probeTimeoutMs) : PROBE_TIMEOUT_MS;
     const differ = createStateDiffer();
     const conn = node.plc.conn;
-    const pending = new Map(); // probe slot -> {value, resAddr, ref, cid, client, deadline}
+    const pending = new Map(); // probe slot -> {value, resAddr, resIndex, about, client, deadline}
+    const blocks = new Map(); // response block read item -> pending probes in it
+    const watchBlock = (addr) => {
+      blocks.set(addr, (blocks.get(addr) || 0) + 1);
+      if (blocks.get(addr) === 1) conn.watch(addr);
+    };
+    const unwatchBlock = (addr) => {
+      const n = (blocks.get(addr) || 1) - 1;
+      if (n > 0) { blocks.set(addr, n); return; }
+      blocks.delete(addr);
+      conn.unwatch(addr);
+    };
     let snapNext = true; // the first read after (re)connect goes out as a snap
     registry.add(node, () => ({ ...node.counters, pendingProbes: pending.size, src, seq: sender.seq }));
 
@@ -54,7 +65,7 @@ module.exports = function register(RED) {
     function onConnect() { snapNext = true; differ.reset(); }
     function onDisconnect(err) {
       for (const [slot, p] of pending) {
-        conn.unwatch(p.resAddr);
+        unwatchBlock(p.resAddr);
         answerErr({ code: 'E_PLC_DOWN', message: `probe slot ${slot} lost with the PLC connection: ${err.message}` }, p.about, p.client);
       }
       pending.clear();
@@ -75,7 +86,8 @@ module.exports = function register(RED) {
       const now = Date.now();
       const groups = new Map(); // "src:seq" -> {about, client, d}
       for (const [slot, p] of pending) {
-        if (extra[p.resAddr] === p.value) {
+        const block = extra[p.resAddr];
+        if (Array.isArray(block) && block[p.resIndex] === p.value) {
           const key = `${p.about.src}:${p.about.seq}`;
           if (!groups.has(key)) groups.set(key, { about: p.about, client: p.client, d: {} });
           groups.get(key).d[slot] = p.value;
@@ -86,7 +98,7 @@ module.exports = function register(RED) {
           answerErr({ code: 'E_PROBE_TIMEOUT', message: `probe slot ${slot} did not answer ${p.value} within ${probeTimeoutMs} ms` }, p.about, p.client);
         }
         pending.delete(slot);
-        conn.unwatch(p.resAddr);
+        unwatchBlock(p.resAddr);
       }
       for (const g of groups.values()) {
         node.counters.probeRes += 1;
@@ -162,8 +174,10 @@ module.exports = function register(RED) {
         conn.write(items.map((i) => ({ addr: i.addr, value: i.value }))).then(() => {
           const about = { src: env.src, seq: env.seq, cid: env.cid };
           for (const i of items) {
-            pending.set(i.slot, { value: i.value, resAddr: i.resAddr, about, client: msg._client, deadline: Date.now() + probeTimeoutMs });
-            conn.watch(i.resAddr);
+            const prev = pending.get(i.slot);
+            if (prev) unwatchBlock(prev.resAddr); // a new probe on a slot replaces the old one
+            pending.set(i.slot, { value: i.value, resAddr: i.resAddr, resIndex: i.resIndex, about, client: msg._client, deadline: Date.now() + probeTimeoutMs });
+            watchBlock(i.resAddr);
           }
           conn.readSoon();
           done();
@@ -185,7 +199,8 @@ module.exports = function register(RED) {
       conn.removeListener('connect', onConnect);
       conn.removeListener('disconnect', onDisconnect);
       conn.removeListener('data', onData);
-      for (const p of pending.values()) conn.unwatch(p.resAddr);
+      for (const addr of blocks.keys()) conn.unwatch(addr);
+      blocks.clear();
       pending.clear();
       setStatus('clear');
       Promise.resolve(node.plc.deregister(node)).then(() => done(), () => done());

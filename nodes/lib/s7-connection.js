@@ -31,7 +31,11 @@ const DEFAULTS = {
   timeoutMs: 1500, // connect and per-request timeout
   ioDb: 1,
   ioSize: 16, // bytes of the I/O block to read (tags.ioDbSize)
-  maxWrites: 64, // writes waiting behind the one in progress; more are refused (E_BUSY)
+  maxWrites: 4096, // writes waiting behind the one in progress; more are refused (E_BUSY)
+  // An S7 read/write job carries at most 20 variables (the protocol's limit; snap7's server
+  // segfaults past it and nodes7 does not split writes): queued writes are merged up to this, and
+  // a larger write is split into jobs of this size.
+  maxBatchItems: 20,
   backoff: {}, // lib/backoff.js defaults: 200 ms doubling to 5 s, jitter
 };
 
@@ -72,9 +76,10 @@ function createS7Connection(opts) {
   const writes = [];
   const counters = {
     connects: 0, reconnects: 0, reads: 0, readErrors: 0, writes: 0, writeErrors: 0, refused: 0,
-    lastReadMs: 0,
+    lastReadMs: 0, batched: 0, // writes that went out merged with others in one job
   };
   let inst = null;
+  let itemsDirty = false; // watched items changed since nodes7's item list was last set
   let up = false;
   let busy = null; // the request in progress: {kind, op?}
   let closed = true;
@@ -112,6 +117,7 @@ function createS7Connection(opts) {
       me.isoclient.setNoDelay(true);
       me.isoclient.on('close', () => fail(me, s7Error('E_PLC_DOWN', 'the PLC closed the connection')));
       me.addItems([ioAddr, ...watched]);
+      itemsDirty = false;
       up = true;
       counters.connects += 1;
       if (everUp) counters.reconnects += 1;
@@ -163,15 +169,25 @@ function createS7Connection(opts) {
   function tick() {
     tickTimer = null;
     if (!up || busy || closed) return;
-    if (writes.length) { doWrite(writes.shift()); return; }
     const now = Date.now();
-    if (readNow || now >= nextReadAt) { doRead(); return; }
+    // After a write the next job is a read (the PLC's answer can only be seen that way), so a
+    // stream of writes (hundreds of twins' probes) never starves the reads; otherwise writes first.
+    if (readNow) { doRead(); return; }
+    if (writes.length) { doWrite(takeBatch()); return; }
+    if (now >= nextReadAt) { doRead(); return; }
     tickTimer = setTimeout(tick, nextReadAt - now);
   }
 
   function doRead() {
     const me = inst;
     const started = Date.now();
+    // nodes7's item list is changed only here, between requests: changing it while a read is in
+    // flight made that read come back with bad quality (and the connection torn down).
+    if (itemsDirty) {
+      me.removeItems();
+      me.addItems([ioAddr, ...watched]);
+      itemsDirty = false;
+    }
     readNow = false;
     busy = { kind: 'read' };
     guard(o.timeoutMs * 2, () => fail(me, s7Error('E_TIMEOUT', 'read timed out')));
@@ -197,6 +213,27 @@ function createS7Connection(opts) {
     });
   }
 
+  /**
+   * Every queued write, in order, merged into one job of at most maxBatchItems items (a single
+   * larger write goes alone). Each write's items stay together, so each is still all or nothing
+   * from its sender's view: the job succeeds or fails as one.
+   */
+  function takeBatch() {
+    const ops = [writes.shift()];
+    let n = ops[0].items.length;
+    while (writes.length && n + writes[0].items.length <= o.maxBatchItems) {
+      n += writes[0].items.length;
+      ops.push(writes.shift());
+    }
+    if (ops.length === 1) return ops[0];
+    return {
+      items: ops.flatMap((op) => op.items),
+      resolve: () => { for (const op of ops) op.resolve(); },
+      reject: (err) => { for (const op of ops) op.reject(err); },
+      merged: ops.length,
+    };
+  }
+
   function doWrite(op) {
     const me = inst;
     busy = { kind: 'write', op };
@@ -209,7 +246,8 @@ function createS7Connection(opts) {
         counters.writeErrors += 1;
         op.reject(s7Error('E_WRITE', 'the PLC refused the write (bad quality)'));
       } else {
-        counters.writes += 1;
+        counters.writes += op.merged || 1;
+        if (op.merged) counters.batched += op.merged;
         op.resolve();
       }
       readNow = true; // see the PLC's reaction as soon as it can exist
@@ -254,7 +292,17 @@ function createS7Connection(opts) {
           reject(s7Error('E_BUSY', `${writes.length} writes already waiting`));
           return;
         }
-        writes.push({ items, resolve, reject });
+        if (items.length <= o.maxBatchItems) {
+          writes.push({ items, resolve, reject });
+        } else {
+          // Only probes (many slots in one frame) get here; a command has at most the table's
+          // inputs. Each part is written in order; the whole resolves when all parts did.
+          const parts = [];
+          for (let i = 0; i < items.length; i += o.maxBatchItems) {
+            parts.push(new Promise((res, rej) => writes.push({ items: items.slice(i, i + o.maxBatchItems), resolve: res, reject: rej })));
+          }
+          Promise.all(parts).then(() => resolve(), reject);
+        }
         if (!busy && !tickTimer) tick();
         else if (!busy) { clearTimeout(tickTimer); tick(); }
       });
@@ -263,11 +311,11 @@ function createS7Connection(opts) {
     watch(addr) {
       if (watched.has(addr)) return;
       watched.add(addr);
-      if (inst && up) inst.addItems(addr);
+      itemsDirty = true;
     },
     unwatch(addr) {
       if (!watched.delete(addr)) return;
-      if (inst && up) inst.removeItems(addr);
+      itemsDirty = true;
     },
     /** Ask for a read as soon as the current request is done. */
     readSoon() {

@@ -96,6 +96,23 @@ test('WebSocket–S7 path end to end', async (t) => {
     await bystander.close();
   });
 
+  await t.test('a probe frame with 100 slots is written in S7-sized jobs and every slot answers', async () => {
+    // S7 allows 20 variables per job; the virtual PLC's snap7 server crashed on a larger write.
+    const tw = await rawTwin(sys);
+    const base = 1000 + Math.floor(Math.random() * 1e6);
+    const d = {};
+    for (let i = 0; i < 100; i++) d[100 + i] = base + i;
+    tw.ws.send(JSON.stringify({ v: 1, k: 'probe', src: 'twin-bulk', seq: 1, ts: Date.now(), d }));
+    const answered = await waitFor(() => {
+      const got = {};
+      for (const f of tw.frames) if (f.k === 'probe-res' && f.ref.src === 'twin-bulk') Object.assign(got, f.d);
+      return Object.keys(got).length === 100 && got;
+    }, 15000, 'probe-res for all 100 slots');
+    for (let i = 0; i < 100; i++) assert.equal(answered[100 + i], base + i);
+    assert.equal(tw.frames.filter((f) => f.k === 'err').length, 0);
+    await tw.close();
+  });
+
   await t.test('a twin without a valid token is refused before the upgrade', async () => {
     for (const token of [null, 'wrong-token']) {
       const ws = new WebSocket(sys.twinUrl, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
