@@ -34,7 +34,7 @@ module.exports = function register(RED) {
     };
     d.on('status', () => each((u) => u.linkStatus && u.linkStatus(node.statusInfo())));
     d.on('connect', () => each((u) => u.linkConnected && u.linkConnected()));
-    d.on('envelope', (env) => each((u) => u.receive && u.receive(env)));
+    d.on('envelope', (env) => each((u) => u.linkEnvelope && u.linkEnvelope(env)));
     d.on('invalid', (err) => each((u) => u.invalid && u.invalid(err)));
     let lastFailure = '';
     d.on('failure', (err) => {

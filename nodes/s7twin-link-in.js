@@ -22,7 +22,10 @@ module.exports = function register(RED) {
     }
     registry.add(node, () => node.counters);
 
-    node.receive = (env, clientId) => {
+    // Not `receive`: every Node-RED node has that (it injects an input message), so a config node
+    // calling `receive` on its users fed every envelope into link-out as well, stamped `_msgid` on
+    // the shared envelope and put it on the wire.
+    node.linkEnvelope = (env, clientId) => {
       const msg = { topic: env.k, payload: env };
       if (clientId !== undefined) msg._client = clientId;
       node.counters.framesOut += 1;

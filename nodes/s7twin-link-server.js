@@ -63,7 +63,7 @@ module.exports = function register(RED) {
     registry.add(node, () => ep.counters);
 
     const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
-    ep.on('envelope', (env, id) => each((u) => u.receive && u.receive(env, id)));
+    ep.on('envelope', (env, id) => each((u) => u.linkEnvelope && u.linkEnvelope(env, id)));
     ep.on('invalid', (err, id, extra) => each((u) => u.invalid && u.invalid(err, id, extra)));
     const peers = () => each((u) => u.linkStatus && u.linkStatus(node.statusInfo()));
     ep.on('connect', peers);
