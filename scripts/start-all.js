@@ -139,7 +139,7 @@ Everything is up.
   ${opts.plc ? `virtual PLC    S7 ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT} (rack 0, slot 1), scan ${env.S7T_SCAN_MS} ms` : `PLC            ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT}`}
   flow-timers    ${env.S7T_TIMER_DIR}/
 Run a headless twin in another terminal:
-  npm run twin -- --protocol ws --boxes 20
+  bash scripts/npm.sh run twin -- --protocol ws --boxes 20
 Ctrl-C stops everything.`);
 }
 
