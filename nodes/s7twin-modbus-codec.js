@@ -50,6 +50,13 @@ module.exports = function register(RED) {
     }
 
     node.on('input', (msg, send, done) => {
+      // A failed read from a Modbus Getter with "empty message on fail" (the flows use it so the
+      // poll loop hears about failures at once): nothing was read, so there is nothing to relay.
+      if (msg.error && (msg.payload === '' || msg.payload === undefined)) {
+        node.failedReads = (node.failedReads || 0) + 1;
+        done();
+        return;
+      }
       let out;
       try {
         out = relay.update(msg.payload);
