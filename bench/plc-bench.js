@@ -6,6 +6,9 @@
  *   node bench/plc-bench.js [--n 1000] [--scan-ms 10] [--inproc]
  *
  *   read   one nodes7 read of the whole DB1 block (16 bytes), back to back
+ *   read DB3  every probe response block (16 × 256 bytes, five PDUs) in one nodes7 read, with as
+ *          many requests in flight as the server offers (8) and with one: snap7's server
+ *          serves a connection's requests one by one, and pipelining them stalls
  *   probe  write a fresh value to a DB2 request slot, then read the DB3 response slot back to
  *          back until it holds that value: one PLC round trip including up to one scan of waiting.
  *          Measured twice: "random phase" waits a random 0..1 scan before each probe, so requests
@@ -86,11 +89,29 @@ async function main() {
       }
       return trips;
     }
+    // Every probe response block at once (16 items of 256 bytes, 4 KB: five PDUs), as the edge
+    // reads them under load, with as many requests in flight as the server offers and with one
+    // (s7-connection's parallelJobs).
+    const blocks = Array.from({ length: 16 }, (_, b) => `DB3,DWORD${256 * b}.64`);
+    const offered = s7.conn.maxParallel;
+    const blockReads = {};
+    for (const par of [offered, 1]) {
+      s7.conn.maxParallel = par;
+      const t = [];
+      for (let k = 0; k < N + WARMUP; k++) {
+        const t0 = performance.now();
+        await s7.read(blocks);
+        if (k >= WARMUP) t.push(performance.now() - t0);
+      }
+      blockReads[par] = t;
+    }
+    s7.conn.maxParallel = offered;
     const random = await probes(true);
     const locked = await probes(false);
     const where = INPROC ? 'in-process' : 'child process';
     console.log(`virtual S7-1500 (${where}), scan ${SCAN_MS} ms, nodes7 over loopback, ${N} samples each after ${WARMUP} warm-up`);
     console.log(line('read DB1 (16 bytes)', summarise(reads)));
+    for (const [par, t] of Object.entries(blockReads)) console.log(line(`read DB3 4 KB, ${par} in flight`, summarise(t)));
     console.log(line('probe, random phase', summarise(random)));
     console.log(line('probe, back to back', summarise(locked)));
   } finally {

@@ -314,7 +314,9 @@ async function runBench(cli = {}) {
         // Load levels: Table 4 and server cost.
         if (o.load) {
           const holding = new Set(live);
-          const meter = createCostMeter({ cloud: sys.pids.cloud, edge: sys.pids.edge, plc: sys.pids.plc });
+          // The load generator (this process: every virtual twin) and Toxiproxy share the machine
+          // with the system under test; their cost is measured too, to show where the time goes.
+          const meter = createCostMeter({ cloud: sys.pids.cloud, edge: sys.pids.edge, plc: sys.pids.plc, toxiproxy: sys.toxiproxy && sys.toxiproxy.pid, load: process.pid });
           for (const users of o.users) {
             const order = [...holding];
             for (const p of order) {

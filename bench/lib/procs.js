@@ -154,19 +154,40 @@ function readProc(pid) {
 }
 
 /**
+ * Read the machine's CPU time from the first line of /proc/stat: busy and total jiffies over
+ * every core (idle and iowait count as not busy).
+ * @returns {{busy:number, total:number, cores:number}|null} null where /proc/stat is missing
+ */
+function readMachine() {
+  try {
+    const text = fs.readFileSync('/proc/stat', 'utf8');
+    const f = text.slice(0, text.indexOf('\n')).trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = f.reduce((a, b) => a + b, 0);
+    const idle = f[3] + (f[4] || 0);
+    return { busy: total - idle, total, cores: (text.match(/^cpu\d+ /gm) || []).length || os.cpus().length };
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Measure CPU % (of one core) and RSS of processes over a window: call start(), run the load,
- * call end(). RSS is sampled every `intervalMs` and its peak and mean reported.
- * @param {Object<string, number>} pids name → pid
+ * call end(). RSS is sampled every `intervalMs` and its peak and mean reported. The machine's
+ * own CPU use over the same window comes out as `machine` ({cpuPct: busy share of all cores,
+ * cores}): on a small machine the load generator and the proxies compete with the system under
+ * test, and this says how close to saturated the run was.
+ * @param {Object<string, number>} pids name → pid (a missing pid is skipped)
  * @param {number} [intervalMs]
  */
 function createCostMeter(pids, intervalMs = 250) {
   let t0 = 0;
   let first = {};
+  let firstMachine = null;
   const rss = {};
   let timer = null;
   const sample = () => {
     for (const [name, pid] of Object.entries(pids)) {
-      const r = readProc(pid);
+      const r = pid ? readProc(pid) : null;
       if (r) (rss[name] = rss[name] || []).push(r.rss);
     }
   };
@@ -174,7 +195,8 @@ function createCostMeter(pids, intervalMs = 250) {
     start() {
       t0 = performance.now();
       first = {};
-      for (const [name, pid] of Object.entries(pids)) first[name] = readProc(pid);
+      for (const [name, pid] of Object.entries(pids)) first[name] = pid ? readProc(pid) : null;
+      firstMachine = readMachine();
       for (const k of Object.keys(rss)) delete rss[k];
       sample();
       timer = setInterval(sample, intervalMs);
@@ -188,6 +210,7 @@ function createCostMeter(pids, intervalMs = 250) {
       const wall = performance.now() - t0;
       const out = {};
       for (const [name, pid] of Object.entries(pids)) {
+        if (!pid) continue;
         const a = first[name];
         const b = readProc(pid);
         const r = rss[name] || [];
@@ -197,10 +220,14 @@ function createCostMeter(pids, intervalMs = 250) {
           rssPeakMB: r.length ? Math.max(...r) / 1048576 : null,
         };
       }
+      const m = readMachine();
+      if (firstMachine && m && m.total > firstMachine.total) {
+        out.machine = { cpuPct: (100 * (m.busy - firstMachine.busy)) / (m.total - firstMachine.total), cores: m.cores };
+      }
       return out;
     },
     stop() { if (timer) clearInterval(timer); timer = null; },
   };
 }
 
-module.exports = { spawnNode, startPlc, startNodeRed, readProc, createCostMeter, ProcError, DEFAULTS };
+module.exports = { spawnNode, startPlc, startNodeRed, readProc, readMachine, createCostMeter, ProcError, DEFAULTS };

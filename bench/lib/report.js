@@ -138,6 +138,36 @@ function targetLine(name, ok, detail) {
 }
 
 /**
+ * Where the time goes under load: for every WebSocket–S7 level whose p99 misses the load target,
+ * the same level on loopback (what the emulated WAN adds) and the CPU of every process on the
+ * machine over that level (what competes for the cores).
+ * @param {object} s summarize(results)
+ * @returns {string[]} Markdown list items
+ */
+function loadTimeLines(s) {
+  const out = [];
+  const cores = (s.machine || {}).cpus;
+  for (const [name, p] of Object.entries(s.profiles)) {
+    const levels = (p.load || {}).ws || {};
+    for (const [users, r] of Object.entries(levels)) {
+      if (!r.summary || !r.summary.n || r.summary.p99 < TARGETS.loadP99) continue;
+      const c = r.cost || {};
+      const cpu = ['cloud', 'edge', 'plc', 'toxiproxy', 'load'].filter((k) => c[k] && c[k].cpuPct !== null && c[k].cpuPct !== undefined)
+        .map((k) => `${{ plc: 'PLC', load: 'load generator', toxiproxy: 'Toxiproxy' }[k] || k} ${fmt(c[k].cpuPct, 0)} %`);
+      const parts = [`${name} WebSocket–S7 at ${users} twins: p99 ${fmt(r.summary.p99)} ms, mean ${fmt(r.summary.mean)} ms (target p99 < ${TARGETS.loadP99} ms)`];
+      const fl = p.floor && p.floor.mean;
+      if (fl) parts.push(`network floor ${fmt(fl)} ms`);
+      const loc = name !== 'local' && s.profiles.local && s.profiles.local.load && s.profiles.local.load.ws && s.profiles.local.load.ws[users];
+      if (loc && loc.summary && loc.summary.n) parts.push(`the same level on loopback: p99 ${fmt(loc.summary.p99)} ms, mean ${fmt(loc.summary.mean)} ms`);
+      if (cpu.length) parts.push(`CPU over the level (% of one core): ${cpu.join(', ')}`);
+      if (c.machine) parts.push(`the machine was ${fmt(c.machine.cpuPct, 0)} % busy over its ${c.machine.cores || cores} cores${c.machine.cpuPct >= 85 ? ' (saturated: queueing for a core, not the path, sets the tail)' : ''}`);
+      out.push(`- ${parts.join('; ')}.`);
+    }
+  }
+  return out;
+}
+
+/**
  * Write the Markdown report body.
  * @param {object} s summarize(results)
  * @param {string[]} plotFiles relative paths
@@ -296,7 +326,7 @@ function markdown(s, plotFiles) {
   const loadProfiles = Object.entries(s.profiles).filter(([, p]) => Object.keys(p.load).length);
   for (const [name, p] of loadProfiles) {
     L.push(`## Table 4 — load, profile ${name}`, '');
-    L.push(`Each virtual twin has its own connection and PLC probe slot; one probe in flight per twin, ${o.thinkMs} ms think time, ${o.loadSeconds} s per level, protocols interleaved per level. Study: ${STUDY.table4.cite} (its throughput is JMeter's, far below ours by design of its test plan). Server cost from /proc of the cloud and edge Node-RED processes (CPU % of one core, resident MB).`, '');
+    L.push(`Each virtual twin has its own connection and PLC probe slot; one probe in flight per twin, ${o.thinkMs} ms think time, ${o.loadSeconds} s per level, protocols interleaved per level. Study: ${STUDY.table4.cite} (its throughput is JMeter's, far below ours by design of its test plan). Server cost from /proc of the cloud and edge Node-RED processes (CPU % of one core, resident MB); beside it what else ran on the machine: Toxiproxy (the emulated WAN) and the load generator (every virtual twin, one process), CPU % of one core, and the machine's busy share of all its ${(s.machine || {}).cpus || '?'} cores.`, '');
     const rows = [];
     const levels = [...new Set(Object.values(p.load).flatMap((x) => Object.keys(x).map(Number)))].sort((a, b) => a - b);
     for (const u of levels) {
@@ -307,10 +337,11 @@ function markdown(s, plotFiles) {
         const c = r.cost || {};
         rows.push([u, label(proto), cell(r.summary.mean, st.mean), cell(r.summary.min, st.min), cell(r.summary.max, st.max), cell(r.summary.sd, st.sd), fmt(r.summary.p95), fmt(r.summary.p99),
           cell(r.errorPct, st.errorPct, 2), cell(r.throughput, st.throughput, 2), r.summary.n, r.warmup,
-          fmt(c.cloud && c.cloud.cpuPct), fmt(c.cloud && c.cloud.rssPeakMB, 0), fmt(c.edge && c.edge.cpuPct), fmt(c.edge && c.edge.rssPeakMB, 0)]);
+          fmt(c.cloud && c.cloud.cpuPct), fmt(c.cloud && c.cloud.rssPeakMB, 0), fmt(c.edge && c.edge.cpuPct), fmt(c.edge && c.edge.rssPeakMB, 0),
+          fmt(c.toxiproxy && c.toxiproxy.cpuPct), fmt(c.load && c.load.cpuPct), fmt(c.machine && c.machine.cpuPct)]);
       }
     }
-    L.push(table(['Users', 'Protocol', 'Average', 'Min', 'Max', 'Std. Dev.', 'p95', 'p99', 'Error %', 'Throughput (req/s)', 'n', 'warm-up', 'cloud CPU %', 'cloud RSS MB', 'edge CPU %', 'edge RSS MB'], rows), '');
+    L.push(table(['Users', 'Protocol', 'Average', 'Min', 'Max', 'Std. Dev.', 'p95', 'p99', 'Error %', 'Throughput (req/s)', 'n', 'warm-up', 'cloud CPU %', 'cloud RSS MB', 'edge CPU %', 'edge RSS MB', 'Toxiproxy CPU %', 'load gen. CPU %', 'machine busy %'], rows), '');
     const maxCommon = levels.filter((u) => Object.keys(p.load).every((pr) => p.load[pr][u])).pop();
     if (maxCommon !== undefined) {
       const r = ratios(Object.keys(p.load).map((pr) => [pr, p.load[pr][maxCommon].summary.p99]));
@@ -370,6 +401,7 @@ function markdown(s, plotFiles) {
       L.push(`- ${name} ${label(proto)}: mean ${fmt(r.stats.mean)} ms = ${parts.join(' + ')}; of the latter, ${within.join('; ')}.`);
     }
   }
+  for (const line of loadTimeLines(s)) L.push(line);
   L.push('');
 
   if (plotFiles.length || (s.plotErrors || []).length) {
@@ -456,4 +488,4 @@ async function writeReport(results, outDir) {
   return { dir: outDir, files, plots: plotFiles, summary: s };
 }
 
-module.exports = { writeReport, summarize, samplesCsv, markdown, TARGETS };
+module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, TARGETS };

@@ -36,6 +36,12 @@ const DEFAULTS = {
   // segfaults past it and nodes7 does not split writes): queued writes are merged up to this, and
   // a larger write is split into jobs of this size.
   maxBatchItems: 20,
+  // Requests nodes7 may have in flight at once when one read spans several PDUs (the probe
+  // response blocks under load). nodes7 takes the PLC's offer (8 from snap7's server), but
+  // snap7 serves one connection's requests one by one and pipelined requests stall: a 4 KB read
+  // in five PDUs took 5.4 ms median with 8 in flight and 0.23 ms with 1 (bench/s7-read-bench.js).
+  // Over a real network to a real PLC, more in flight can pay off; measure before raising it.
+  parallelJobs: 1,
   backoff: {}, // lib/backoff.js defaults: 200 ms doubling to 5 s, jitter
 };
 
@@ -115,6 +121,7 @@ function createS7Connection(opts) {
       }
       clearTimeout(guardTimer);
       me.isoclient.setNoDelay(true);
+      me.maxParallel = Math.max(1, Math.min(me.maxParallel, o.parallelJobs));
       me.isoclient.on('close', () => fail(me, s7Error('E_PLC_DOWN', 'the PLC closed the connection')));
       me.addItems([ioAddr, ...watched]);
       itemsDirty = false;

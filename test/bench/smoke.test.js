@@ -57,6 +57,13 @@ test('bench:smoke produces every table and plot from real samples', { timeout: 1
     // The WAN floor must show the emulated latency (30 ms of toxics): it is what the proxies add,
     // not a speed threshold on this machine.
     assert.ok(s.profiles.wan.floor.min > s.profiles.local.floor.max, 'WAN floor is above loopback');
+    // Server cost per load level: the system under test, and what shares the machine with it.
+    if (avail.ws) {
+      const c = s.profiles.wan.load.ws[1].cost;
+      for (const k of ['cloud', 'edge', 'plc', 'toxiproxy', 'load']) assert.equal(typeof c[k].cpuPct, 'number', `WAN level 1 ${k} CPU measured`);
+      assert.equal(s.profiles.local.load.ws[1].cost.toxiproxy, undefined, 'no Toxiproxy on loopback');
+      assert.ok(c.machine.cpuPct > 0 && c.machine.cpuPct <= 100, 'machine busy share measured');
+    }
 
     // Raw samples: one row per measured sample, all numbers.
     const rows = fs.readFileSync(path.join(out, 'samples.csv'), 'utf8').trim().split('\n');

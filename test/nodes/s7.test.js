@@ -120,6 +120,22 @@ describe('s7twin-s7 against a real snap7 S7 server', () => {
     await next((e) => e.k === 'err' && e.e.code === 'E_SLOT', 'E_SLOT');
   });
 
+  it('answers probes in every response block at once (one read over several PDUs)', async () => {
+    await load();
+    // One slot in each of the 16 blocks of 64: the response read is 16 items, 4 KB, five PDUs.
+    const d = {};
+    for (let b = 0; b < 16; b++) d[b * 64 + (b % 64)] = 1000000 + b;
+    const p = { v: 1, k: 'probe', src: 'twin-blocks', seq: ++seq, ts: Date.now(), d };
+    helper.getNode('s7').receive({ payload: p });
+    const answered = {};
+    await waitFor(() => {
+      for (const e of got.filter((x) => x.k === 'probe-res' && x.ref && x.ref.src === 'twin-blocks')) Object.assign(answered, e.d);
+      return Object.keys(answered).length === 16;
+    }, 20000, 'all 16 slots answered');
+    assert.deepEqual(answered, d);
+    assert.equal(got.filter((x) => x.k === 'err').length, 0, 'no error on the way');
+  });
+
   it('answers a snapshot request with fresh values', async () => {
     await load();
     const before = got.filter((e) => e.k === 'snap').length;
