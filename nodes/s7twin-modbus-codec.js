@@ -27,7 +27,9 @@ module.exports = function register(RED) {
     const kind = config.kind === 'cmd' || config.kind === 'state' ? config.kind
       : (address === codec.COMMAND_REGISTER ? 'cmd' : 'state');
     const src = `modbus-hr${address}`;
-    const relay = codec.createRelay({ address, count });
+    // Resend an unchanged block after this long (ms; 0 = never): see the node's help.
+    const refreshMs = config.refreshMs === undefined || config.refreshMs === '' ? codec.DEFAULT_REFRESH_MS : Number(config.refreshMs);
+    const relay = codec.createRelay({ address, count, refreshMs });
     let seq = 0;
     let lastStatus = '';
     const status = (s) => {

@@ -130,24 +130,31 @@ function mask(reg, word) {
  * A relay for one block of registers: `update(words)` answers what to pass on.
  * - `changed`: the tags whose values differ from the last update (all of them the first time,
  *   and after `reset()`), keyed by short name;
- * - `words`: the masked block, or null when nothing changed since the last time it was passed on.
- * @param {{address: number, count?: number}} opts
+ * - `words`: the masked block, or null when nothing changed since the last time it was passed on
+ *   and it was passed on less than `refreshMs` ago. The refresh brings the other side up to
+ *   date after a write that failed while its client stayed connected (a Modbus Write refused
+ *   with "Queue full", an exception reply): nothing tells the relay, and a change-only relay
+ *   would never send that block again until the value changed once more.
+ * @param {{address: number, count?: number, refreshMs?: number}} opts refreshMs 0 = never
  */
 function createRelay(opts) {
   const address = checkAddress(opts.address);
   const count = opts.count;
+  const refreshMs = Number(opts.refreshMs) > 0 ? Number(opts.refreshMs) : 0;
   let lastWords = null; // as last passed on
   let lastValues = null; // as last decoded
-  const counters = { updates: 0, passed: 0, unchanged: 0, rejected: 0, resets: 0 };
+  let lastPassedAt = 0;
+  const counters = { updates: 0, passed: 0, unchanged: 0, rejected: 0, resets: 0, refreshed: 0 };
   return {
     address,
     counters,
     /**
      * @param {number[]|Buffer} words the block as read, starting at `address`
+     * @param {number} [now] ms clock (Date.now() by default)
      * @returns {{changed: Object<string, number>, words: number[]|null, values: Object<string, number>}}
      * @throws {ModbusCodecError} E_MODBUS_WORDS (counted in counters.rejected)
      */
-    update(words) {
+    update(words, now = Date.now()) {
       let w;
       try {
         w = checkWords(words);
@@ -164,8 +171,10 @@ function createRelay(opts) {
       const changed = lastValues ? tags.diff(lastValues, values) : { ...values };
       lastValues = values;
       const same = lastWords && lastWords.length === masked.length && lastWords.every((x, i) => x === masked[i]);
-      if (same) { counters.unchanged += 1; return { changed, words: null, values }; }
+      if (same && !(refreshMs && now - lastPassedAt >= refreshMs)) { counters.unchanged += 1; return { changed, words: null, values }; }
+      if (same) counters.refreshed += 1;
       lastWords = masked;
+      lastPassedAt = now;
       counters.passed += 1;
       return { changed, words: masked, values };
     },
@@ -180,6 +189,8 @@ function createRelay(opts) {
 
 module.exports = {
   ModbusCodecError, decode, encode, mask, createRelay, checkWords, MASKS, PACKED, WORD_TAGS, MAX_BLOCK,
+  /** The s7twin-modbus-codec node's default refresh: an unchanged block is resent once a second. */
+  DEFAULT_REFRESH_MS: 1000,
   COMMAND_REGISTER: MB.commandRegister,
   STATE_REGISTER: MB.stateRegister,
   /** HR1..4: the states word and the three counters, as one block. */

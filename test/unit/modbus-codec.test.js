@@ -67,6 +67,27 @@ test('relay passes a block only when it changed, masked, and again after reset',
   assert.equal(r.counters.passed, 3);
 });
 
+test('relay resends an unchanged block once refreshMs has passed since it last went out', () => {
+  const r = codec.createRelay({ address: 1, count: 4, refreshMs: 1000 });
+  const block = [tags.packRegister(1, { c1: 1 }), 3, 1, 4];
+  assert.deepEqual(r.update(block, 0).words, block, 'first read');
+  assert.equal(r.update(block, 999).words, null, 'unchanged, too soon');
+  const again = r.update(block, 1000);
+  assert.deepEqual(again.words, block, 'unchanged, resent after refreshMs');
+  assert.deepEqual(again.changed, {}, 'a resend is no change: no timer starts');
+  assert.equal(r.update(block, 1500).words, null, 'the clock restarts at the resend');
+  const moved = [block[0], 4, 1, 4];
+  assert.deepEqual(r.update(moved, 1600).words, moved, 'a change goes out at once');
+  assert.equal(r.update(moved, 2599).words, null);
+  assert.deepEqual(r.update(moved, 2600).words, moved);
+  assert.equal(r.counters.refreshed, 2);
+  assert.equal(r.counters.passed, 4);
+
+  const never = codec.createRelay({ address: 0, count: 1, refreshMs: 0 });
+  never.update([0], 0);
+  assert.equal(never.update([0], 1e9).words, null, 'refreshMs 0: only on change');
+});
+
 test('STATE_BLOCK covers the states word and the three counters', () => {
   assert.deepEqual(codec.STATE_BLOCK, { address: 1, count: 4 });
   const v = codec.decode(codec.STATE_BLOCK.address, [0, 0, 0, 0]);
