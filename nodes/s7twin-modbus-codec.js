@@ -29,7 +29,11 @@ module.exports = function register(RED) {
     const src = `modbus-hr${address}`;
     // Resend an unchanged block after this long (ms; 0 = never): see the node's help.
     const refreshMs = config.refreshMs === undefined || config.refreshMs === '' ? codec.DEFAULT_REFRESH_MS : Number(config.refreshMs);
-    const relay = codec.createRelay({ address, count, refreshMs });
+    // "message": the block's address comes with each read (a Modbus Flex Getter's
+    // msg.modbusRequest), one relay per block, and the write goes out for a Modbus Flex Write
+    // (the edge's probe relay reads many blocks through one Getter). "fixed": this node's block.
+    const perMessage = config.block === 'message';
+    const relay = perMessage ? codec.createBlockRelays({ refreshMs }) : codec.createRelay({ address, count, refreshMs });
     let seq = 0;
     let lastStatus = '';
     const status = (s) => {
@@ -61,15 +65,29 @@ module.exports = function register(RED) {
       }
       let out;
       try {
-        out = relay.update(msg.payload);
+        if (perMessage) {
+          const req = msg.modbusRequest || {};
+          const at = req.address !== undefined ? Number(req.address) : Number(msg.address);
+          out = relay.update(at, msg.payload);
+        } else {
+          out = relay.update(msg.payload);
+        }
       } catch (err) {
         if (!target) status(STATUS.error(err.code));
         done(err);
         return;
       }
+      // Registers outside the table's tags (the probe ranges) decode to nothing: no envelope.
       const env = Object.keys(out.changed).length
-        ? { topic: kind, payload: { k: kind, src, seq: ++seq, ts: Date.now(), d: out.changed } } : null;
-      const write = out.words ? { topic: `hr${address}`, address, payload: out.words.length === 1 ? out.words[0] : out.words } : null;
+        ? { topic: kind, payload: { k: kind, src: perMessage ? `modbus-hr${out.address}` : src, seq: ++seq, ts: Date.now(), d: out.changed } } : null;
+      let write = null;
+      if (out.words && perMessage) {
+        // Modbus Flex Write: same registers on the other side, FC16 (FC6 for a single word).
+        const n = out.words.length;
+        write = { topic: msg.topic, address: out.address, payload: { fc: n === 1 ? 6 : 16, unitid: '', address: out.address, quantity: n, value: n === 1 ? out.words[0] : out.words } };
+      } else if (out.words) {
+        write = { topic: `hr${address}`, address, payload: out.words.length === 1 ? out.words[0] : out.words };
+      }
       if (env || write) send([env, write]);
       done();
     });

@@ -17,6 +17,11 @@ const tags = require('./tags');
 const MB = tags.TABLE.modbus;
 const WORD_MAX = 0xffff;
 const MAX_BLOCK = 125; // registers per read (Modbus application protocol v1.1b3, 6.3)
+const MAX_WRITE = 123; // registers per FC16 write (6.12): a block relayed as one write holds no more
+// Probe slots per relayed block: 61 UDInt slots = 122 registers, the most whole slots one FC16
+// write can carry (a slot never straddles two blocks).
+const PROBE_SLOTS_PER_BLOCK = Math.floor(MAX_WRITE / 2);
+const MAX_RELAY_BLOCKS = 64; // distinct blocks one createBlockRelays keeps (1,024 probe slots = 17)
 
 /** Error with a stable `code`. */
 const ModbusCodecError = codedError('ModbusCodecError');
@@ -187,8 +192,78 @@ function createRelay(opts) {
   };
 }
 
+/**
+ * Relays for blocks whose address comes with each read (a Modbus Flex Getter's
+ * msg.modbusRequest), one createRelay per start register, created on first use. The probe relay
+ * of the edge reads the probe ranges in several blocks through one Getter: each block keeps its
+ * own "last passed on" so a block is written on only when it changed (or is due a refresh).
+ * @param {{refreshMs?: number, maxBlocks?: number, maxWords?: number}} [opts] maxWords: longest
+ *   block accepted (default 123, so a block fits in one FC16 write)
+ */
+function createBlockRelays(opts = {}) {
+  const refreshMs = opts.refreshMs;
+  const maxBlocks = opts.maxBlocks || MAX_RELAY_BLOCKS;
+  const maxWords = opts.maxWords || MAX_WRITE;
+  const relays = new Map(); // address -> relay
+  const counters = { rejected: 0, resets: 0 };
+  return {
+    counters,
+    /** Number of blocks seen. */
+    get size() { return relays.size; },
+    /**
+     * @param {number} address first register of the block as read
+     * @param {number[]|Buffer} words
+     * @param {number} [now]
+     * @returns {{address: number, changed: Object<string, number>, words: number[]|null, values: Object<string, number>}}
+     * @throws {ModbusCodecError} E_MODBUS_ADDRESS, E_MODBUS_WORDS, E_MODBUS_BLOCKS (counted in counters.rejected)
+     */
+    update(address, words, now = Date.now()) {
+      let relay = relays.get(address);
+      try {
+        checkAddress(address);
+        const w = checkWords(words);
+        if (w.length > maxWords) throw new ModbusCodecError('E_MODBUS_WORDS', `a relayed block holds at most ${maxWords} registers (one FC16 write), got ${w.length}`);
+        if (address + w.length - 1 > WORD_MAX) throw new ModbusCodecError('E_MODBUS_ADDRESS', `registers ${address}..${address + w.length - 1} run past 65535`);
+        if (!relay) {
+          if (relays.size >= maxBlocks) throw new ModbusCodecError('E_MODBUS_BLOCKS', `more than ${maxBlocks} distinct blocks (register ${address})`);
+          relay = createRelay({ address, refreshMs });
+          relays.set(address, relay);
+        }
+      } catch (err) {
+        counters.rejected += 1;
+        throw err;
+      }
+      return { address, ...relay.update(words, now) };
+    },
+    /** Forget what was passed on: every block is passed whole on its next read. */
+    reset() {
+      for (const r of relays.values()) r.reset();
+      counters.resets += 1;
+    },
+  };
+}
+
+/**
+ * The blocks that cover probe slots 0..slots-1 from `base` (UDInt slots, 2 registers each), at
+ * most PROBE_SLOTS_PER_BLOCK slots each, so every block is one FC3 read and one FC16 write.
+ * @param {number} slots
+ * @param {number} base PROBE_REQUEST_BASE or PROBE_RESPONSE_BASE
+ * @returns {{address: number, quantity: number}[]}
+ */
+function probeBlocks(slots, base) {
+  const out = [];
+  for (let first = 0; first < slots; first += PROBE_SLOTS_PER_BLOCK) {
+    const n = Math.min(PROBE_SLOTS_PER_BLOCK, slots - first);
+    out.push({ address: base + 2 * first, quantity: 2 * n });
+  }
+  return out;
+}
+
 module.exports = {
-  ModbusCodecError, decode, encode, mask, createRelay, checkWords, MASKS, PACKED, WORD_TAGS, MAX_BLOCK,
+  ModbusCodecError, decode, encode, mask, createRelay, createBlockRelays, probeBlocks, checkWords, MASKS, PACKED, WORD_TAGS, MAX_BLOCK, MAX_WRITE,
+  PROBE_SLOTS_PER_BLOCK,
+  /** The PLC's probe slots (io-table plc.probeSlots): the relay never covers more. */
+  PROBE_SLOTS: tags.TABLE.plc.probeSlots,
   /** The s7twin-modbus-codec node's default refresh: an unchanged block is resent once a second. */
   DEFAULT_REFRESH_MS: 1000,
   COMMAND_REGISTER: MB.commandRegister,

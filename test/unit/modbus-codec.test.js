@@ -93,3 +93,58 @@ test('STATE_BLOCK covers the states word and the three counters', () => {
   const v = codec.decode(codec.STATE_BLOCK.address, [0, 0, 0, 0]);
   for (const t of tags.outputs.filter((x) => x.modbus)) assert.ok(t.short in v, t.short);
 });
+
+test('probeBlocks covers probe slots in blocks of 61 slots (122 registers, one FC3 read and one FC16 write)', () => {
+  assert.equal(codec.PROBE_SLOTS_PER_BLOCK, 61);
+  assert.deepEqual(codec.probeBlocks(0, 1000), []);
+  assert.deepEqual(codec.probeBlocks(1, 1000), [{ address: 1000, quantity: 2 }]);
+  assert.deepEqual(codec.probeBlocks(81, 1000), [{ address: 1000, quantity: 122 }, { address: 1122, quantity: 40 }]);
+  assert.deepEqual(codec.probeBlocks(122, 4000), [{ address: 4000, quantity: 122 }, { address: 4122, quantity: 122 }]);
+  const all = codec.probeBlocks(codec.PROBE_SLOTS, codec.PROBE_RESPONSE_BASE);
+  assert.equal(all.length, 17);
+  assert.equal(all.reduce((n, b) => n + b.quantity, 0), 2 * 1024);
+  assert.ok(all.every((b) => b.quantity <= codec.MAX_WRITE && b.quantity % 2 === 0));
+});
+
+test('block relays keep one relay per block address: probe registers pass untouched, no tags decoded', () => {
+  const r = codec.createBlockRelays({ refreshMs: 0 });
+  const a = new Array(122).fill(0).map((_, i) => (i * 997) & 0xffff);
+  a[0] = 0xffff; // all 16 bits pass (the packed-word mask is for HR0/HR1 only)
+  const first = r.update(1000, a, 0);
+  assert.deepEqual(first.words, a);
+  assert.equal(first.address, 1000);
+  assert.deepEqual(first.changed, {}, 'probe registers are no table tags');
+  assert.deepEqual(r.update(1122, [1, 2], 0).words, [1, 2], 'a second block has its own relay');
+  assert.equal(r.update(1000, a, 1).words, null, 'unchanged');
+  assert.equal(r.update(1122, [1, 2], 1).words, null);
+  const b = [...a]; b[121] = 5;
+  assert.deepEqual(r.update(1000, b, 2).words, b, 'changed');
+  assert.equal(r.size, 2);
+  r.reset();
+  assert.deepEqual(r.update(1122, [1, 2], 3).words, [1, 2], 'whole again after reset');
+});
+
+test('block relays refuse blocks longer than one FC16 write, bad addresses and too many blocks', () => {
+  const r = codec.createBlockRelays({ maxBlocks: 2 });
+  assert.throws(() => r.update(1000, new Array(124).fill(0)), { code: 'E_MODBUS_WORDS' });
+  assert.throws(() => r.update(-1, [0]), { code: 'E_MODBUS_ADDRESS' });
+  assert.throws(() => r.update(65535, [0, 0]), { code: 'E_MODBUS_ADDRESS' });
+  assert.throws(() => r.update(1000, 'x'), { code: 'E_MODBUS_WORDS' });
+  r.update(1, [0]);
+  r.update(2, [0]);
+  assert.throws(() => r.update(3, [0]), { code: 'E_MODBUS_BLOCKS' });
+  assert.equal(r.counters.rejected, 5);
+});
+
+test('the edge flow\'s probe loops use the I/O table\'s probe bases, slot count and block size', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const flow = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'flows', 'parts', 'edge-modbus.json'), 'utf8'));
+  const loops = flow.find((n) => n.id === 'mb.edge.ptick');
+  assert.ok(loops, 'probe loops node');
+  assert.match(loops.initialize, new RegExp(`const BASES = \\[${codec.PROBE_REQUEST_BASE}, ${codec.PROBE_RESPONSE_BASE}\\]`));
+  assert.match(loops.initialize, new RegExp(`const MAX_SLOTS = ${codec.PROBE_SLOTS};`));
+  assert.match(loops.initialize, new RegExp(`const PER_BLOCK = ${codec.PROBE_SLOTS_PER_BLOCK};`));
+  const env = flow.find((n) => n.type === 'tab').env.find((e) => e.name === 'MB_PROBE_SLOTS');
+  assert.match(env.value, /S7T_MODBUS_PROBE_SLOTS/);
+});
