@@ -55,7 +55,20 @@ module.exports = function register(RED) {
       for (const ev of DOWN_EVENTS) on(ev, () => status(STATUS.disconnected));
     }
 
+    const ownTopic = `hr${address}`;
     node.on('input', (msg, send, done) => {
+      // The Modbus Write this node feeds, wired back: its messages carry this node's topic. A
+      // write that failed while the client stayed connected ("Queue full", an exception reply;
+      // "empty message on fail" is on) must not be lost: forget what was passed on, so the next
+      // read passes the whole block on again. A write that went through needs nothing.
+      if (!perMessage && msg.topic === ownTopic) {
+        if (msg.error) {
+          node.failedWrites = (node.failedWrites || 0) + 1;
+          relay.reset();
+        }
+        done();
+        return;
+      }
       // A failed read from a Modbus Getter with "empty message on fail" (the flows use it so the
       // poll loop hears about failures at once): nothing was read, so there is nothing to relay.
       if (msg.error && (msg.payload === '' || msg.payload === undefined)) {
@@ -86,7 +99,7 @@ module.exports = function register(RED) {
         const n = out.words.length;
         write = { topic: msg.topic, address: out.address, payload: { fc: n === 1 ? 6 : 16, unitid: '', address: out.address, quantity: n, value: n === 1 ? out.words[0] : out.words } };
       } else if (out.words) {
-        write = { topic: `hr${address}`, address, payload: out.words.length === 1 ? out.words[0] : out.words };
+        write = { topic: ownTopic, address, payload: out.words.length === 1 ? out.words[0] : out.words };
       }
       if (env || write) send([env, write]);
       done();

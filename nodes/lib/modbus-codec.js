@@ -264,8 +264,12 @@ module.exports = {
   PROBE_SLOTS_PER_BLOCK,
   /** The PLC's probe slots (io-table plc.probeSlots): the relay never covers more. */
   PROBE_SLOTS: tags.TABLE.plc.probeSlots,
-  /** The s7twin-modbus-codec node's default refresh: an unchanged block is resent once a second. */
-  DEFAULT_REFRESH_MS: 1000,
+  /**
+   * The s7twin-modbus-codec node's default refresh: none. A resend rewrites what the other side
+   * holds; towards the PLC that would re-assert this path's inputs over another path's (all
+   * four share the PLC's inputs), so only cloud-facing relays turn it on.
+   */
+  DEFAULT_REFRESH_MS: 0,
   COMMAND_REGISTER: MB.commandRegister,
   STATE_REGISTER: MB.stateRegister,
   /** HR1..4: the states word and the three counters, as one block. */

@@ -1,8 +1,8 @@
 'use strict';
 /**
  * s7twin-modbus-codec in a real Node-RED runtime (node-red-node-test-helper): change-only relay,
- * and the resend of an unchanged block after `refreshMs` (a write refused while the client stayed
- * connected must not be lost for good).
+ * the whole block again after a failed write of it, and the optional timed resend (`refreshMs`):
+ * a write refused while the client stayed connected must not be lost for good.
  */
 const { describe, it, before, after, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
@@ -52,6 +52,25 @@ describe('s7twin-modbus-codec node', () => {
     assert.deepEqual(got.write[1].payload, block);
     assert.equal(got.env.length, 1, 'a resend is not a change: no envelope, no timer');
     assert.equal(c.relay.counters.refreshed, 1);
+  });
+
+  it('a failed write of its block (the Write node wired back) makes the next read pass the block on again', async () => {
+    const got = await load('');
+    const c = helper.getNode('c');
+    c.receive({ payload: block });
+    await waitFor(() => got.write.length === 1, 5000, 'first block out');
+    // What node-red-contrib-modbus's Write node sends back: on success the written message,
+    // on failure with "empty message on fail" an empty payload and msg.error, both with our topic.
+    c.receive({ topic: 'hr1', payload: block });
+    c.receive({ payload: block });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(got.write.length, 1, 'a write that went through: nothing resent');
+    c.receive({ topic: 'hr1', payload: '', error: new Error('Queue full') });
+    c.receive({ payload: block });
+    await waitFor(() => got.write.length === 2, 5000, 'the block again after the failed write');
+    assert.deepEqual(got.write[1].payload, block);
+    assert.equal(c.failedWrites, 1);
+    assert.equal(c.relay.counters.refreshed, 0, 'no timed resend by default');
   });
 
   it('refreshMs 0 passes a block only when it changed', async () => {
