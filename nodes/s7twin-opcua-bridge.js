@@ -37,6 +37,7 @@ module.exports = function register(RED) {
         cloudSecurityPolicy: config.securityPolicy || 'None',
         publishingIntervalMs: ot.numberOr(config.publishingInterval, DEFAULTS.publishingIntervalMs),
         samplingIntervalMs: ot.numberOr(config.samplingInterval, DEFAULTS.samplingIntervalMs),
+        probeSlots: ot.numberOr(config.probeSlots, DEFAULTS.probeSlots),
         pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'client'),
       });
     } catch (err) {
@@ -46,13 +47,16 @@ module.exports = function register(RED) {
       return;
     }
 
-    const sideStatus = { plc: 'connecting', cloud: 'connecting' };
+    // The probe relay's two sessions count too (plc-probes, cloud-probes) when it is on.
+    const sideStatus = bridge.probes
+      ? { plc: 'connecting', cloud: 'connecting', 'plc-probes': 'connecting', 'cloud-probes': 'connecting' }
+      : { plc: 'connecting', cloud: 'connecting' };
     let lastStatus = '';
     let closing = false;
     function showStatus() {
       if (closing) return;
       const s = Object.values(sideStatus);
-      const text = `plc ${sideStatus.plc}, cloud ${sideStatus.cloud}`;
+      const text = Object.entries(sideStatus).filter(([k, v]) => v !== 'connected' || k === 'plc' || k === 'cloud').map(([k, v]) => `${k} ${v}`).join(', ');
       let fill = 'green'; let shape = 'dot';
       if (s.includes('error')) { fill = 'red'; shape = 'dot'; } else if (s.includes('disconnected')) { fill = 'red'; shape = 'ring'; } else if (s.includes('connecting')) { fill = 'yellow'; shape = 'ring'; }
       const key = `${fill}|${shape}|${text}`;

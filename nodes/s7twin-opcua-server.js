@@ -34,6 +34,7 @@ module.exports = function register(RED) {
         pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'server'),
         minimumSamplingIntervalMs: ot.numberOr(config.minimumSamplingInterval, DEFAULTS.minimumSamplingIntervalMs),
         minimumPublishingIntervalMs: ot.numberOr(config.minimumPublishingInterval, DEFAULTS.minimumPublishingIntervalMs),
+        probeSlots: ot.numberOr(config.probeSlots, DEFAULTS.probeSlots),
         allowInsecure: config.allowInsecure !== false && config.allowInsecure !== 'false',
         allowAnonymous: config.allowAnonymous === true || config.allowAnonymous === 'true',
         autoAcceptCertificates: config.autoAcceptCertificates !== false && config.autoAcceptCertificates !== 'false',
@@ -90,7 +91,7 @@ module.exports = function register(RED) {
     status('yellow', 'ring', 'starting');
     const started = server.start().then(() => {
       if (closing) return;
-      node.log(`OPC UA server on ${server.endpointUrl} (plant ${server.config.plant}, min sampling ${server.config.minimumSamplingIntervalMs} ms)`);
+      node.log(`OPC UA server on ${server.endpointUrl} (plant ${server.config.plant}, min sampling ${server.config.minimumSamplingIntervalMs} ms, ${server.config.probeSlots} probe slots)`);
       showRunning();
     }, (err) => {
       status('red', 'dot', err.code || 'error');

@@ -19,11 +19,14 @@
  *   to it once, so the cloud mirrors the PLC again after a cloud server restart.
  * - While the target side is down, the latest value per tag is kept and written on reconnect
  *   (a stale button press is not replayed frame by frame; the image is).
+ * - Probe slots (the benchmark's load table) go through a relay of their own with its own two
+ *   sessions (nodes/lib/opcua-probes.js), so probes never queue in front of plant tags.
  */
 const { EventEmitter } = require('node:events');
 const tags = require('./tags');
 const ot = require('./opcua-tags');
 const { createSide } = require('./opcua-side');
+const { createProbeRelay } = require('./opcua-probes');
 
 const DEFAULTS = {
   plcEndpoint: 'opc.tcp://127.0.0.1:4840',
@@ -34,6 +37,7 @@ const DEFAULTS = {
   retryMs: 5000, // a first session that failed (login refused, ...) is tried again after 5 s
   pulseHoldMs: 20, // a value replayed from a pulse stays this long before the next (two 10 ms PLC scans)
   maxFrames: 64, // pulses queued per side before they are merged (memory stays bounded)
+  probeSlots: 128, // probe slots relayed (0 = no probe relay, no extra sessions); must match the cloud server's
 };
 
 /**
@@ -50,6 +54,7 @@ const DEFAULTS = {
  * @param {number} [opts.samplingIntervalMs] every monitored item (default 10)
  * @param {string} [opts.pkiDir] client PKI folder
  * @param {number} [opts.pulseHoldMs] how long a replayed pulse value stays before the next (default 20)
+ * @param {number} [opts.probeSlots] probe slots Req[i]/Res[i], i < probeSlots, relayed (default 128, 0 = off)
  * @returns {EventEmitter} events: 'forward' {to, values}, 'status' {side, status}, 'error' (never thrown)
  */
 function createOpcuaBridge(opts = {}) {
@@ -85,6 +90,15 @@ function createOpcuaBridge(opts = {}) {
     monitor: commandTags.map((t) => cloudIdOf.get(t.short)),
   });
   const sides = { plc, cloud };
+  const probes = o.probeSlots > 0 ? createProbeRelay({
+    ...common, slots: o.probeSlots, plcEndpoint: o.plcEndpoint, cloudEndpoint: o.cloudEndpoint,
+    plcCredentials: o.plcCredentials, cloudCredentials: o.cloudCredentials,
+    cloudSecurityMode: o.cloudSecurityMode, cloudSecurityPolicy: o.cloudSecurityPolicy, retryMs: o.retryMs,
+  }) : null;
+  if (probes) {
+    probes.on('status', (ev) => ee.emit('status', ev));
+    probes.on('error', (err) => fail(err));
+  }
   // Per target side: what it has (last written or seen) and what still has to go there, as
   // frames in time order: one frame = one Write; a new frame starts only where a tag changes again.
   const known = { plc: {}, cloud: {} };
@@ -236,14 +250,14 @@ function createOpcuaBridge(opts = {}) {
 
   /** Connect both sides; resolves when both have a session (or the bridge was stopped). */
   async function start() {
-    await Promise.all([connectSide(plc), connectSide(cloud)]);
+    await Promise.all([connectSide(plc), connectSide(cloud), probes && probes.start()]);
   }
 
   async function stop() {
     stopped = true;
     for (const t of retryTimers) { clearTimeout(t); if (t.resolve) t.resolve(); }
     retryTimers.clear();
-    await Promise.allSettled([plc.close(), cloud.close()]);
+    await Promise.allSettled([plc.close(), cloud.close(), probes && probes.stop()]);
   }
 
   // defineProperties, not Object.assign: assign would read the getters once, now.
@@ -252,9 +266,13 @@ function createOpcuaBridge(opts = {}) {
     stop,
     counters,
     sides,
-    /** Both sides' client counters plus the bridge's. */
+    probes,
+    /** Both sides' client counters plus the bridge's; `probes`: the probe relay's (null when off). */
     stats() {
-      return { ...counters, plc: plc.stats(), cloud: cloud.stats(), monitoredItems: { plc: plc.monitoredItemCount, cloud: cloud.monitoredItemCount } };
+      return {
+        ...counters, plc: plc.stats(), cloud: cloud.stats(), monitoredItems: { plc: plc.monitoredItemCount, cloud: cloud.monitoredItemCount },
+        probes: probes ? probes.stats() : null,
+      };
     },
   }));
 }

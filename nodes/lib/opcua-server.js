@@ -10,6 +10,7 @@
  *
  *   const srv = createOpcuaServer({ port: 4841, pkiDir, users: {twin: {...}, edge: {...}} });
  *   srv.on('change', (ev) => ...); // {short, name, nodeId, value, who, role, kind, seq, ts}
+ *   srv.on('probe', (ev) => ...);  // {kind: req|res, slot, value, who, ts}: a probe variable written
  *   await srv.start(); ... await srv.stop();
  */
 const { EventEmitter } = require('node:events');
@@ -26,6 +27,11 @@ const DEFAULTS = {
   minimumPublishingIntervalMs: 10, // fastest publishing interval a subscription may ask for, ms
   maxSessions: 100,
   maxConnectionsPerEndpoint: 100,
+  // Probe slots Req[i]/Res[i], i < probeSlots, for the benchmark's load table (one slot per virtual
+  // twin; slots 1..users are used). 128 covers the load levels up to 80 users (and 127) at the cost
+  // of 256 variables here and 2 x 128 monitored items on the edge; 1,024 (the PLC's) for 1,000 users.
+  probeSlots: 128,
+  maxProbeSlots: 1024, // the PLC has no more (io-table plc.probeSlots)
   allowInsecure: true, // offer SecurityPolicy None next to Basic256Sha256/SignAndEncrypt
   allowAnonymous: false, // anonymous sessions may read only
   autoAcceptCertificates: true, // trust unknown client certificates (else: move them to pki/trusted)
@@ -68,6 +74,7 @@ function lowerFloors(samplingMs, publishingMs) {
  * @param {boolean} [opts.allowAnonymous] allow anonymous read-only sessions (default false)
  * @param {boolean} [opts.autoAcceptCertificates] default true
  * @param {{twin:{user,password}, edge:{user,password}}} [opts.users] one account per role
+ * @param {number} [opts.probeSlots] probe variables Req[i]/Res[i] for i < probeSlots (default 128, 0 = none)
  * @param {Object<string, number>} [opts.initialValues] starting image by short name (a node
  *   restores the image it saved before a redeploy)
  * @returns {EventEmitter & {start, stop, values, counters, endpointUrl, sessions, nodeIdOf}}
@@ -81,6 +88,7 @@ function createOpcuaServer(opts = {}) {
     minimumSamplingIntervalMs: opts.minimumSamplingIntervalMs ?? DEFAULTS.minimumSamplingIntervalMs,
     minimumPublishingIntervalMs: opts.minimumPublishingIntervalMs ?? DEFAULTS.minimumPublishingIntervalMs,
     maxSessions: opts.maxSessions ?? DEFAULTS.maxSessions,
+    probeSlots: opts.probeSlots ?? DEFAULTS.probeSlots,
     allowInsecure: opts.allowInsecure ?? DEFAULTS.allowInsecure,
     allowAnonymous: opts.allowAnonymous ?? DEFAULTS.allowAnonymous,
     autoAcceptCertificates: opts.autoAcceptCertificates ?? DEFAULTS.autoAcceptCertificates,
@@ -95,6 +103,9 @@ function createOpcuaServer(opts = {}) {
   if (!(cfg.minimumSamplingIntervalMs >= 0)) {
     throw new OpcuaServerError('E_CONFIG', `minimumSamplingIntervalMs must be >= 0, got ${cfg.minimumSamplingIntervalMs}`);
   }
+  if (!Number.isInteger(cfg.probeSlots) || cfg.probeSlots < 0 || cfg.probeSlots > DEFAULTS.maxProbeSlots) {
+    throw new OpcuaServerError('E_CONFIG', `probeSlots must be an integer 0..${DEFAULTS.maxProbeSlots}, got ${cfg.probeSlots}`);
+  }
   if (cfg.users.twin.user === cfg.users.edge.user) {
     throw new OpcuaServerError('E_CONFIG', 'the twin and edge accounts need different user names');
   }
@@ -106,6 +117,9 @@ function createOpcuaServer(opts = {}) {
     denied: 0, // writes refused for the role (BadUserAccessDenied)
     failed: 0, // writes refused otherwise (type mismatch, ...)
     badLogins: 0,
+    probeWrites: 0, // probe values accepted (Req by twins, Res by the edge; not in writes)
+    probeDenied: 0, // probe writes refused for the role (a twin writing Res, the edge writing Req)
+    probeFailed: 0, // probe writes refused otherwise (BadTypeMismatch: not a UInt32)
     sessions: 0, // sessions currently open
     sessionsCreated: 0,
     starts: 0,
@@ -117,6 +131,7 @@ function createOpcuaServer(opts = {}) {
   }
   const variables = new Map(); // short -> UAVariable
   const byNodeId = new Map(); // nodeId string -> tag
+  const probeValues = { req: new Array(cfg.probeSlots).fill(0), res: new Array(cfg.probeSlots).fill(0) };
   let server = null;
   let seq = 0;
   let opcua = null; // node-opcua, loaded lazily: it is large and slow to require
@@ -208,6 +223,61 @@ function createOpcuaServer(opts = {}) {
       };
       variables.set(tag.short, v);
       byNodeId.set(nodeId, tag);
+    }
+    buildProbes(ns, plantFolder, read, write);
+  }
+
+  /**
+   * Probe variables, node ids as on the PLC: `ns=<ns>;s="Probe"."Req"[i]` (the twin writes, the
+   * edge relays to the PLC) and `."Res"[i]` (the edge writes what the PLC answered, twins read).
+   * UInt32 only: node-opcua refuses any other Variant type with BadTypeMismatch.
+   * MinimumSamplingInterval 0: a monitored item on them is exception-based (no sampling timer per
+   * item, a change is queued as it happens), so 2 x probeSlots items cost nothing while idle.
+   * Probe writes are counted apart (probeWrites, ...) and raise a 'probe' event, not 'change'.
+   */
+  function buildProbes(ns, plantFolder, read, write) {
+    if (!cfg.probeSlots) return;
+    const { DataType, WellKnownRoles, StatusCodes, AttributeIds } = opcua;
+    const probe = ns.addObject({ organizedBy: plantFolder, browseName: 'Probe', nodeId: 's="Probe"' });
+    const folders = {
+      req: ns.addObject({ componentOf: probe, browseName: 'Req', nodeId: 's="Probe"."Req"' }),
+      res: ns.addObject({ componentOf: probe, browseName: 'Res', nodeId: 's="Probe"."Res"' }),
+    };
+    for (const kind of ['req', 'res']) {
+      const writer = kind === 'req' ? WellKnownRoles.Operator : WellKnownRoles.Engineer;
+      for (let i = 0; i < cfg.probeSlots; i++) {
+        const nodeId = ot.probeNodeId(kind, i, { ns: ns.index });
+        const v = ns.addVariable({
+          componentOf: folders[kind],
+          browseName: `${kind === 'req' ? 'Req' : 'Res'}[${i}]`,
+          nodeId: nodeId.replace(/^ns=\d+;/, ''),
+          dataType: DataType.UInt32,
+          accessLevel: 'CurrentRead | CurrentWrite',
+          userAccessLevel: 'CurrentRead | CurrentWrite',
+          minimumSamplingInterval: 0,
+          value: { dataType: DataType.UInt32, value: probeValues[kind][i] },
+        });
+        v.setRolePermissions([
+          { roleId: WellKnownRoles.Anonymous, permissions: cfg.allowAnonymous ? read : 0 },
+          { roleId: WellKnownRoles.AuthenticatedUser, permissions: read },
+          { roleId: writer, permissions: write },
+        ]);
+        const original = v.writeAttribute.bind(v);
+        v.writeAttribute = (context, writeValue, cb) => {
+          const finish = (status) => {
+            if (writeValue.attributeId !== AttributeIds.Value || !status) return;
+            if (status.isGood()) {
+              const value = Number(v.readValue().value.value);
+              probeValues[kind][i] = value;
+              counters.probeWrites += 1;
+              if (ee.listenerCount('probe')) ee.emit('probe', { kind, slot: i, value, who: whoOf(context), ts: Date.now() });
+            } else if (status === StatusCodes.BadUserAccessDenied) counters.probeDenied += 1;
+            else counters.probeFailed += 1;
+          };
+          if (typeof cb === 'function') return original(context, writeValue, (err, status) => { finish(status); cb(err, status); });
+          return original(context, writeValue).then((status) => { finish(status); return status; });
+        };
+      }
     }
   }
 
@@ -305,6 +375,10 @@ function createOpcuaServer(opts = {}) {
     values: () => ({ ...values }),
     get running() { return !!server; },
     get endpointUrl() { return `opc.tcp://${cfg.host}:${cfg.port}`; },
+    /** Node id of probe variable Req[slot] ('req') or Res[slot] ('res') on this server. */
+    probeNodeIdOf: (kind, slot) => ot.probeNodeId(kind, slot),
+    /** Current probe values: {req: number[], res: number[]} (copies). */
+    probeValues: () => ({ req: [...probeValues.req], res: [...probeValues.res] }),
     /** Node id of a tag on this server. */
     nodeIdOf: (short) => ot.cloudNodeId(short, { plant: cfg.plant }),
     /** Monitored items currently served, over all sessions (to check for duplicates). */

@@ -99,6 +99,8 @@ function createSide(opts) {
   let closed = false;
   let connecting = null;
   const monitor = [...(o.monitor || [])];
+  const monitored = new Set(monitor); // every node id asked for, so addMonitor never adds one twice
+  let batch = null; // notifications of the publish being delivered (see monitorGroup)
 
   function setStatus(s, detail) {
     if (s === status) return;
@@ -209,16 +211,20 @@ function createSide(opts) {
       publishingEnabled: true,
       priority: 10,
     });
-    const items = monitor.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value }));
+    group = await monitorGroup(monitor.slice(), AttributeIds, TimestampsToReturn);
+  }
+
+  /** Monitor node ids on the subscription, as one group; its notifications join the batches. */
+  async function monitorGroup(nodeIds, AttributeIds, TimestampsToReturn, samplingIntervalMs = o.samplingIntervalMs) {
+    const items = nodeIds.map((nodeId) => ({ nodeId, attributeId: AttributeIds.Value }));
     // Source timestamps tell the order of changes that arrive in one publish (node-opcua lists
     // them item by item, not in time order): the bridge needs it to replay a pulse.
-    group = await subscription.monitorItems(items, {
-      samplingInterval: o.samplingIntervalMs, queueSize: o.queueSize, discardOldest: false,
+    const g = await subscription.monitorItems(items, {
+      samplingInterval: samplingIntervalMs, queueSize: o.queueSize, discardOldest: false,
     }, TimestampsToReturn.Source);
     // Notifications of one publish response arrive one by one, synchronously: gather them and
     // hand them on as one batch, so values that changed together are written together.
-    let batch = null;
-    group.on('changed', (item, dataValue) => {
+    g.on('changed', (item, dataValue) => {
       counters.notifications += 1;
       if (!batch) {
         batch = [];
@@ -229,6 +235,37 @@ function createSide(opts) {
         ts: sourceTime(dataValue),
       });
     });
+    return g;
+  }
+
+  /**
+   * Monitor more node ids on the live subscription (the twin transport adds a probe slot's
+   * response when it first probes that slot). Ids already monitored or asked for are skipped, so
+   * calls never duplicate an item. Items added here belong to the subscription: node-opcua's
+   * session repair transfers or recreates them with the others, so they survive reconnects.
+   * Before the first session they are simply part of the first subscription.
+   * @param {string[]} nodeIds
+   * @param {{samplingIntervalMs?: number}} [opts] for these items (0: exception-based where the
+   *   variable allows it, no sampling timer on the server); default the side's
+   * @returns {Promise<void>}
+   * @throws {OpcuaSideError} E_NOT_CONNECTED (no subscription now; the ids stay asked for only
+   *   if the first subscription is still to be made), E_SUBSCRIBE
+   */
+  async function addMonitor(nodeIds, opts = {}) {
+    const fresh = nodeIds.filter((id) => !monitored.has(id));
+    if (!fresh.length) return;
+    if (!subscription) {
+      if (session || connecting || closed) throw new OpcuaSideError('E_NOT_CONNECTED', `${name}: no subscription to add items to`);
+      for (const id of fresh) { monitored.add(id); monitor.push(id); } // the first connect monitors them
+      return;
+    }
+    for (const id of fresh) monitored.add(id);
+    try {
+      await monitorGroup(fresh, opcua.AttributeIds, opcua.TimestampsToReturn, opts.samplingIntervalMs ?? o.samplingIntervalMs);
+    } catch (err) {
+      for (const id of fresh) monitored.delete(id);
+      throw Object.assign(new OpcuaSideError('E_SUBSCRIBE', `${name}: could not monitor ${fresh.length} more item(s): ${err.message}`), { cause: err });
+    }
   }
 
   // Bytes on the wire, over every secure channel this client has had (node-opcua keeps the sum).
@@ -320,6 +357,7 @@ function createSide(opts) {
     close,
     write,
     read,
+    addMonitor,
     counters,
     get status() { return status; },
     get connected() { return status === 'connected'; },

@@ -152,5 +152,54 @@ function endpointUrl(url, defHost, defPort) {
   return `opc.tcp://${m[1] || defHost}:${m[2] || defPort}${m[3] || ''}`;
 }
 
+/**
+ * Node id of a probe variable, in the PLC's style on both servers: `ns=<ns>;s="Probe"."Req"[i]`
+ * (twin → PLC) or `."Res"[i]` (PLC → twin). On the PLC ns is 3 (the table's template), on the
+ * cloud server the server's own namespace (1).
+ * @param {'req'|'res'} kind
+ * @param {number} slot 0..
+ * @param {{ns?: number}} [opts]
+ * @returns {string}
+ */
+function probeNodeId(kind, slot, opts = {}) {
+  if (kind !== 'req' && kind !== 'res') throw new OpcuaTagError('E_CONFIG', `probe kind must be req or res, got ${JSON.stringify(kind)}`);
+  if (!Number.isInteger(slot) || slot < 0) throw new OpcuaTagError('E_PROBE_SLOT', `probe slot must be an integer >= 0, got ${JSON.stringify(slot)}`);
+  return `ns=${opts.ns ?? DEFAULTS.namespaceIndex};s="Probe"."${kind === 'req' ? 'Req' : 'Res'}"[${slot}]`;
+}
+
+/**
+ * Node id of a probe variable on the PLC (the table's probe templates).
+ * @param {'req'|'res'} kind
+ * @param {number} slot
+ * @returns {string}
+ */
+function plcProbeNodeId(kind, slot) {
+  probeNodeId(kind, slot); // same checks
+  return tags.template(kind === 'req' ? tags.TABLE.probe.opcuaRequest : tags.TABLE.probe.opcuaResponse, { i: slot });
+}
+
+/** Parse a probe node id of either server: {kind, slot} or null. */
+function parseProbeNodeId(nodeId) {
+  const m = /;s="Probe"\."(Req|Res)"\[(\d+)\]$/.exec(String(nodeId));
+  return m ? { kind: m[1] === 'Req' ? 'req' : 'res', slot: Number(m[2]) } : null;
+}
+
+/**
+ * A probe value as the UInt32 it must be.
+ * @param {*} value
+ * @returns {number}
+ * @throws {OpcuaTagError} E_PROBE_VALUE
+ */
+function checkProbeValue(value) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xFFFFFFFF) {
+    throw new OpcuaTagError('E_PROBE_VALUE', `probe value must be a UInt32 (0..4294967295), got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+module.exports.probeNodeId = probeNodeId;
+module.exports.plcProbeNodeId = plcProbeNodeId;
+module.exports.parseProbeNodeId = parseProbeNodeId;
+module.exports.checkProbeValue = checkProbeValue;
 module.exports.numberOr = numberOr;
 module.exports.endpointUrl = endpointUrl;

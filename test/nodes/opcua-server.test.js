@@ -115,6 +115,7 @@ test('bridge: commands reach the PLC together, outputs reach the cloud, a restar
   const srv = await startServer(t);
   const bridge = createOpcuaBridge({
     plcEndpoint: `opc.tcp://127.0.0.1:${plc.ports.opcua}`, cloudEndpoint: srv.endpointUrl, cloudCredentials: EDGE, pkiDir: pkiDir('client'),
+    probeSlots: 0, // tags only here: the probe relay has its own test (opcua-probes.test.js)
   });
   const errors = [];
   bridge.on('error', (e) => errors.push(e));

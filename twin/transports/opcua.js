@@ -9,7 +9,13 @@
  *   - After a reconnect (session recreated) the whole input image is written again and the
  *     outputs are read once as a snapshot, so twin and PLC agree on the plant as it is now.
  *   - stats(): frames and bytes on the wire (counted on the client's TCP socket).
- * The cloud server has no probe variables: probe()/onProbe() are not offered.
+ *   - probe(slot, value): one Write of the cloud server's probe request `ns=1;s="Probe"."Req"[slot]`
+ *     (UInt32). onProbe(cb(slot, value)) reports changes of the probe response `."Res"[slot]` of
+ *     every slot this transport has probed, from the subscription (mode 'subscribe', items added
+ *     when a slot is first probed, sampling interval 0: exception-based on the server) or from
+ *     the poll's Read (mode 'poll', in the same Read as the outputs). The first probe of a slot
+ *     reads its response once first, so a value left from an earlier run is not reported as an
+ *     answer: only a change is. Probes of one slot are written in order (one Write chain).
  */
 const ot = require('../../nodes/lib/opcua-tags');
 const tags = require('../../nodes/lib/tags');
@@ -24,6 +30,7 @@ const DEFAULTS = {
   password: 'twin',
   plant: 'plant1',
   connectTimeoutMs: 15000, // connect() gives up after this
+  maxProbeSlot: 1023, // the cloud server has at most 1,024 probe slots (S7T_OPCUA_PROBE_SLOTS there)
 };
 
 /** Error with a stable `code`. */
@@ -79,7 +86,11 @@ function createTransport(opts = {}) {
   const valueCbs = [];
   const image = {}; // every input value sent so far (written whole after a reconnect)
   const outputs = {}; // last output values handed to the twin
-  const stats = { sent: 0, received: 0, errors: 0, errorCodes: {}, polls: 0, pollErrors: 0, coalesced: 0, resyncs: 0 };
+  const stats = { sent: 0, received: 0, errors: 0, errorCodes: {}, polls: 0, pollErrors: 0, coalesced: 0, resyncs: 0, probes: 0, probeAnswers: 0 };
+  const probeCbs = [];
+  const probeRes = new Map(); // slot -> last response value seen (primed by a Read on first use)
+  const probeReady = new Map(); // slot -> promise: the slot's response primed (and monitored)
+  const resIdOf = (slot) => ot.probeNodeId('res', slot);
   let pollTimer = null;
   let polling = false;
   let closed = false;
@@ -118,12 +129,41 @@ function createTransport(opts = {}) {
     }
   }
 
+  /** A probe response value: reported only when it changed (see the header). */
+  function probeValue(slot, value) {
+    if (!probeRes.has(slot) || probeRes.get(slot) === value) return;
+    probeRes.set(slot, value);
+    stats.probeAnswers += 1;
+    for (const cb of probeCbs) cb(slot, value);
+  }
+
+  /** Before a slot's first probe: read its response (the baseline), then monitor it when subscribing. */
+  function primeProbe(slot) {
+    let p = probeReady.get(slot);
+    if (p) return p;
+    p = (async () => {
+      const [r] = await side.read([resIdOf(slot)]);
+      if (!r.good) throw Object.assign(new TransportError('E_PROBE_SLOT', `probe slot ${slot}: ${r.status} (more slots than the server's S7T_OPCUA_PROBE_SLOTS?)`));
+      if (!probeRes.has(slot)) probeRes.set(slot, Number(r.value));
+      if (o.mode === 'subscribe') await side.addMonitor([resIdOf(slot)], { samplingIntervalMs: 0 });
+    })();
+    probeReady.set(slot, p);
+    p.catch(() => probeReady.delete(slot)); // tried again by the next probe of the slot
+    return p;
+  }
+
   async function poll() {
     if (polling || !side.connected) return;
     polling = true;
     stats.polls += 1;
     try {
-      deliver(decode(await side.read(stateIds)), 'state');
+      const slots = [...probeRes.keys()];
+      const results = await side.read(slots.length ? stateIds.concat(slots.map(resIdOf)) : stateIds);
+      for (let k = 0; k < slots.length; k++) {
+        const r = results[stateIds.length + k];
+        if (r.good) probeValue(slots[k], Number(r.value));
+      }
+      deliver(decode(results.slice(0, stateIds.length)), 'state');
     } catch (err) {
       stats.pollErrors += 1;
       countError(err.code || 'E_READ', err.message);
@@ -156,6 +196,11 @@ function createTransport(opts = {}) {
     const values = {};
     for (const n of batch) {
       const tag = tagOfId.get(n.nodeId);
+      if (!tag) {
+        const id = ot.parseProbeNodeId(n.nodeId);
+        if (id && id.kind === 'res' && n.status && n.status.isGood()) probeValue(id.slot, Number(n.value));
+        continue;
+      }
       if (tag && n.status && n.status.isGood()) values[tag.short] = ot.fromVariant(tag, n.value);
     }
     deliver(values, 'state');
@@ -194,6 +239,27 @@ function createTransport(opts = {}) {
       if (side.connected) write(values); else stats.coalesced += 1; // written whole on reconnect
     },
     onValues(cb) { valueCbs.push(cb); },
+    /**
+     * Write `value` to probe request slot `slot` on the cloud server; the answer comes through
+     * onProbe. Errors (bad slot or value, not connected, refused) are counted, never thrown.
+     * @param {number} slot 0..maxProbeSlot
+     * @param {number} value UInt32
+     */
+    probe(slot, value) {
+      if (!Number.isInteger(slot) || slot < 0 || slot > o.maxProbeSlot) { countError('E_PROBE_SLOT', `probe slot ${slot}`); return; }
+      try { ot.checkProbeValue(value); } catch (err) { countError(err.code, err.message); return; }
+      if (!side.connected) { countError('E_NOT_CONNECTED', 'probe while disconnected'); return; }
+      stats.probes += 1;
+      const item = { nodeId: ot.probeNodeId('req', slot), dataType: 'UInt32', value };
+      const prev = writing || Promise.resolve();
+      const p = prev.then(() => primeProbe(slot)).then(() => side.write([item])).then((results) => {
+        for (const r of results) if (!r.good) countError(r.status, r.nodeId);
+      }, (err) => countError(err.code || 'E_WRITE', err.message));
+      writing = p;
+      p.finally(() => { if (writing === p) writing = null; });
+    },
+    /** @param {(slot: number, value: number) => void} cb called with every changed probe response */
+    onProbe(cb) { probeCbs.push(cb); },
     /** Close for good: poll timer, session and connection. */
     async close() {
       closed = true;

@@ -1,0 +1,222 @@
+'use strict';
+/**
+ * The edge's probe relay on the OPC UA path, for the benchmark's load table: probe slot i of a
+ * virtual twin goes
+ *   cloud Req[i] --(subscription)--> edge --(Write)--> PLC Req[i]   (the PLC copies Req → Res each scan)
+ *   PLC Res[i]   --(subscription)--> edge --(Write)--> cloud Res[i]
+ * for every i < slots, node ids `ns=<ns>;s="Probe"."Req"[i]` / `."Res"[i]` on both servers.
+ * Never touches RED; the bridge (nodes/lib/opcua-bridge.js) starts it next to the tag relay.
+ *
+ * - Two client sessions of its own (nodes/lib/opcua-side.js), not the tag sessions: a burst of
+ *   probe notifications or writes never queues in front of a plant tag's (the tag relay writes
+ *   one frame at a time per side, and its pulse holds would delay probes in turn).
+ * - Latest value per slot: probes are not pulses, only the newest request of a slot matters. What
+ *   arrives while a Write runs is written by the next one, all pending slots in one request
+ *   (split into Writes of at most maxItemsPerWrite), so the Write rate stays bounded by the
+ *   round trip, not by the number of twins.
+ * - Only UInt32 values of slots < slots are written, only to Req on the PLC and Res on the cloud;
+ *   anything else is counted (refused) and dropped.
+ * - A value equal to what the target was last written is dropped. When a side's session is
+ *   (re)created the other side's latest values are written to it once (a restarted cloud server
+ *   gets the PLC's responses back; a restarted PLC gets the pending requests).
+ * - Subscriptions survive reconnects through node-opcua's session repair; no item is ever added
+ *   twice (opcua-side.js).
+ * - Cost: `slots` monitored items per side. On the cloud server the Req variables have
+ *   MinimumSamplingInterval 0 and are monitored with sampling interval 0: exception-based, no
+ *   timer per item (revised to the server's minimum sampling interval as coalescing window). On
+ *   the PLC the Res items are sampled at samplingIntervalMs (the PLC's variables have a
+ *   MinimumSamplingInterval of one scan), like the plant tags.
+ */
+const { EventEmitter } = require('node:events');
+const ot = require('./opcua-tags');
+const { createSide } = require('./opcua-side');
+
+const DEFAULTS = {
+  slots: 128, // relayed slots 0..127; the benchmark uses 1..users
+  maxSlots: 1024, // the PLC's probe slots
+  publishingIntervalMs: 10,
+  samplingIntervalMs: 10, // PLC Res items; the cloud Req items ask 0 (exception-based)
+  maxItemsPerWrite: 256, // one Write request carries at most this many slots
+  cloudNamespaceIndex: 1,
+};
+
+/** Error with a stable `code`. */
+class ProbeRelayError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = 'ProbeRelayError';
+    this.code = code;
+  }
+}
+
+/**
+ * Create the probe relay (not started).
+ * @param {object} opts
+ * @param {string} opts.plcEndpoint
+ * @param {string} opts.cloudEndpoint
+ * @param {number} [opts.slots] relayed slots (default 128, 1..1024)
+ * @param {{user:string,password:string}} [opts.cloudCredentials]
+ * @param {{user:string,password:string}} [opts.plcCredentials]
+ * @param {string} [opts.cloudSecurityMode]
+ * @param {string} [opts.cloudSecurityPolicy]
+ * @param {number} [opts.publishingIntervalMs]
+ * @param {number} [opts.samplingIntervalMs]
+ * @param {string} [opts.pkiDir]
+ * @returns {EventEmitter} events 'status' {side: 'plc-probes'|'cloud-probes', status, detail}, 'error'
+ */
+function createProbeRelay(opts = {}) {
+  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
+  if (!Number.isInteger(o.slots) || o.slots < 1 || o.slots > o.maxSlots) {
+    throw new ProbeRelayError('E_CONFIG', `probe slots must be an integer 1..${o.maxSlots}, got ${opts.slots}`);
+  }
+  const ee = new EventEmitter();
+  const counters = {
+    toPlc: 0, toCloud: 0, // slot values written
+    toPlcWrites: 0, toCloudWrites: 0, // Write requests
+    refused: 0, // notifications that were not a UInt32 of a relayed slot (never written)
+    writeErrors: 0,
+    unchanged: 0,
+    resyncs: 0,
+  };
+  const range = Array.from({ length: o.slots }, (_, i) => i);
+  const common = { publishingIntervalMs: o.publishingIntervalMs, pkiDir: o.pkiDir };
+  const plc = createSide({
+    ...common, name: 'plc-probes', endpointUrl: o.plcEndpoint, credentials: o.plcCredentials,
+    samplingIntervalMs: o.samplingIntervalMs,
+    monitor: range.map((i) => ot.plcProbeNodeId('res', i)),
+  });
+  const cloud = createSide({
+    ...common, name: 'cloud-probes', endpointUrl: o.cloudEndpoint, credentials: o.cloudCredentials,
+    securityMode: o.cloudSecurityMode, securityPolicy: o.cloudSecurityPolicy,
+    samplingIntervalMs: 0,
+    monitor: range.map((i) => ot.probeNodeId('req', i, { ns: o.cloudNamespaceIndex })),
+  });
+  const sides = { plc, cloud };
+  const target = {
+    plc: (i) => ot.plcProbeNodeId('req', i),
+    cloud: (i) => ot.probeNodeId('res', i, { ns: o.cloudNamespaceIndex }),
+  };
+  const expect = { plc: 'req', cloud: 'res' }; // what a notification of the *other* side must be
+  const pending = { plc: new Map(), cloud: new Map() }; // slot -> value still to write there
+  const known = { plc: new Map(), cloud: new Map() }; // slot -> value that side was written
+  const source = { plc: new Map(), cloud: new Map() }; // slot -> latest value seen on that side
+  const flushing = { plc: false, cloud: false };
+  let stopped = false;
+  const retryTimers = new Set();
+
+  function fail(err) {
+    if (ee.listenerCount('error')) ee.emit('error', err);
+  }
+
+  plc.on('values', (batch) => take('cloud', batch));
+  cloud.on('values', (batch) => take('plc', batch));
+  for (const [side, s] of Object.entries(sides)) {
+    s.on('status', (status, detail) => ee.emit('status', { side: `${side}-probes`, status, detail }));
+    s.on('session', () => {
+      counters.resyncs += 1;
+      known[side].clear();
+      const other = side === 'plc' ? 'cloud' : 'plc';
+      for (const [slot, v] of source[other]) if (!pending[side].has(slot)) pending[side].set(slot, v);
+      flush(side);
+    });
+  }
+
+  /** Notifications of one side → pending values for the other. */
+  function take(to, batch) {
+    const from = to === 'plc' ? 'cloud' : 'plc';
+    for (const n of batch) {
+      if (!n.status || !n.status.isGood()) continue;
+      const id = ot.parseProbeNodeId(n.nodeId);
+      let value;
+      try {
+        if (!id || id.kind !== expect[to] || id.slot >= o.slots) throw new ProbeRelayError('E_PROBE_SLOT', `${from}: not a relayed probe variable: ${n.nodeId}`);
+        value = ot.checkProbeValue(n.value);
+      } catch (err) {
+        counters.refused += 1;
+        fail(err);
+        continue;
+      }
+      source[from].set(id.slot, value);
+      pending[to].set(id.slot, value);
+    }
+    flush(to);
+  }
+
+  async function flush(to) {
+    if (flushing[to]) return; // the running flush takes what arrived meanwhile
+    const side = sides[to];
+    flushing[to] = true;
+    try {
+      while (side.connected && pending[to].size && !stopped) {
+        const entries = [];
+        for (const [slot, v] of pending[to]) {
+          if (entries.length >= o.maxItemsPerWrite) break;
+          pending[to].delete(slot);
+          if (known[to].get(slot) === v) counters.unchanged += 1; else entries.push([slot, v]);
+        }
+        if (!entries.length) continue;
+        const items = entries.map(([slot, v]) => ({ nodeId: target[to](slot), dataType: 'UInt32', value: v }));
+        let results;
+        try {
+          results = await side.write(items);
+        } catch (err) {
+          // Not written: back in the queue unless a newer value arrived meanwhile.
+          for (const [slot, v] of entries) if (!pending[to].has(slot)) pending[to].set(slot, v);
+          counters.writeErrors += entries.length;
+          fail(err);
+          break;
+        }
+        counters[to === 'plc' ? 'toPlcWrites' : 'toCloudWrites'] += 1;
+        results.forEach((r, k) => {
+          const [slot, v] = entries[k];
+          if (r.good) {
+            known[to].set(slot, v);
+            counters[to === 'plc' ? 'toPlc' : 'toCloud'] += 1;
+          } else {
+            counters.writeErrors += 1;
+            fail(Object.assign(new ProbeRelayError('E_WRITE_REFUSED', `${to}: write of probe slot ${slot} refused: ${r.status}`)));
+          }
+        });
+      }
+    } finally {
+      flushing[to] = false;
+    }
+  }
+
+  /** First sessions that fail (refused login, ...) are retried every retryMs; node-opcua retries lost ones. */
+  async function connectSide(s) {
+    while (!stopped) {
+      try {
+        await s.connect();
+        return;
+      } catch (err) {
+        if (stopped) return;
+        fail(err);
+        await new Promise((resolve) => {
+          const t = setTimeout(() => { retryTimers.delete(t); resolve(); }, o.retryMs ?? 5000);
+          t.resolve = resolve;
+          retryTimers.add(t);
+        });
+      }
+    }
+  }
+
+  return Object.defineProperties(ee, Object.getOwnPropertyDescriptors({
+    counters,
+    sides,
+    slots: o.slots,
+    /** Connect both sides; resolves when both have a session (or the relay was stopped). */
+    async start() { await Promise.all([connectSide(plc), connectSide(cloud)]); },
+    async stop() {
+      stopped = true;
+      for (const t of retryTimers) { clearTimeout(t); t.resolve(); }
+      retryTimers.clear();
+      await Promise.allSettled([plc.close(), cloud.close()]);
+    },
+    stats() {
+      return { ...counters, slots: o.slots, monitoredItems: { plc: plc.monitoredItemCount, cloud: cloud.monitoredItemCount } };
+    },
+  }));
+}
+
+module.exports = { createProbeRelay, ProbeRelayError, DEFAULTS };
