@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { startSystem, availablePaths, createTransport, hasProbe, BUNDLE_PROTOCOLS } = require('./lib/system');
+const { startSystem, availablePaths, createTransport, hasProbe, BUNDLE_PROTOCOLS, PROBE_SLOTS } = require('./lib/system');
 const { measureFloor } = require('./lib/floor');
 const { runLoad, waitPathReady } = require('./lib/load');
 const { runProductions } = require('./lib/productions');
@@ -240,7 +240,7 @@ async function runBench(cli = {}) {
   try {
     for (const profileName of o.profiles) {
       const def = profileDefs[profileName];
-      const pr = { links: def.links, available: { ...avail }, notes: [], errors: [], probe: {}, productions: {}, load: {}, loadStopped: {} };
+      const pr = { links: def.links, available: { ...avail }, notes: [], errors: [], probe: {}, productions: {}, load: {}, loadStopped: {}, loadCapped: {} };
       results.profiles[profileName] = pr;
       for (const p of asked) if (!avail[p]) pr.notes.push(`${p}: path not available in this checkout (flows or twin transport missing); not measured`);
       for (const p of running) if (!hasProbe(p)) pr.notes.push(`${p}: its twin client offers no probes (no probe variables on that path), so it has no probe or load figures; productions only`);
@@ -320,12 +320,13 @@ async function runBench(cli = {}) {
           for (const users of o.users) {
             const order = [...holding];
             for (const p of order) {
-              if (p === 'stock' && users > 1) { holding.delete(p); continue; } // the replica maps one probe slot
+              const slotBase = p === 'stock' ? 0 : 1;
+              if (slotBase + users > PROBE_SLOTS[p]) { holding.delete(p); pr.loadCapped[p] = PROBE_SLOTS[p]; continue; }
               progress.phase(`${profileName}: load ${users} twins, ${p} (${o.loadSeconds} s)`);
               meter.start();
               let r;
               try {
-                r = await runLoad({ protocol: p, users, makeTransport: mk(p), durationMs: o.loadSeconds * 1000, thinkMs: o.thinkMs, slotBase: p === 'stock' ? 0 : 1, keepSamples: true });
+                r = await runLoad({ protocol: p, users, makeTransport: mk(p), durationMs: o.loadSeconds * 1000, thinkMs: o.thinkMs, slotBase, keepSamples: true });
               } catch (err) {
                 r = { protocol: p, users, errors: users, errorPct: 100, summary: { n: 0 }, failure: `${err.code || ''} ${err.message}` };
               }

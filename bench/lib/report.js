@@ -10,6 +10,7 @@ const { summarise } = require('../../nodes/lib/stats');
 const tags = require('../../nodes/lib/tags');
 const plots = require('./plots');
 const STUDY = require('../study-figures.json');
+const { TUNINGS } = require('./system');
 
 const PROTOCOL_LABEL = { ws: 'WebSocket–S7', mqtt: 'MQTT', opcua: 'OPC UA', modbus: 'Modbus', stock: 'stock WS-S7 replica' };
 const VAR_LABEL = { c1: 'Conveyor Belt', p1bw: 'Piston1 Backward', p2fw: 'Piston2 Forward', p3fw: 'Piston3 Forward', red: 'Red Lamp', overall: 'Overall Average' };
@@ -49,7 +50,7 @@ function summarize(results) {
   const { logs, ...rest } = results;
   const out = { ...rest, logs: logs ? Object.keys(logs).map((n) => `logs/${n}`) : [], profiles: {} };
   for (const [name, pr] of Object.entries(results.profiles)) {
-    const p = { links: pr.links, available: pr.available, notes: pr.notes || [], errors: pr.errors || [], loadStopped: pr.loadStopped || {} };
+    const p = { links: pr.links, available: pr.available, notes: pr.notes || [], errors: pr.errors || [], loadStopped: pr.loadStopped || {}, loadCapped: pr.loadCapped || {} };
     if (pr.floor) p.floor = { ...summarise(pr.floor.samples), warmup: pr.floor.warmup, errors: pr.floor.errors };
     p.probe = {};
     for (const [proto, r] of Object.entries(pr.probe || {})) {
@@ -349,6 +350,10 @@ function markdown(s, plotFiles) {
       const c = ratios(Object.keys(p.load).map((pr) => [pr, p.load[pr][maxCommon].cost && p.load[pr][maxCommon].cost.cloud && p.load[pr][maxCommon].cost.cloud.cpuPct]), '% CPU');
       if (c) L.push(`- cloud CPU at ${maxCommon} users: lightest ${c}`);
     }
+    for (const [proto, slots] of Object.entries(p.loadCapped)) {
+      if (proto === 'stock') continue; // the replica is one twin by design (slot 0)
+      L.push(`- ${label(proto)} was not run with more than ${slots - 1} twins: its edge relays probe slots 0..${slots - 1} only (the benchmark sets ${proto === 'modbus' ? 'S7T_MODBUS_PROBE_SLOTS' : 'S7T_OPCUA_PROBE_SLOTS'} = ${slots}; each relayed slot costs the edge reads on every poll).`);
+    }
     for (const [proto, stopped] of Object.entries(p.loadStopped)) {
       L.push(`- ${label(proto)} was not run beyond ${stopped} users: it did not hold there (over 1 % errors or p99 over 1 s).`);
     }
@@ -398,6 +403,15 @@ function markdown(s, plotFiles) {
       const parts = [`network floor ${fmt(fl)} ms`, `${fmt(above)} ms above the network (protocol stacks, Node-RED, S7 I/O and the PLC)`];
       const within = [`the PLC scan: a write waits 0–${o.scanMs} ms for the next scan (≈ ${fmt(o.scanMs / 2)} ms on average for requests at random times)`];
       if (proto === 'stock') within.push(`the polled S7 read: 0–${o.stockCycleMs} ms (node-red-contrib-s7's minimum cycle; ≈ ${fmt(o.stockCycleMs / 2)} ms on average)`);
+      const tuning = TUNINGS[o.tuning] || TUNINGS.tuned;
+      if (proto === 'modbus') {
+        const ms = tuning.transport.modbus.pollMs;
+        within.push(`three polls in a row (edge ← cloud request registers, edge ← PLC response registers, twin ← cloud), each every ${ms} ms or its read time, so 0–${ms} ms each (≈ ${fmt(ms / 2)} ms on average)`);
+      }
+      if (proto === 'opcua') {
+        const t = tuning.transport.opcua;
+        within.push(t.mode === 'poll' ? `the twin polls the cloud server every ${t.pollMs} ms (≈ ${fmt(t.pollMs / 2)} ms on average) after the edge's subscriptions deliver` : `subscriptions on both sides of the edge and at the twin, each sampling and publishing every ${t.samplingIntervalMs} ms or so`);
+      }
       L.push(`- ${name} ${label(proto)}: mean ${fmt(r.stats.mean)} ms = ${parts.join(' + ')}; of the latter, ${within.join('; ')}.`);
     }
   }

@@ -48,6 +48,13 @@ const TUNINGS = {
     transport: { modbus: { pollMs: 80 }, opcua: { mode: 'poll', pollMs: 50 }, mqtt: { qos: 0 } },
   },
 };
+/**
+ * Probe slots each path answers, from slot 0. The WebSocket and MQTT paths reach every PLC slot;
+ * the Modbus and OPC UA edges relay only the first N (set here and passed to the flows as
+ * S7T_MODBUS_PROBE_SLOTS / S7T_OPCUA_PROBE_SLOTS: each relayed slot costs them reads on every
+ * poll); the stock replica maps slot 0 only. Load levels needing more slots are not run.
+ */
+const PROBE_SLOTS = { ws: 1024, mqtt: 1024, modbus: 122, opcua: 122, stock: 1 };
 /** Protocols carried by the bundle's assembled flows, and the stock replica. */
 const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus'];
 
@@ -152,6 +159,8 @@ async function startSystem(o) {
       S7T_OPCUA_EDGE_USER: DEFAULTS.opcuaEdge.user,
       S7T_OPCUA_EDGE_PASSWORD: DEFAULTS.opcuaEdge.password,
       S7T_OPCUA_INSECURE: 'true', // security None, as the study (no TLS anywhere in its measurements)
+      S7T_MODBUS_PROBE_SLOTS: String(PROBE_SLOTS.modbus),
+      S7T_OPCUA_PROBE_SLOTS: String(PROBE_SLOTS.opcua),
       ...tuning.env,
       ...(o.env || {}),
     };
@@ -305,4 +314,4 @@ function hasProbe(protocol) {
   return true;
 }
 
-module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, hasProbe, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS };
+module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, hasProbe, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS };
