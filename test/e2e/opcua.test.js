@@ -3,7 +3,7 @@
  * The OPC UA path end to end on ephemeral ports: the virtual PLC's OPC UA server, an edge
  * Node-RED running flows/parts/edge-opcua.json (s7twin-opcua-bridge), a cloud Node-RED running
  * flows/parts/cloud-opcua.json (s7twin-opcua-server → s7twin-flow-timer), and the headless twin
- * over twin/transports/opcua.js.
+ * over twin/transports/opcua.js, and probes through the same path (the benchmark's load rows).
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -20,6 +20,9 @@ const EDGE_FLOW = path.join(ROOT, 'flows', 'parts', 'edge-opcua.json');
 const TWIN = { user: 'twin', password: 'twin' };
 const COMMANDS = 10; // the ten PLC inputs the bridge monitors on the cloud server
 const PLC_OUTPUTS = 11; // the streamed PLC outputs the bridge monitors on the PLC
+const PROBE_SLOTS = 81; // S7T_OPCUA_PROBE_SLOTS: slots 0..80, the bridge monitors each once per side
+const { createTransport } = require('../../twin/transports/opcua');
+const ot = require('../../nodes/lib/opcua-tags');
 
 async function startPlcOpcua(port) {
   return createPlc({ scanMs: 10, s7: false, modbus: false, opcua: { host: '127.0.0.1', port, pkiDir: pkiDir('plc') } });
@@ -34,7 +37,7 @@ async function startSystem(t) {
     role: 'cloud',
     flows: CLOUD_FLOW,
     keepUserDir: true,
-    env: { S7T_OPCUA_PORT: String(opcPort), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server') },
+    env: { S7T_OPCUA_PORT: String(opcPort), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server'), S7T_OPCUA_PROBE_SLOTS: String(PROBE_SLOTS) },
   };
   sys.cloudOpts = cloudOpts;
   sys.cloud = await startNodeRed(cloudOpts);
@@ -46,6 +49,7 @@ async function startSystem(t) {
       S7T_PLC_OPCUA_PORT: String(plcPort),
       S7T_OPCUA_URL: sys.url,
       S7T_OPCUA_CLIENT_PKI_DIR: pkiDir('edge-client'),
+      S7T_OPCUA_PROBE_SLOTS: String(PROBE_SLOTS),
     },
   });
   t.after(async () => {
@@ -63,10 +67,10 @@ async function startSystem(t) {
   return sys;
 }
 
-/** Both subscriptions of the bridge exist, each exactly once. */
+/** The bridge's subscriptions (tags and probes) exist, each exactly once. */
 async function bridgeReady(sys) {
-  await waitFor(async () => (await countMonitoredItems(sys.url, TWIN)).items === COMMANDS, 30000, 'the bridge monitoring the cloud commands');
-  await waitFor(async () => (await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items === PLC_OUTPUTS, 30000, 'the bridge monitoring the PLC outputs');
+  await waitFor(async () => (await countMonitoredItems(sys.url, TWIN)).items === COMMANDS + PROBE_SLOTS, 30000, 'the bridge monitoring the cloud commands and probe requests');
+  await waitFor(async () => (await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items === PLC_OUTPUTS + PROBE_SLOTS, 30000, 'the bridge monitoring the PLC outputs and probe responses');
 }
 
 function twin(sys, opts) {
@@ -108,7 +112,7 @@ test('OPC UA path: the twin sorts 10 boxes through cloud server, edge bridge and
   }
 
   // The twin's session is gone; the bridge's subscriptions are still there exactly once.
-  assert.equal((await countMonitoredItems(sys.url, TWIN)).items, COMMANDS);
+  assert.equal((await countMonitoredItems(sys.url, TWIN)).items, COMMANDS + PROBE_SLOTS);
 });
 
 test('OPC UA path: cloud server restart and PLC restart, the edge recovers without duplicate monitored items', async (t) => {
@@ -123,7 +127,7 @@ test('OPC UA path: cloud server restart and PLC restart, the edge recovers witho
   sys.cloud = await startNodeRed(sys.cloudOpts);
   await bridgeReady(sys);
   // The bridge wrote the PLC's states to the new server: it mirrors the PLC again.
-  assert.equal((await countMonitoredItems(sys.url, TWIN)).subscriptions, 1);
+  assert.equal((await countMonitoredItems(sys.url, TWIN)).subscriptions, 2, 'the bridge\'s tag and probe subscriptions');
   checkRun(await twin(sys, { mode: 'poll', boxes: 4 }), 'after the cloud restart');
 
   // PLC restart on the same port: the bridge's PLC session is recreated, items once.
@@ -131,8 +135,59 @@ test('OPC UA path: cloud server restart and PLC restart, the edge recovers witho
   sys.plc = null;
   sys.plc = await startPlcOpcua(sys.plcPort);
   await bridgeReady(sys);
-  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).subscriptions, 1);
+  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).subscriptions, 2, 'the bridge\'s tag and probe subscriptions');
   checkRun(await twin(sys, { mode: 'subscribe', boxes: 4 }), 'after the PLC restart');
-  assert.equal((await countMonitoredItems(sys.url, TWIN)).items, COMMANDS);
-  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items, PLC_OUTPUTS);
+  assert.equal((await countMonitoredItems(sys.url, TWIN)).items, COMMANDS + PROBE_SLOTS);
+  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items, PLC_OUTPUTS + PROBE_SLOTS);
+});
+
+test('OPC UA path: probes twin → cloud server → edge bridge → PLC and back for slots 1, 2, 80, each value exact; bad probes refused', async (t) => {
+  const sys = await startSystem(t);
+  const transports = [];
+  t.after(() => Promise.allSettled(transports.map((x) => x.close())));
+  async function open(mode) {
+    const tr = createTransport({ url: sys.url, ...TWIN, mode, pollMs: 50, pkiDir: pkiDir('twin-client') });
+    transports.push(tr);
+    await tr.connect();
+    return tr;
+  }
+  function roundTrip(tr, slot, value) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer for slot ${slot} within 20 s`)), 20000);
+      tr.onProbe((s, v) => { if (s === slot && v === value) { clearTimeout(timer); resolve(v); } });
+      tr.probe(slot, value);
+    });
+  }
+  const sub = await open('subscribe');
+  const poll = await open('poll');
+  let value = 4000000000 + Math.floor(Math.random() * 1e6);
+  for (const slot of [1, 2, 80]) {
+    for (const tr of [sub, poll]) {
+      value += 1;
+      assert.equal(await roundTrip(tr, slot, value), value, `slot ${slot}`);
+    }
+  }
+  // The PLC holds the last request of each slot (its OPC UA Req variable, read as any client would).
+  const { createSide } = require('../../nodes/lib/opcua-side');
+  const plcClient = createSide({ endpointUrl: `opc.tcp://127.0.0.1:${sys.plcPort}`, pkiDir: pkiDir('client'), name: 'check' });
+  t.after(() => plcClient.close());
+  await plcClient.connect();
+  const [req80] = await plcClient.read([ot.plcProbeNodeId('req', 80)]);
+  assert.equal(req80.value, value);
+
+  // A wrong type to Req and any write to Res by a twin are refused by the cloud server.
+  const twinClient = createSide({ endpointUrl: sys.url, credentials: TWIN, pkiDir: pkiDir('client'), name: 'raw-twin' });
+  t.after(() => twinClient.close());
+  await twinClient.connect();
+  const r = await twinClient.write([
+    { nodeId: ot.probeNodeId('req', 1), dataType: 'Int32', value: 5 },
+    { nodeId: ot.probeNodeId('req', 1), dataType: 'String', value: 'x' },
+    { nodeId: ot.probeNodeId('res', 1), dataType: 'UInt32', value: 5 },
+  ]);
+  assert.deepEqual(r.map((x) => x.status), ['BadTypeMismatch', 'BadTypeMismatch', 'BadUserAccessDenied']);
+  // Nothing of that reached the PLC: its request 1 is still the last good probe of slot 1.
+  const [req1] = await plcClient.read([ot.plcProbeNodeId('req', 1)]);
+  assert.equal(req1.value, value - 4);
+  assert.equal(sub.stats().errors, 0);
+  assert.equal(poll.stats().errors, 0);
 });

@@ -46,3 +46,16 @@ test('node properties left empty by unset env vars fall back to defaults', () =>
   assert.equal(ot.endpointUrl('opc.tcp://plc:4000', 'h', 4840), 'opc.tcp://plc:4000');
   assert.throws(() => ot.endpointUrl('http://x', 'h', 1), { code: 'E_CONFIG' });
 });
+
+test('probe node ids: the PLC style on both servers, parsed back; probe values must be UInt32', () => {
+  const o = ot;
+  assert.equal(o.probeNodeId('req', 80), 'ns=1;s="Probe"."Req"[80]');
+  assert.equal(o.probeNodeId('res', 0, { ns: 2 }), 'ns=2;s="Probe"."Res"[0]');
+  assert.equal(o.plcProbeNodeId('req', 5), 'ns=3;s="Probe"."Req"[5]');
+  assert.deepEqual(o.parseProbeNodeId('ns=3;s="Probe"."Res"[1023]'), { kind: 'res', slot: 1023 });
+  assert.equal(o.parseProbeNodeId('ns=1;s=plant1.ConveyorBelt'), null);
+  assert.throws(() => o.probeNodeId('req', -1), { code: 'E_PROBE_SLOT' });
+  assert.throws(() => o.probeNodeId('foo', 1), { code: 'E_CONFIG' });
+  assert.equal(o.checkProbeValue(4294967295), 4294967295);
+  for (const bad of [-1, 1.5, 2 ** 32, '5', null, NaN]) assert.throws(() => o.checkProbeValue(bad), { code: 'E_PROBE_VALUE' });
+});
