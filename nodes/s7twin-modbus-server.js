@@ -27,6 +27,7 @@ module.exports = function register(RED) {
     const host = prop(config.host) || DEFAULTS.host;
     const port = prop(config.port) === '' ? DEFAULTS.port : Number(prop(config.port));
     const registers = prop(config.registers) === '' ? DEFAULTS.registers : Number(prop(config.registers));
+    const maxClients = prop(config.maxClients) === '' ? DEFAULTS.maxClients : Number(prop(config.maxClients));
     let lastStatus = '';
     const status = (s) => {
       const key = JSON.stringify(s);
@@ -38,7 +39,7 @@ module.exports = function register(RED) {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         const e = new Error(`port must be 0..65535, got "${config.port}"`); e.code = 'E_CONFIG'; throw e;
       }
-      server = createModbusServer({ host, port, registers });
+      server = createModbusServer({ host, port, registers, maxClients });
     } catch (err) {
       status(STATUS.error(err.code || 'config error'));
       node.error(`${err.code}: ${err.message}`);
@@ -55,6 +56,11 @@ module.exports = function register(RED) {
         node.error(`${err.code}: ${err.message}`);
       });
       server.on('clients', (n) => { if (server.port) status(STATUS.listening(server.port, n)); });
+      // A client refused for want of room: warn on the first and every 100th (a twin retrying
+      // would flood the log), E_MODBUS_CLIENTS.
+      server.on('refused', (n) => {
+        if (n === 1 || n % 100 === 0) node.warn(`E_MODBUS_CLIENTS: ${n} connection(s) refused, already serving ${maxClients} (Max clients)`);
+      });
       server.on('write', (w) => node.send({ topic: 'write', address: w.address, payload: w.words }));
       server.on('error', (err) => { status(STATUS.error('error')); node.error(err.message); });
       node.started = started;
@@ -76,6 +82,7 @@ module.exports = function register(RED) {
       if (!server) { finish(); return; }
       server.removeAllListeners('write');
       server.removeAllListeners('clients');
+      server.removeAllListeners('refused');
       server.close().then(finish, finish);
     });
   }

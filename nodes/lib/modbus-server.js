@@ -21,7 +21,10 @@ const DEFAULTS = {
   host: '127.0.0.1',
   port: 5021, // the cloud Modbus server (the PLC's own is 5020)
   registers: 6048, // HR 0..6047: I/O block, probe requests 1000+2i and responses 4000+2i, 1,024 slots
-  maxClients: 64, // further connections are closed at once
+  // Connections served at once; further ones are closed at once (counters.refused, 'refused'
+  // event). A cloud server serves the edge (two connections: I/O loops and probe relay), its own
+  // flow-timer client and every twin: the benchmark's load levels run one twin per user.
+  maxClients: 256,
   maxBuffered: 4096, // bytes of unparsed input per connection before it is dropped (no frame is > 260)
 };
 const MAX_READ = 125; // registers per FC3 (Modbus application protocol v1.1b3, 6.3)
@@ -48,6 +51,9 @@ function createModbusServer(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   if (!Number.isInteger(o.registers) || o.registers < 1 || o.registers > 65536) {
     throw new ModbusServerError('E_CONFIG', `registers must be 1..65536, got ${o.registers}`);
+  }
+  if (!Number.isInteger(o.maxClients) || o.maxClients < 1) {
+    throw new ModbusServerError('E_CONFIG', `maxClients must be a whole number >= 1, got ${o.maxClients}`);
   }
   const bank = new Uint16Array(o.registers);
   const counters = {
@@ -115,7 +121,12 @@ function createModbusServer(opts = {}) {
 
   function onConnection(sock) {
     sock.setNoDelay(true);
-    if (sockets.size >= o.maxClients) { counters.refused += 1; sock.destroy(); return; }
+    if (sockets.size >= o.maxClients) {
+      counters.refused += 1;
+      sock.destroy();
+      ee.emit('refused', counters.refused);
+      return;
+    }
     sockets.add(sock);
     counters.connects += 1;
     ee.emit('clients', sockets.size);
@@ -153,10 +164,13 @@ function createModbusServer(opts = {}) {
     });
   }
 
+  // Live getters: Object.assign would copy their values once (port null, clients 0 for ever).
+  Object.defineProperties(ee, {
+    port: { get: () => port, enumerable: true },
+    clients: { get: () => sockets.size, enumerable: true },
+  });
   return Object.assign(ee, {
     counters,
-    get port() { return port; },
-    get clients() { return sockets.size; },
     /**
      * Listen. @returns {Promise<number>} the port
      * @throws {ModbusServerError} E_MODBUS_LISTEN

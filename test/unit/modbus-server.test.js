@@ -68,3 +68,31 @@ test('modbus server: a port in use is a clear error', async () => {
   await a.close();
   await b.close();
 });
+
+test('modbus server: connections beyond maxClients are closed at once and counted; a freed place is served', async (t) => {
+  assert.throws(() => createModbusServer({ maxClients: 0 }), { code: 'E_CONFIG' });
+  const srv = createModbusServer({ port: 0, registers: 10, maxClients: 2 });
+  const port = await srv.start();
+  const refused = [];
+  srv.on('refused', (n) => refused.push(n));
+  const a = await client(port);
+  const b = await client(port);
+  t.after(async () => { a.close(() => {}); b.close(() => {}); await srv.close(); });
+  // The third one's TCP connect succeeds, then the server closes it.
+  const closed = await new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.on('error', reject);
+    s.on('close', () => resolve(true));
+  });
+  assert.equal(closed, true);
+  assert.deepEqual(refused, [1]);
+  assert.equal(srv.counters.refused, 1);
+  assert.equal(srv.clients, 2);
+  assert.deepEqual((await a.readHoldingRegisters(0, 1)).data, [0], 'the served ones go on');
+  await new Promise((r) => { b.close(r); });
+  const deadline = Date.now() + 10000;
+  while (srv.clients > 1 && Date.now() < deadline) await new Promise((r) => { setTimeout(r, 20); });
+  const c = await client(port);
+  t.after(() => c.close(() => {}));
+  assert.deepEqual((await c.readHoldingRegisters(0, 1)).data, [0]);
+});
