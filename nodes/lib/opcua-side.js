@@ -101,6 +101,7 @@ function createSide(opts) {
   const monitor = [...(o.monitor || [])];
   const monitored = new Set(monitor); // every node id asked for, so addMonitor never adds one twice
   let batch = null; // notifications of the publish being delivered (see monitorGroup)
+  let subscribing = null; // the subscription being created by addMonitor
 
   function setStatus(s, detail) {
     if (s === status) return;
@@ -200,6 +201,12 @@ function createSide(opts) {
   }
 
   async function subscribe(AttributeIds, TimestampsToReturn) {
+    await createSubscription();
+    if (monitor.length) group = await monitorGroup(monitor.slice(), AttributeIds, TimestampsToReturn);
+  }
+
+  /** The session's one subscription, without items yet. */
+  async function createSubscription() {
     // node-opcua refuses (throws W09) a subscription whose keep-alive period (count x publishing
     // interval) exceeds the session timeout, so a slow publishing interval gets a smaller count.
     const keepAliveCount = Math.max(3, Math.min(o.keepAliveCount, Math.floor(o.sessionTimeoutMs / (2 * Math.max(1, o.publishingIntervalMs)))));
@@ -211,7 +218,6 @@ function createSide(opts) {
       publishingEnabled: true,
       priority: 10,
     });
-    group = await monitorGroup(monitor.slice(), AttributeIds, TimestampsToReturn);
   }
 
   /** Monitor node ids on the subscription, as one group; its notifications join the batches. */
@@ -254,14 +260,21 @@ function createSide(opts) {
   async function addMonitor(nodeIds, opts = {}) {
     const fresh = nodeIds.filter((id) => !monitored.has(id));
     if (!fresh.length) return;
-    if (!subscription) {
-      if (session || connecting || closed) throw new OpcuaSideError('E_NOT_CONNECTED', `${name}: no subscription to add items to`);
+    if (!session && !connecting && !closed) {
       for (const id of fresh) { monitored.add(id); monitor.push(id); } // the first connect monitors them
       return;
     }
+    if (!session || status !== 'connected') throw new OpcuaSideError('E_NOT_CONNECTED', `${name}: no session to monitor items on`);
     for (const id of fresh) monitored.add(id);
     try {
-      await monitorGroup(fresh, opcua.AttributeIds, opcua.TimestampsToReturn, opts.samplingIntervalMs ?? o.samplingIntervalMs);
+      // A side that started without items has no subscription yet: the first addMonitor makes
+      // it (once, however many calls wait for it).
+      if (!subscription) {
+        if (!subscribing) subscribing = createSubscription().finally(() => { subscribing = null; });
+        await subscribing;
+      }
+      const g = await monitorGroup(fresh, opcua.AttributeIds, opcua.TimestampsToReturn, opts.samplingIntervalMs ?? o.samplingIntervalMs);
+      if (!group) group = g;
     } catch (err) {
       for (const id of fresh) monitored.delete(id);
       throw Object.assign(new OpcuaSideError('E_SUBSCRIBE', `${name}: could not monitor ${fresh.length} more item(s): ${err.message}`), { cause: err });

@@ -123,17 +123,24 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   sub.probe(-1, 5);
   assert.equal(sub.stats().errors, before + 4);
 
+  // A probe-only twin monitors no states; an onValues registered after connect() starts that.
+  const seen = [];
+  sub.onValues((v) => seen.push(v));
+  await waitFor(async () => (await countMonitoredItems(srv.endpointUrl, TWIN)).items === 10 + SLOTS + 2 + 11, 20000, 'the twin\'s 11 state items added');
+  srv.set('ng', 77);
+  await waitFor(() => seen.some((v) => v.ng === 77), 20000, 'a state change reported to the late onValues');
+
   // Cloud restart on the same port: the relay and the twins' subscriptions come back, once.
   const port = srv.config.port;
   await srv.stop();
   const srv2 = await startServer(t, port);
-  await waitFor(async () => (await countMonitoredItems(srv2.endpointUrl, TWIN)).items === 10 + SLOTS + 11 + 2, 30000,
-    'bridge command and probe items plus the subscribing twin\'s 11 outputs and 2 probe responses (slots 1, 80), each once');
+  await waitFor(async () => (await countMonitoredItems(srv2.endpointUrl, TWIN)).items === 10 + SLOTS + 2 + 11, 30000,
+    'bridge command and probe items plus the subscribing twin\'s 2 probe responses and 11 outputs, each once');
   await waitFor(() => sub.stats().connected && poll.stats().connected, 30000, 'twins reconnected');
   for (const [tr, slot] of [[sub, 1], [poll, 2]]) {
     value += 1;
     assert.equal(await roundTrip(tr, slot, value), value, `slot ${slot} after the restart`);
   }
-  assert.equal((await countMonitoredItems(srv2.endpointUrl, TWIN)).items, 10 + SLOTS + 11 + 2);
+  assert.equal((await countMonitoredItems(srv2.endpointUrl, TWIN)).items, 10 + SLOTS + 2 + 11);
   assert.equal(errors.filter((e) => e.code === 'E_WRITE_REFUSED').length, 0);
 });

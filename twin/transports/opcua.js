@@ -5,7 +5,8 @@
  *   - send(values): one Write request with every input that changed in one twin tick. Inputs that
  *     are conditions of a timed pair (dmg for sd) are put first, so the server applies them first.
  *   - PLC outputs: read every `pollMs` (mode 'poll', the study's 50 ms Session.Read coroutine) or
- *     from a subscription (mode 'subscribe': samplingIntervalMs / publishingIntervalMs).
+ *     from a subscription (mode 'subscribe': samplingIntervalMs / publishingIntervalMs), monitored
+ *     only once an onValues callback exists (a probe-only load twin costs the server no items).
  *   - After a reconnect (session recreated) the whole input image is written again and the
  *     outputs are read once as a snapshot, so twin and PLC agree on the plant as it is now.
  *   - stats(): frames and bytes on the wire (counted on the client's TCP socket).
@@ -81,7 +82,9 @@ function createTransport(opts = {}) {
     pkiDir: o.pkiDir,
     publishingIntervalMs: Number(o.publishingIntervalMs),
     samplingIntervalMs: Number(o.samplingIntervalMs),
-    monitor: o.mode === 'subscribe' ? stateIds : [],
+    // States are monitored only for a transport that has an onValues callback (see connect):
+    // a load-test twin that only probes would otherwise cost the server 11 sampled items each.
+    monitor: [],
   });
   const valueCbs = [];
   const image = {}; // every input value sent so far (written whole after a reconnect)
@@ -221,6 +224,7 @@ function createTransport(opts = {}) {
       const timeout = new Promise((_, reject) => {
         timer = setTimeout(() => reject(new TransportError('E_CONNECT_TIMEOUT', `no session on ${url} within ${o.connectTimeoutMs} ms`)), o.connectTimeoutMs);
       });
+      if (o.mode === 'subscribe' && valueCbs.length) await side.addMonitor(stateIds); // part of the first subscription
       try {
         await Promise.race([side.connect(), timeout]);
       } catch (err) {
@@ -238,7 +242,11 @@ function createTransport(opts = {}) {
       Object.assign(image, values);
       if (side.connected) write(values); else stats.coalesced += 1; // written whole on reconnect
     },
-    onValues(cb) { valueCbs.push(cb); },
+    onValues(cb) {
+      valueCbs.push(cb);
+      // Registered after connect(): start monitoring the states now.
+      if (o.mode === 'subscribe' && side.connected) side.addMonitor(stateIds).catch((err) => countError(err.code || 'E_SUBSCRIBE', err.message));
+    },
     /**
      * Write `value` to probe request slot `slot` on the cloud server; the answer comes through
      * onProbe. Errors (bad slot or value, not connected, refused) are counted, never thrown.
