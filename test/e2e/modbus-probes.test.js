@@ -4,7 +4,8 @@
  * cloud Modbus server (HR1000+2i) → edge Node-RED → virtual PLC (copies request → response every
  * scan) → edge → cloud (HR4000+2i) → twin. MB_PROBE_SLOTS = 81 here (two blocks per side: slots
  * 0..60 and 61..80), so slot 80 needs the second block and slot 81 is outside the relay: its
- * request stays on the cloud server and is never answered.
+ * request stays on the cloud server and is never answered. Then the PLC restarts empty: the
+ * relay brings the requests back into it and probes go on.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -50,7 +51,7 @@ test('modbus probe relay: slots 1, 2, 80 come back with their exact values, slot
     await tr.close();
     await edge.stop();
     await cloud.stop();
-    await plc.stop();
+    await plc.stop(); // a second stop after the restart below is harmless
   });
   await tr.connect();
   await pc.connectTCP('127.0.0.1', { port: plc.ports.modbus });
@@ -76,4 +77,20 @@ test('modbus probe relay: slots 1, 2, 80 come back with their exact values, slot
   assert.equal(answers.has(SLOTS), false, 'slot 81 answered although outside MB_PROBE_SLOTS');
   assert.equal(await udint(pc, codec.PROBE_REQUEST_BASE + 2 * SLOTS), 0, 'slot 81 reached the PLC');
   assert.equal(tr.stats().pendingProbes, 1);
+
+  // The PLC restarts empty on the same port: the probe clients reconnect, the codecs pass their
+  // blocks whole again, so the new PLC gets the requests already on the cloud, and probes work.
+  const port = plc.ports.modbus;
+  pc.close(() => {});
+  await plc.stop();
+  const { createPlc } = require('../../plc');
+  const plc2 = await createPlc({ scanMs: 10, s7: false, opcua: false, modbus: { host: '127.0.0.1', port } });
+  t.after(() => plc2.stop());
+  const pc2 = new ModbusRTU();
+  t.after(() => pc2.close(() => {}));
+  await waitFor(async () => {
+    if (!pc2.isOpen) { await pc2.connectTCP('127.0.0.1', { port }); pc2.setID(1); pc2.setTimeout(5000); }
+    return (await udint(pc2, codec.PROBE_REQUEST_BASE + 2 * 2)) === 0x12345678;
+  }, WAIT_MS, 'slot 2\'s request rewritten into the new PLC');
+  await Promise.all([probe(1, 123456789), probe(80, 0xfffffffe)]);
 });
