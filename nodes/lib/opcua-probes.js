@@ -21,11 +21,14 @@
  *   gets the PLC's responses back; a restarted PLC gets the pending requests).
  * - Subscriptions survive reconnects through node-opcua's session repair; no item is ever added
  *   twice (opcua-side.js).
- * - Cost: `slots` monitored items per side. On the cloud server the Req variables have
+ * - Cost: on the cloud server `slots` monitored items on Req; those variables have
  *   MinimumSamplingInterval 0 and are monitored with sampling interval 0: exception-based, no
  *   timer per item (revised to the server's minimum sampling interval as coalescing window). On
- *   the PLC the Res items are sampled at samplingIntervalMs (the PLC's variables have a
- *   MinimumSamplingInterval of one scan), like the plant tags.
+ *   the PLC the Res items are sampled every samplingIntervalMs (the PLC's variables have a
+ *   MinimumSamplingInterval of one scan, so they cannot be exception-based), like the plant tags:
+ *   that costs the PLC a read per item per 10 ms (measured: +16 % of a core for 128 items, +64 %
+ *   for 1,024). So a PLC Res[i] is monitored only from the first non-zero request of slot i on:
+ *   the PLC pays for the slots in use, not for N.
  */
 const { EventEmitter } = require('node:events');
 const ot = require('./opcua-tags');
@@ -77,13 +80,14 @@ function createProbeRelay(opts = {}) {
     writeErrors: 0,
     unchanged: 0,
     resyncs: 0,
+    monitorErrors: 0, // PLC response items that could not be created (tried again on the next session)
   };
   const range = Array.from({ length: o.slots }, (_, i) => i);
   const common = { publishingIntervalMs: o.publishingIntervalMs, pkiDir: o.pkiDir };
   const plc = createSide({
     ...common, name: 'plc-probes', endpointUrl: o.plcEndpoint, credentials: o.plcCredentials,
     samplingIntervalMs: o.samplingIntervalMs,
-    monitor: range.map((i) => ot.plcProbeNodeId('res', i)),
+    monitor: [], // added per slot in use (see watch)
   });
   const cloud = createSide({
     ...common, name: 'cloud-probes', endpointUrl: o.cloudEndpoint, credentials: o.cloudCredentials,
@@ -103,6 +107,22 @@ function createProbeRelay(opts = {}) {
   const flushing = { plc: false, cloud: false };
   let stopped = false;
   const retryTimers = new Set();
+  const watched = new Set(); // slots whose PLC response is (to be) monitored
+
+  /** Monitor the PLC's Res of these slots (once each; again on the next session if it failed now). */
+  function watch(slots) {
+    const fresh = slots.filter((i) => !watched.has(i));
+    if (!fresh.length) return;
+    for (const i of fresh) watched.add(i);
+    addPlcItems(fresh);
+  }
+  function addPlcItems(slots) {
+    if (!plc.connected || stopped) return; // the next 'session' adds them
+    plc.addMonitor(slots.map((i) => ot.plcProbeNodeId('res', i))).catch((err) => {
+      counters.monitorErrors += 1;
+      fail(err);
+    });
+  }
 
   function fail(err) {
     if (ee.listenerCount('error')) ee.emit('error', err);
@@ -114,6 +134,7 @@ function createProbeRelay(opts = {}) {
     s.on('status', (status, detail) => ee.emit('status', { side: `${side}-probes`, status, detail }));
     s.on('session', () => {
       counters.resyncs += 1;
+      if (side === 'plc' && watched.size) addPlcItems([...watched]); // items it already has are skipped
       known[side].clear();
       const other = side === 'plc' ? 'cloud' : 'plc';
       for (const [slot, v] of source[other]) if (!pending[side].has(slot)) pending[side].set(slot, v);
@@ -124,6 +145,7 @@ function createProbeRelay(opts = {}) {
   /** Notifications of one side → pending values for the other. */
   function take(to, batch) {
     const from = to === 'plc' ? 'cloud' : 'plc';
+    const slotsInUse = [];
     for (const n of batch) {
       if (!n.status || !n.status.isGood()) continue;
       const id = ot.parseProbeNodeId(n.nodeId);
@@ -138,7 +160,9 @@ function createProbeRelay(opts = {}) {
       }
       source[from].set(id.slot, value);
       pending[to].set(id.slot, value);
+      if (to === 'plc' && value !== 0) slotsInUse.push(id.slot);
     }
+    if (slotsInUse.length) watch(slotsInUse);
     flush(to);
   }
 

@@ -20,7 +20,7 @@ const EDGE_FLOW = path.join(ROOT, 'flows', 'parts', 'edge-opcua.json');
 const TWIN = { user: 'twin', password: 'twin' };
 const COMMANDS = 10; // the ten PLC inputs the bridge monitors on the cloud server
 const PLC_OUTPUTS = 11; // the streamed PLC outputs the bridge monitors on the PLC
-const PROBE_SLOTS = 81; // S7T_OPCUA_PROBE_SLOTS: slots 0..80, the bridge monitors each once per side
+const PROBE_SLOTS = 81; // S7T_OPCUA_PROBE_SLOTS: slots 0..80; the bridge monitors every cloud Req, and a PLC Res once its slot is used
 const { createTransport } = require('../../twin/transports/opcua');
 const ot = require('../../nodes/lib/opcua-tags');
 
@@ -70,7 +70,7 @@ async function startSystem(t) {
 /** The bridge's subscriptions (tags and probes) exist, each exactly once. */
 async function bridgeReady(sys) {
   await waitFor(async () => (await countMonitoredItems(sys.url, TWIN)).items === COMMANDS + PROBE_SLOTS, 30000, 'the bridge monitoring the cloud commands and probe requests');
-  await waitFor(async () => (await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items === PLC_OUTPUTS + PROBE_SLOTS, 30000, 'the bridge monitoring the PLC outputs and probe responses');
+  await waitFor(async () => (await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items === PLC_OUTPUTS, 30000, 'the bridge monitoring the PLC outputs (no probe slot used yet)');
 }
 
 function twin(sys, opts) {
@@ -135,10 +135,10 @@ test('OPC UA path: cloud server restart and PLC restart, the edge recovers witho
   sys.plc = null;
   sys.plc = await startPlcOpcua(sys.plcPort);
   await bridgeReady(sys);
-  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).subscriptions, 2, 'the bridge\'s tag and probe subscriptions');
+  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).subscriptions, 1, 'the tag subscription (the probe session subscribes on the first slot used)');
   checkRun(await twin(sys, { mode: 'subscribe', boxes: 4 }), 'after the PLC restart');
   assert.equal((await countMonitoredItems(sys.url, TWIN)).items, COMMANDS + PROBE_SLOTS);
-  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items, PLC_OUTPUTS + PROBE_SLOTS);
+  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items, PLC_OUTPUTS);
 });
 
 test('OPC UA path: probes twin → cloud server → edge bridge → PLC and back for slots 1, 2, 80, each value exact; bad probes refused', async (t) => {
@@ -174,6 +174,8 @@ test('OPC UA path: probes twin → cloud server → edge bridge → PLC and back
   await plcClient.connect();
   const [req80] = await plcClient.read([ot.plcProbeNodeId('req', 80)]);
   assert.equal(req80.value, value);
+  // The PLC pays for the slots in use only: 3 probe response items besides the outputs.
+  await waitFor(async () => (await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items === PLC_OUTPUTS + 3, 20000, 'PLC items for slots 1, 2, 80');
 
   // A wrong type to Req and any write to Res by a twin are refused by the cloud server.
   const twinClient = createSide({ endpointUrl: sys.url, credentials: TWIN, pkiDir: pkiDir('client'), name: 'raw-twin' });

@@ -2,8 +2,8 @@
 /**
  * Probe slots on the OPC UA path with real node-opcua servers and clients: the cloud server's
  * probe variables (types and roles), the edge bridge's probe relay to the virtual PLC's probe
- * variables and back, the twin transport's probe()/onProbe() in both modes, and a cloud server
- * restart after which probes work again with every monitored item present once.
+ * variables and back, the twin transport's probe()/onProbe() in both modes, and cloud server and
+ * PLC restarts after which probes work again with every monitored item present once.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -77,7 +77,7 @@ test('cloud server probe variables: UInt32 only, twins write Req, only the edge 
   assert.throws(() => createOpcuaServer({ port: 4999, probeSlots: 1025 }), { code: 'E_CONFIG' });
 });
 
-test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin for slots 1, 2, 80, subscribe and poll, across a cloud restart', async (t) => {
+test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin for slots 1, 2, 80, subscribe and poll, across cloud and PLC restarts', async (t) => {
   const plc = await createPlc({ scanMs: 10, s7: false, modbus: false, opcua: { host: '127.0.0.1', port: await freePort(), pkiDir: pkiDir('plc') } });
   t.after(() => plc.stop());
   const srv = await startServer(t);
@@ -90,7 +90,7 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   t.after(() => bridge.stop());
   await bridge.start();
   assert.deepEqual(bridge.stats().monitoredItems, { plc: 11, cloud: 10 }, 'the tag sessions carry no probe items');
-  assert.deepEqual(bridge.stats().probes.monitoredItems, { plc: SLOTS, cloud: SLOTS });
+  assert.deepEqual(bridge.stats().probes.monitoredItems, { plc: 0, cloud: SLOTS }, 'PLC responses are monitored once a slot is used');
 
   const transports = [];
   t.after(() => Promise.allSettled(transports.map((x) => x.close())));
@@ -114,6 +114,7 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   // The PLC saw exactly what was asked for (its probe request image).
   assert.equal(srv.probeValues().req[80], value);
   assert.equal(bridge.stats().probes.refused, 0);
+  assert.deepEqual(bridge.stats().probes.monitoredItems, { plc: 3, cloud: SLOTS }, 'slots 1, 2, 80 in use');
 
   // Bad probes are counted by the transport, never sent.
   const before = sub.stats().errors;
@@ -142,5 +143,19 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
     assert.equal(await roundTrip(tr, slot, value), value, `slot ${slot} after the restart`);
   }
   assert.equal((await countMonitoredItems(srv2.endpointUrl, TWIN)).items, 10 + SLOTS + 2 + 11);
+
+  // PLC restart on the same port: the probe session's response items (added per slot) come back
+  // once, and probes work again.
+  const plcPort = plc.ports.opcua;
+  await plc.stop();
+  const plc2 = await createPlc({ scanMs: 10, s7: false, modbus: false, opcua: { host: '127.0.0.1', port: plcPort, pkiDir: pkiDir('plc') } });
+  t.after(() => plc2.stop());
+  const plcUrl = `opc.tcp://127.0.0.1:${plcPort}`;
+  await waitFor(async () => (await countMonitoredItems(plcUrl)).items === 11 + 3, 30000, 'the PLC outputs and the 3 used probe responses, each once');
+  for (const [tr, slot] of [[sub, 80], [poll, 2]]) {
+    value += 1;
+    assert.equal(await roundTrip(tr, slot, value), value, `slot ${slot} after the PLC restart`);
+  }
+  assert.equal((await countMonitoredItems(plcUrl)).items, 11 + 3);
   assert.equal(errors.filter((e) => e.code === 'E_WRITE_REFUSED').length, 0);
 });
