@@ -7,8 +7,9 @@
  * Recovery relies on node-opcua's own session repair: after a lost connection the client
  * reconnects, tries to reactivate the session, else creates a new one and transfers the
  * subscription, else recreates the subscription and its monitored items - once, on the new
- * session. This module never adds monitored items itself after the first creation, which is what
- * keeps them from being duplicated; `monitoredItemCount` lets tests check it.
+ * session. This module never re-adds monitored items itself after a reconnect, which is what
+ * keeps them from being duplicated; `monitoredItemCount` lets tests check it. addMonitor() adds
+ * new node ids to the live subscription (each id once, ever), which the repair then carries too.
  *
  * Sampling interval (how often the server looks at a variable, per monitored item) and publishing
  * interval (how often the server sends the changes it queued, per subscription) are two options,
