@@ -30,14 +30,16 @@ test('contrib modbus-server keeps a ghost connection after a redeploy (the reaso
   const flows = [{ id: 't', type: 'tab', label: 't' },
     { id: 's', type: 'modbus-server', z: 't', name: '', logEnabled: false, hostname: '127.0.0.1', serverPort: String(port), responseDelay: 1, delayUnit: 'ms', coilsBufferSize: 10, holdingBufferSize: 10, inputBufferSize: 10, discreteBufferSize: 10, showErrors: false, x: 100, y: 100, wires: [[], [], [], [], []] }];
   const red = await startNodeRed({ role: 'cloud', flows });
-  const a = await client(port);
-  t.after(async () => { a.c.close(() => {}); await red.stop(); });
+  t.after(() => red.stop());
+  // The contrib server listens a moment after "Started flows" (and again after the redeploy).
+  const a = await waitFor(() => client(port), 10000, 'contrib server');
+  t.after(() => a.c.close(() => {}));
   await a.c.writeRegister(0, 7);
   const res = await deploy(red, flows); // waits for the old node's close (times out after 15 s)
   assert.equal(res.status, 204);
   assert.equal(a.closed(), false, 'old connection still open');
   assert.deepEqual((await a.c.readHoldingRegisters(0, 1)).data, [7], 'served from the old node');
-  const b = await client(port);
+  const b = await waitFor(() => client(port), 10000, 'contrib server after the redeploy');
   assert.deepEqual((await b.c.readHoldingRegisters(0, 1)).data, [0], 'a new client sees the new node: split brain');
   b.c.close(() => {});
 });
