@@ -108,6 +108,26 @@ test('server keepalive: a twin that stops answering pings is terminated', async 
   c.ws.terminate();
 });
 
+test('server keepalive pings only silent peers: a busy twin is never pinged, an idle one is and stays', async (t) => {
+  const srv = await startServer({ pingMs: 300 });
+  t.after(() => srv.stop());
+  const busy = await openClient(srv.url, { token: 'tok' });
+  const idle = await openClient(srv.url, { token: 'tok' });
+  t.after(() => { busy.ws.terminate(); idle.ws.terminate(); });
+  const pings = { busy: 0, idle: 0 };
+  busy.ws.on('ping', () => { pings.busy += 1; });
+  idle.ws.on('ping', () => { pings.idle += 1; });
+  let seq = 0;
+  const timer = setInterval(() => busy.ws.send(JSON.stringify(env('cmd', ++seq, { se: 1 }, { src: 'twin-busy' }))), 20);
+  t.after(() => clearInterval(timer));
+  await waitFor(() => pings.idle >= 3, 20000, 'three pings to the idle peer');
+  clearInterval(timer);
+  assert.ok(pings.busy <= 1, `the busy peer was pinged ${pings.busy} times`);
+  assert.equal(srv.ep.counters.timeouts, 0, 'an idle peer that answers pings stays');
+  assert.equal(srv.ep.counters.connections, 2);
+  assert.ok(srv.ep.counters.pings >= 3);
+});
+
 test('the dialer answers malformed frames from the cloud with err and drops duplicates', async (t) => {
   const srv = await startServer();
   const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u' });
