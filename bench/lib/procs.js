@@ -134,9 +134,26 @@ async function startNodeRed(o) {
 }
 
 /**
- * Read CPU time (user+system, ms) and RSS (bytes) of a process from /proc.
+ * How long the process's main thread (a Node.js process's event loop) has been ready to run but
+ * waiting for a core, from /proc/<pid>/schedstat (second field, ns; needs schedstats, which
+ * Linux has by default). On a saturated machine this is the queueing that sets latency tails.
+ * @returns {number|null} ms, null where the kernel does not say
+ */
+function readWait(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/);
+    const ns = Number(f[1]);
+    return Number.isFinite(ns) ? ns / 1e6 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Read CPU time (user+system, ms), RSS (bytes) and main-thread run-queue wait (ms) of a process
+ * from /proc.
  * @param {number} pid
- * @returns {{cpuMs:number, rss:number}|null} null when the process is gone
+ * @returns {{cpuMs:number, rss:number, waitMs:number|null}|null} null once the process is gone
  */
 function readProc(pid) {
   try {
@@ -147,7 +164,7 @@ function readProc(pid) {
     const stime = Number(f[12]);
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const m = /VmRSS:\s+(\d+) kB/.exec(status);
-    return { cpuMs: ((utime + stime) * 1000) / CLK_TCK, rss: m ? Number(m[1]) * 1024 : 0 };
+    return { cpuMs: ((utime + stime) * 1000) / CLK_TCK, rss: m ? Number(m[1]) * 1024 : 0, waitMs: readWait(pid) };
   } catch {
     return null;
   }
@@ -202,7 +219,10 @@ function createCostMeter(pids, intervalMs = 250) {
       timer = setInterval(sample, intervalMs);
       timer.unref();
     },
-    /** @returns {Object<string, {cpuPct:number, rssMeanMB:number, rssPeakMB:number}>} */
+    /**
+     * @returns {Object<string, {cpuPct:number, waitPct:number|null, rssMeanMB:number, rssPeakMB:number}>}
+     *   waitPct: share of the window the main thread waited for a core
+     */
     end() {
       clearInterval(timer);
       timer = null;
@@ -216,6 +236,7 @@ function createCostMeter(pids, intervalMs = 250) {
         const r = rss[name] || [];
         out[name] = {
           cpuPct: a && b && wall > 0 ? (100 * (b.cpuMs - a.cpuMs)) / wall : null,
+          waitPct: a && b && wall > 0 && a.waitMs !== null && b.waitMs !== null ? (100 * (b.waitMs - a.waitMs)) / wall : null,
           rssMeanMB: r.length ? r.reduce((s, v) => s + v, 0) / r.length / 1048576 : null,
           rssPeakMB: r.length ? Math.max(...r) / 1048576 : null,
         };

@@ -161,6 +161,9 @@ function loadTimeLines(s) {
       const loc = name !== 'local' && s.profiles.local && s.profiles.local.load && s.profiles.local.load.ws && s.profiles.local.load.ws[users];
       if (loc && loc.summary && loc.summary.n) parts.push(`the same level on loopback: p99 ${fmt(loc.summary.p99)} ms, mean ${fmt(loc.summary.mean)} ms`);
       if (cpu.length) parts.push(`CPU over the level (% of one core): ${cpu.join(', ')}`);
+      const wait = ['cloud', 'edge', 'load'].filter((k) => c[k] && typeof c[k].waitPct === 'number')
+        .map((k) => `${{ load: 'load generator' }[k] || k} ${fmt(c[k].waitPct, 0)} %`);
+      if (wait.length) parts.push(`event loop ready but waiting for a core (% of the level): ${wait.join(', ')}`);
       if (c.machine) parts.push(`the machine was ${fmt(c.machine.cpuPct, 0)} % busy over its ${c.machine.cores || cores} cores${c.machine.cpuPct >= 85 ? ' (saturated: queueing for a core, not the path, sets the tail)' : ''}`);
       out.push(`- ${parts.join('; ')}.`);
     }

@@ -20,6 +20,7 @@ test('the cost meter measures this process, the machine, and skips a missing pid
   meter.stop();
   assert.ok(x > 0);
   assert.ok(c.self.cpuPct > 0, `this process used CPU: ${c.self.cpuPct}`);
+  assert.ok(c.self.waitPct >= 0 && c.self.waitPct <= 100, `run-queue wait share from schedstat: ${c.self.waitPct}`);
   assert.ok(c.self.rssPeakMB > 0);
   assert.equal(c.absent, undefined, 'a process that does not run is not reported');
   assert.ok(c.machine.cpuPct > 0 && c.machine.cpuPct <= 100, `machine busy share ${c.machine.cpuPct}`);
@@ -31,7 +32,7 @@ function level(p99, mean, cost) {
 }
 
 test('a WebSocket load level that misses the p99 target is explained in "where the time goes"', () => {
-  const cost = { cloud: { cpuPct: 51 }, edge: { cpuPct: 30 }, plc: { cpuPct: 8 }, toxiproxy: { cpuPct: 40 }, load: { cpuPct: 60 }, machine: { cpuPct: 94, cores: 2 } };
+  const cost = { cloud: { cpuPct: 51, waitPct: 12 }, edge: { cpuPct: 30, waitPct: 7 }, plc: { cpuPct: 8 }, toxiproxy: { cpuPct: 40 }, load: { cpuPct: 60 }, machine: { cpuPct: 94, cores: 2 } };
   const s = {
     machine: { cpus: 2 },
     profiles: {
@@ -48,6 +49,7 @@ test('a WebSocket load level that misses the p99 target is explained in "where t
   assert.match(l, /Toxiproxy 40 %/);
   assert.match(l, /load generator 60 %/);
   assert.match(l, /94 % busy over its 2 cores \(saturated/);
+  assert.match(l, /waiting for a core \(% of the level\): cloud 12 %, edge 7 %/);
 
   s.profiles.wan.load.ws[1000] = level(80, 40, cost);
   assert.deepEqual(loadTimeLines(s), [], 'nothing to explain when the target holds');
