@@ -133,9 +133,10 @@ async function runTwin(opts = {}) {
     if (!started) throw new TwinError('E_NOT_RUNNING', 'the PLC did not start the plant (no GreenLamp after pressing start)');
 
     let reason;
+    let stalledAt = '';
     await until(() => {
       if (plant.done) return true;
-      if (performance.now() - lastFinished > stallMs) { reason = 'stalled'; return true; }
+      if (performance.now() - lastFinished > stallMs) { reason = 'stalled'; stalledAt = plant.describe(); return true; }
       return false;
     }, Infinity);
     // Let the last round trips come home (or expire) before reporting.
@@ -150,7 +151,7 @@ async function runTwin(opts = {}) {
     const s = plant.summary();
     const summary = recorder.summary();
     const ts = transport.stats();
-    if (reason === 'stalled') reason = `stalled: no box finished for ${stallMs} ms (${s.packed + s.rejected}/${s.boxes} sorted)`;
+    if (reason === 'stalled') reason = `stalled: no box finished for ${stallMs} ms (${s.packed + s.rejected}/${s.boxes} sorted; ${stalledAt})`;
     else if (s.missorted) reason = `${s.missorted} of ${s.boxes} boxes mis-sorted`;
     result = {
       ok: !reason,

@@ -291,12 +291,25 @@ function createPlant(opts = {}) {
     };
   }
 
+  /**
+   * Where everything is, in one line: what a stalled production is waiting for. Boxes as
+   * id@mm (d = damaged), pistons 0 (back) .. 1 (front), then the PLC outputs and the inputs last
+   * reported to it.
+   */
+  function describe() {
+    const bx = (b) => `${b.id}${b.damaged ? 'd' : ''}@${Math.round(b.x)}`;
+    const on = (o) => Object.entries(o).filter(([, v]) => v).map(([k, v]) => (v === 1 ? k : `${k}=${v}`)).join(',') || '-';
+    return `t=${Math.round(time)} ms; entry ${entry ? bx(entry) : '-'}; c1 [${c1.map(bx).join(' ')}]; c2 [${c2.map(bx).join(' ')}]; `
+      + `pistons p1 ${piston.p1.toFixed(2)} p2 ${piston.p2.toFixed(2)} p3 ${piston.p3.toFixed(2)}; PLC outputs ${on(out)}; inputs sent ${on(sent)}`;
+  }
+
   return {
     tick,
     applyOutputs,
     press,
     inputs,
     summary,
+    describe,
     /** Subscribe: 'inputs' (changed values), 'box' (event, box), 'done' (summary). */
     on(ev, cb) {
       if (!listeners[ev]) throw new PlantError('E_PLANT_EVENT', `unknown event "${ev}"`);

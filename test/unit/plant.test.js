@@ -57,6 +57,16 @@ test('boxes only arrive while the PLC runs the plant; piston 1 follows p1fw/p1bw
   assert.equal(plant.tick(100).p1b, 1);
 });
 
+test('describe says where every box and piston is, and what the PLC last said (for stall reports)', () => {
+  const plant = createPlant({ boxes: 2, damaged: '01' });
+  plant.applyOutputs({ grn: 1, c1: 1, c2: 1 });
+  plant.tick(1);
+  assert.match(plant.describe(), /^t=1 ms; entry 1@0; c1 \[\]; c2 \[\]; pistons p1 0\.00 p2 0\.00 p3 0\.00; PLC outputs c1,c2,grn; inputs sent se,p1b$/);
+  plant.applyOutputs({ p1fw: 1 });
+  plant.tick(100);
+  assert.match(plant.describe(), /entry -; c1 \[1@\d+\]; .*p1 1\.00 .*PLC outputs c1,p1fw,c2,grn; inputs sent p1f/);
+});
+
 test('lock-step with the PLC program: 20 boxes, 30% damaged, all sorted correctly', () => {
   const plant = createPlant({ boxes: 20, damaged: 0.3, seed: 3, profile: 'fast' });
   const events = [];
