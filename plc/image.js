@@ -33,12 +33,19 @@ const MARKERS = tags.TABLE.markers.map((m) => {
  */
 function outputMask() {
   const mask = Buffer.alloc(tags.ioDbSize);
-  for (const t of tags.outputs) {
-    const { byte, bit, type } = t.addr;
-    if (type === 'BOOL') mask[byte] |= 1 << bit;
-    else for (let k = 0; k < tags.TYPES[type].bytes; k++) mask[byte + k] = 0xff;
-  }
+  for (const t of tags.outputs) markTag(mask, t);
   return mask;
+}
+
+/**
+ * Set the bits of `tag` in a DB1 byte mask: a BOOL's own bit, every byte of an INT/DINT.
+ * @param {Buffer} mask
+ * @param {{addr: {byte:number, bit:number, type:string}}} tag
+ */
+function markTag(mask, tag) {
+  const { byte, bit, type } = tag.addr;
+  if (type === 'BOOL') mask[byte] |= 1 << bit;
+  else for (let k = 0; k < tags.TYPES[type].bytes; k++) mask[byte + k] = 0xff;
 }
 
 /**
@@ -168,4 +175,4 @@ function createImage(opts = {}) {
   };
 }
 
-module.exports = { createImage, checkInputs, checkProbe, outputMask, MARKERS, DEFAULTS };
+module.exports = { createImage, checkInputs, checkProbe, outputMask, markTag, MARKERS, DEFAULTS };
