@@ -1,8 +1,8 @@
 'use strict';
 /**
- * Are S7 client writes ever undone by the virtual PLC's scan? (docs/plc.md, "S7 writes and the
- * scan's write-back"). snap7's server lets JS replace a data block only whole (SetArea), so the
- * scan's write-back reads DB1, merges the PLC's own bits in and writes it back; a client write
+ * Are S7 client writes ever undone by the virtual PLC's scan? (docs/plc.md, "S7 memory").
+ * snap7's server lets JS replace a data block only whole (SetArea), so the scan's write-back
+ * reads DB1, merges the PLC's own bits in and writes it back; a client write
  * that lands between the read and the write is lost. This script makes that as likely as it can:
  * a 2 ms scan that writes DB1 back every scan, a neighbour allocating in the PLC's process (GC
  * pauses, as an OPC UA server causes), and an S7 client toggling an input bit and reading it

@@ -40,7 +40,6 @@ const K = S7Server.prototype; // node-snap7 puts its constants on the prototype,
 const AREA_DB = K.srvAreaDB;
 const AREA_MK = K.srvAreaMK;
 const IO_DB = tags.TABLE.plc.ioDb;
-
 const REQ_DB = tags.TABLE.plc.probeRequestDb;
 const RES_DB = tags.TABLE.plc.probeResponseDb;
 // Events worth a JS callback. Data reads never reach JS (snap7 routes them to a read-event
