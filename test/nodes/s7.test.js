@@ -5,6 +5,7 @@
  */
 const { describe, it, before, after, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
+const registry = require('../../nodes/lib/registry');
 const helper = require('node-red-node-test-helper');
 const tags = require('../../nodes/lib/tags');
 const { startBareS7, waitFor } = require('../helpers/nodes');
@@ -134,6 +135,9 @@ describe('s7twin-s7 against a real snap7 S7 server', () => {
     }, 20000, 'all 16 slots answered');
     assert.deepEqual(answered, d);
     assert.equal(got.filter((x) => x.k === 'err').length, 0, 'no error on the way');
+    // Answered blocks linger in the read a moment (no item-list churn), then leave it.
+    const blocksRead = () => registry.list().find((e) => e.id === 's7').counters.probeBlocks;
+    await waitFor(() => blocksRead() === 0, 20000, 'the emptied blocks to leave the read');
   });
 
   it('answers a snapshot request with fresh values', async () => {
