@@ -37,7 +37,7 @@ module.exports = function register(RED) {
     const blocks = new Map(); // response block read item -> pending probes in it
     // A block whose last probe was answered stays in the read for BLOCK_LINGER_MS: with many
     // twins, blocks empty and refill all the time, and every change of nodes7's item list re-parses
-    // and re-prepares the whole read (5 % of the edge's CPU at 1,000 twins). An idle block costs
+    // and re-prepares the whole read (4.7 % of the edge's JS time at 1,000 twins). An idle block costs
     // 256 bytes more per read until it goes.
     const lingering = new Map(); // block -> timer that unwatches it
     const watchBlock = (addr) => {

@@ -150,10 +150,9 @@ function readWait(pid) {
 }
 
 /**
- * Read CPU time (user+system, ms), RSS (bytes) and main-thread run-queue wait (ms) of a process
- * from /proc.
+ * Read CPU time (user+system, ms) and RSS (bytes) of a process from /proc.
  * @param {number} pid
- * @returns {{cpuMs:number, rss:number, waitMs:number|null}|null} null once the process is gone
+ * @returns {{cpuMs:number, rss:number}|null} null when the process is gone
  */
 function readProc(pid) {
   try {
@@ -164,7 +163,7 @@ function readProc(pid) {
     const stime = Number(f[12]);
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const m = /VmRSS:\s+(\d+) kB/.exec(status);
-    return { cpuMs: ((utime + stime) * 1000) / CLK_TCK, rss: m ? Number(m[1]) * 1024 : 0, waitMs: readWait(pid) };
+    return { cpuMs: ((utime + stime) * 1000) / CLK_TCK, rss: m ? Number(m[1]) * 1024 : 0 };
   } catch {
     return null;
   }
@@ -199,6 +198,7 @@ function readMachine() {
 function createCostMeter(pids, intervalMs = 250) {
   let t0 = 0;
   let first = {};
+  let firstWait = {}; // run-queue wait at start (read at start and end only, not every sample)
   let firstMachine = null;
   const rss = {};
   let timer = null;
@@ -212,7 +212,11 @@ function createCostMeter(pids, intervalMs = 250) {
     start() {
       t0 = performance.now();
       first = {};
-      for (const [name, pid] of Object.entries(pids)) first[name] = pid ? readProc(pid) : null;
+      firstWait = {};
+      for (const [name, pid] of Object.entries(pids)) {
+        first[name] = pid ? readProc(pid) : null;
+        firstWait[name] = pid ? readWait(pid) : null;
+      }
       firstMachine = readMachine();
       for (const k of Object.keys(rss)) delete rss[k];
       sample();
@@ -233,10 +237,12 @@ function createCostMeter(pids, intervalMs = 250) {
         if (!pid) continue;
         const a = first[name];
         const b = readProc(pid);
+        const w0 = firstWait[name];
+        const w1 = readWait(pid);
         const r = rss[name] || [];
         out[name] = {
           cpuPct: a && b && wall > 0 ? (100 * (b.cpuMs - a.cpuMs)) / wall : null,
-          waitPct: a && b && wall > 0 && a.waitMs !== null && b.waitMs !== null ? (100 * (b.waitMs - a.waitMs)) / wall : null,
+          waitPct: w0 !== null && w1 !== null && wall > 0 ? (100 * (w1 - w0)) / wall : null,
           rssMeanMB: r.length ? r.reduce((s, v) => s + v, 0) / r.length / 1048576 : null,
           rssPeakMB: r.length ? Math.max(...r) / 1048576 : null,
         };

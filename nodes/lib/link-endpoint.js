@@ -72,7 +72,7 @@ function createEndpoint(opts) {
   // Keepalive: only a peer we have not heard from for a whole period is pinged, and one that then
   // stays silent for another period is terminated. A frame proves the peer alive as well as a
   // pong does, so busy peers get no pings at all: pinging 1,000 busy twins at once every period
-  // cost the cloud a 20-70 ms burst (bench/results: where the time goes).
+  // showed as a 68 ms busy stretch of the cloud, 20 ms of it sending pings, in a CPU profile.
   const pingTimer = setInterval(() => {
     for (const c of clients.values()) {
       if (c.heard) {

@@ -20,7 +20,8 @@ test('the cost meter measures this process, the machine, and skips a missing pid
   meter.stop();
   assert.ok(x > 0);
   assert.ok(c.self.cpuPct > 0, `this process used CPU: ${c.self.cpuPct}`);
-  assert.ok(c.self.waitPct >= 0 && c.self.waitPct <= 100, `run-queue wait share from schedstat: ${c.self.waitPct}`);
+  assert.equal(typeof c.self.waitPct, 'number', 'run-queue wait read from /proc/<pid>/schedstat');
+  assert.ok(c.self.waitPct >= 0 && c.self.waitPct <= 100, `run-queue wait share: ${c.self.waitPct}`);
   assert.ok(c.self.rssPeakMB > 0);
   assert.equal(c.absent, undefined, 'a process that does not run is not reported');
   assert.ok(c.machine.cpuPct > 0 && c.machine.cpuPct <= 100, `machine busy share ${c.machine.cpuPct}`);
