@@ -61,6 +61,21 @@ const DEFAULTS = {
   holdMaxP99Ms: 1000, // ... and p99 under 1 s
 };
 
+const gcd = (a, b) => (b ? gcd(b, a % b) : a);
+/**
+ * Pause between sequential probes: at least 5 ms, then uniform over a whole number of PLC scans
+ * and stock read cycles (their least common multiple), so each probe starts at a uniformly random
+ * point of the scan, as a plant event does. (A probe sent right after the previous answer starts
+ * just after a scan every time and waits a whole scan: 10 ms instead of 5 on average.)
+ * @returns {{thinkMs:number, thinkWidthMs:number}}
+ */
+function probeThink(o) {
+  const a = Math.max(1, Math.round(o.scanMs));
+  const b = Math.max(1, Math.round(o.stockCycleMs));
+  const width = (a * b) / gcd(a, b);
+  return { thinkMs: 5 + width / 2, thinkWidthMs: width };
+}
+
 const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for the quick end-to-end run)
 
   --protocols <list>   ws,mqtt,opcua,modbus,stock (default: every available path)
@@ -212,6 +227,7 @@ async function runBench(cli = {}) {
   const asked = cli.protocols || ALL_PROTOCOLS;
   for (const p of asked) if (!ALL_PROTOCOLS.includes(p)) throw Object.assign(new Error(`unknown protocol "${p}"`), { code: 'E_BENCH_ARGS' });
   o.protocols = asked;
+  o.probeThink = probeThink(o);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const outDir = path.resolve(cli.out || path.join(ROOT, 'results', stamp));
   const log = cli.log || ((line) => process.stderr.write(`${line}\n`));
@@ -287,7 +303,7 @@ async function runBench(cli = {}) {
             const order = live.map((_, i) => live[(i + b) % live.length]);
             for (const p of order) {
               progress.phase(`${profileName}: probe round trips, ${p} (${got + n}/${o.probeSamples})`);
-              const r = await runLoad({ protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, thinkMs: 15, slotBase: p === 'stock' ? 0 : 1, keepSamples: true, warmupPerUser: b === 0 ? 3 : 0 });
+              const r = await runLoad({ protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: p === 'stock' ? 0 : 1, keepSamples: true, warmupPerUser: b === 0 ? 3 : 0 });
               acc[p] = mergeProbe(acc[p], r);
               progress.tick(Math.ceil(n / 10));
             }
@@ -389,4 +405,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { runBench, parseCli, DEFAULTS, HELP };
+module.exports = { runBench, parseCli, probeThink, DEFAULTS, HELP };

@@ -20,6 +20,7 @@ module.exports = function register(RED) {
       rack: num(config.rack, 0),
       slot: num(config.slot, 1),
       cycleMs: Math.max(1, num(config.cycleMs, 10)),
+      chaseMs: Math.max(0, num(config.chaseMs, 15)),
       timeoutMs: Math.max(100, num(config.timeoutMs, 1500)),
       ioDb: tags.TABLE.plc.ioDb,
       ioSize: tags.ioDbSize,

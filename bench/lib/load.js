@@ -4,7 +4,8 @@
  * each writing a fresh UDInt to its request slot and timing until that exact value comes back
  * from the response slot (the PLC copies request → response every scan, so the round trip holds
  * exactly the PLC's own latency and nothing another user did). One probe in flight per user, a
- * random think time between probes (uniform, 0.5-1.5 × thinkMs), like a twin reacting to its plant.
+ * random think time between probes (uniform, 0.5-1.5 × thinkMs unless thinkWidthMs says otherwise),
+ * like a twin reacting to its plant.
  *
  * Counted, never silently dropped: timeouts (no answer within timeoutMs), wrong answers (another
  * value for the user's own slot), connect failures. Warm-up probes (each user's first ones) are
@@ -44,11 +45,14 @@ function withTimeout(promise, ms, code, what) {
 }
 
 /**
- * Think time drawn uniformly from [0.5, 1.5] × the mean: fixed gaps phase-lock with the PLC
- * scan and with polled reads (a 5 ms gap after each 50 ms-cycle answer lands at the same point of
- * the next cycle every time), which would measure the phase, not the path.
+ * Think time drawn uniformly from mean ± width/2 (width defaults to the mean: 0.5-1.5 × mean).
+ * Fixed gaps phase-lock with the PLC scan and with polled reads (a 5 ms gap after each 50 ms-cycle
+ * answer lands at the same point of the next cycle every time), which would measure the phase, not
+ * the path. An answer arrives at a fixed point of the cycle that produced it, so the next probe
+ * starts at a uniformly random point of a cycle only when the width is a whole number of cycles
+ * (run.js uses the least common multiple of the scan and the stock replica's read cycle).
  */
-const think = (mean) => mean * (0.5 + Math.random());
+const think = (mean, width = mean) => mean + width * (Math.random() - 0.5);
 
 /**
  * Run one load level for one protocol.
@@ -58,7 +62,8 @@ const think = (mean) => mean * (0.5 + Math.random());
  * @param {(user:number)=>object} o.makeTransport a fresh transport per user (contract 5, with probe/onProbe)
  * @param {number} [o.durationMs] measure for this long (after connecting); or
  * @param {number} [o.probesPerUser] stop each user after this many measured probes
- * @param {number} [o.thinkMs]
+ * @param {number} [o.thinkMs] mean pause between a user's probes
+ * @param {number} [o.thinkWidthMs] pauses are uniform over thinkMs ± thinkWidthMs/2 (default: thinkMs)
  * @param {number} [o.timeoutMs]
  * @param {number} [o.warmupPerUser]
  * @param {number} [o.slotBase]
@@ -128,7 +133,7 @@ async function runLoad(o) {
         if (samples) samples.push(ms);
       }
       if (cfg.onProbe) cfg.onProbe(res.ok + res.timeouts);
-      if (cfg.thinkMs) await sleep(think(cfg.thinkMs));
+      if (cfg.thinkMs) await sleep(think(cfg.thinkMs, cfg.thinkWidthMs));
     }
   }
 

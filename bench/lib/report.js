@@ -231,7 +231,9 @@ function markdown(s, plotFiles) {
 
   // Floor + probe (issue 3 comparison).
   L.push('## Network floor and probe round trips (issue 3: our bridge vs the stock-node replica)', '');
-  L.push('One virtual twin, sequential probes: write a fresh UDInt to a PLC probe request slot, time until it comes back from the response slot (the PLC copies it every scan). The floor is a plain TCP echo through the same emulated links (twin → cloud → edge and back). "adds" = mean − floor mean: what the stack costs above the network.', '');
+  const pt = o.probeThink;
+  const ptText = pt ? ` Each probe starts ${fmt(pt.thinkMs - pt.thinkWidthMs / 2)}–${fmt(pt.thinkMs + pt.thinkWidthMs / 2)} ms (uniform) after the previous answer: a whole number of scans and stock read cycles, so it lands at a random point of the scan as a plant event does (a probe sent right after an answer would wait a whole scan every time).` : '';
+  L.push(`One virtual twin, sequential probes: write a fresh UDInt to a PLC probe request slot, time until it comes back from the response slot (the PLC copies it every scan).${ptText} The floor is a plain TCP echo through the same emulated links (twin → cloud → edge and back). "adds" = mean − floor mean: what the stack costs above the network.`, '');
   const prow = [];
   for (const [name, p] of Object.entries(s.profiles)) {
     if (p.floor && p.floor.n) prow.push([name, 'TCP echo (floor)', p.floor.n, fmt(p.floor.mean), fmt(p.floor.median), fmt(p.floor.p95), fmt(p.floor.p99), fmt(p.floor.max), fmt(p.floor.sd), p.floor.errors, '–']);

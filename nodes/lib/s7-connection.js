@@ -8,8 +8,10 @@
  * it. Here:
  * - the whole I/O data block is ONE read item (`DB1,BYTE0.<n>`), read back-to-back at the PLC's
  *   scan period (default 10 ms), never two requests in flight;
- * - a read is started right after each write completes, so the PLC's reaction is seen one scan
- *   later instead of up to a whole cycle later;
+ * - a read is started right after each write completes, and for `chaseMs` after it reads follow
+ *   each other back to back: the PLC reacts to a write within one scan, and the edge sees the
+ *   reaction within one read (a fraction of a millisecond on a LAN) instead of up to a whole read
+ *   cycle later;
  * - every value of one command is written in ONE multi-item write request;
  * - writes are either done or refused: while the PLC is down write() rejects at once with
  *   E_PLC_DOWN, and writes waiting behind a lost connection are rejected, never written late.
@@ -28,6 +30,9 @@ const DEFAULTS = {
   rack: 0,
   slot: 1,
   cycleMs: 10, // read period = the PLC's scan period; reads never overlap
+  // After a write, read back to back (one request in flight, never overlapping) for this long:
+  // the PLC's reaction to the write appears within one scan, so one scan plus a margin. 0 = off.
+  chaseMs: 15,
   timeoutMs: 1500, // connect and per-request timeout
   ioDb: 1,
   ioSize: 16, // bytes of the I/O block to read (tags.ioDbSize)
@@ -83,6 +88,7 @@ function createS7Connection(opts) {
   const counters = {
     connects: 0, reconnects: 0, reads: 0, readErrors: 0, writes: 0, writeErrors: 0, refused: 0,
     lastReadMs: 0, batched: 0, // writes that went out merged with others in one job
+    chaseReads: 0, // reads made back to back in a chase window after a write
   };
   let inst = null;
   let itemsDirty = false; // watched items changed since nodes7's item list was last set
@@ -94,6 +100,7 @@ function createS7Connection(opts) {
   let retryTimer = null;
   let guardTimer = null;
   let nextReadAt = 0;
+  let chaseUntil = 0; // reads follow each other back to back until then (after a write)
   let readNow = false;
   let everUp = false;
 
@@ -208,8 +215,14 @@ function createS7Connection(opts) {
         return;
       }
       counters.reads += 1;
-      counters.lastReadMs = Date.now() - started;
-      nextReadAt = started + o.cycleMs;
+      const now = Date.now();
+      counters.lastReadMs = now - started;
+      if (now < chaseUntil) {
+        counters.chaseReads += 1;
+        nextReadAt = now;
+      } else {
+        nextReadAt = started + o.cycleMs;
+      }
       const extra = {};
       for (const a of watched) if (a in values) extra[a] = values[a];
       try {
@@ -258,6 +271,7 @@ function createS7Connection(opts) {
         op.resolve();
       }
       readNow = true; // see the PLC's reaction as soon as it can exist
+      if (!bad && o.chaseMs > 0) chaseUntil = Date.now() + o.chaseMs;
       tick();
     });
     if (rc === 1) { // nodes7 had a write in progress: cannot happen as we serialise, but be safe

@@ -31,11 +31,11 @@ describe('s7twin-s7 against the virtual PLC', () => {
     plc = null;
   });
 
-  async function load() {
+  async function load(plcConfig = {}) {
     plc = await createPlc(plcOpts(0));
     await helper.load(nodes, [
       { id: 'tab', type: 'tab', label: 'plc' },
-      { id: 'plc', type: 's7twin-plc', host: '127.0.0.1', port: plc.ports.s7, cycleMs: 10, timeoutMs: 1000, backoffMaxMs: 300 },
+      { id: 'plc', type: 's7twin-plc', host: '127.0.0.1', port: plc.ports.s7, cycleMs: 10, timeoutMs: 1000, backoffMaxMs: 300, ...plcConfig },
       { id: 's7', type: 's7twin-s7', z: 'tab', plc: 'plc', src: 'edge-plc', x: 100, y: 100, wires: [['out']] },
       { id: 'out', type: 'helper', z: 'tab', x: 300, y: 100, wires: [] },
     ]);
@@ -66,6 +66,31 @@ describe('s7twin-s7 against the virtual PLC', () => {
       for (const e of got) if (e.k === 'probe-res' && e.ref.seq === p.seq) Object.assign(answered, e.d);
       return answered[3] === 777001 && answered[900] === 777002;
     }, 20000, 'both probe slots answered');
+  });
+
+  // The read cycle here is 2 s, so a probe answered within a second was seen by a chase read.
+  it('after a write it reads back to back for chaseMs: the answer is seen within the next scans, not the next cycle', async () => {
+    await load({ cycleMs: 2000, chaseMs: 200 });
+    const conn = helper.getNode('plc').conn;
+    await new Promise((r) => setTimeout(r, 50)); // past the snapshot read and any chase it started
+    for (let i = 0; i < 3; i++) {
+      const p = frame('probe', { 5: 555000 + i });
+      const t0 = Date.now();
+      helper.getNode('s7').receive({ payload: p });
+      const res = await next((e) => e.k === 'probe-res' && e.ref.seq === p.seq, 'the probe answer', 5000);
+      assert.equal(res.d[5], 555000 + i);
+      assert.ok(Date.now() - t0 < 1000, `answered after ${Date.now() - t0} ms: not by a chase read`);
+    }
+    assert.ok(conn.counters.chaseReads > 0);
+  });
+
+  it('chaseMs 0: no chase reads (the answer waits for the read cycle)', async () => {
+    await load({ cycleMs: 300, chaseMs: 0 });
+    const conn = helper.getNode('plc').conn;
+    const p = frame('probe', { 6: 666001 });
+    helper.getNode('s7').receive({ payload: p });
+    await next((e) => e.k === 'probe-res' && e.ref.seq === p.seq, 'the probe answer', 5000);
+    assert.equal(conn.counters.chaseReads, 0);
   });
 
   it('PLC gone: E_PLC_DOWN; PLC back on the same port: reconnect and a fresh snap', async () => {
