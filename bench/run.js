@@ -399,6 +399,12 @@ if (require.main === module) {
     process.stderr.write('\ninterrupted: stopping (Ctrl-C again to force)\n');
     setTimeout(() => process.exit(130), 20000).unref();
   });
+  // Terminated (a CI timeout, `kill`): exit at once; the children stop themselves when our end of
+  // their IPC lifeline closes (scripts/exit-with-parent.js).
+  process.on('SIGTERM', () => {
+    process.stderr.write('\nterminated: the PLC and Node-RED children stop with this process\n');
+    process.exit(143);
+  });
   main().catch((err) => {
     process.stderr.write(`bench failed: ${err.code || ''} ${err.stack || err.message}\n`);
     process.exit(1);

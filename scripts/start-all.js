@@ -99,7 +99,9 @@ function main() {
   const pending = new Set();
   for (const svc of services(env, opts)) {
     pending.add(svc.name);
-    const child = spawn(process.execPath, svc.args, { cwd: ROOT, env: { ...env, ...svc.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The IPC channel is a lifeline: killed outright, this script takes its children with it.
+    const child = spawn(process.execPath, ['-r', path.join(__dirname, 'exit-with-parent.js'), ...svc.args], { cwd: ROOT, env: { ...env, ...svc.env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    child.channel.unref();
     children.push(child);
     const prefix = `[${svc.name.padEnd(5)}] `;
     let partial = '';

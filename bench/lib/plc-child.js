@@ -25,7 +25,6 @@ async function main() {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  process.on('disconnect', stop);
 }
 
 main().catch((err) => {

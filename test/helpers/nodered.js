@@ -78,9 +78,11 @@ async function startNodeRed(opts) {
     S7T_TIMER_DIR: path.join(userDir, 'results'),
     ...(opts.env || {}),
   };
-  const child = spawn(process.execPath, [RED, '--settings', path.join(ROOT, 'settings.js')], {
-    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'],
+  // The IPC channel is a lifeline: a test run killed outright takes its Node-RED with it.
+  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'scripts', 'exit-with-parent.js'), RED, '--settings', path.join(ROOT, 'settings.js')], {
+    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  child.channel.unref();
   let out = '';
   const collect = (d) => { out += d; if (out.length > 2e6) out = out.slice(-1e6); };
   child.stdout.on('data', collect);

@@ -28,7 +28,8 @@ async function startPlcProcess(port) {
   const plc = {
     ports: { s7: s7Port },
     async start() {
-      child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'plc', 'index.js'), '--s7-port', String(s7Port), '--no-opcua', '--no-modbus'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(process.execPath, ['-r', path.join(__dirname, '..', '..', 'scripts', 'exit-with-parent.js'), path.join(__dirname, '..', '..', 'plc', 'index.js'), '--s7-port', String(s7Port), '--no-opcua', '--no-modbus'], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      child.channel.unref();
       let out = '';
       child.stdout.on('data', (d) => { out += d; });
       child.stderr.on('data', (d) => { out += d; });
