@@ -22,6 +22,7 @@
  * with our own exponential back-off.
  */
 const { EventEmitter } = require('node:events');
+const { performance } = require('node:perf_hooks');
 const NodeS7 = require('nodes7');
 const { createBackoff } = require('./backoff');
 
@@ -33,6 +34,11 @@ const DEFAULTS = {
   // After a write, read back to back (one request in flight, never overlapping) for this long:
   // the PLC's reaction to the write appears within one scan, so one scan plus a margin. 0 = off.
   chaseMs: 15,
+  // A read that spans several PDUs (the probe blocks of hundreds of twins, a round trip per PDU)
+  // is followed by a rest, so that such reads take at most this share of the time. Back to back,
+  // they kept the edge and the PLC busy re-reading answers that change once per scan: at 1,000 WAN
+  // twins, sending read requests was a third of the edge's JS time. 1 = no rest.
+  readDuty: 1 / 3,
   timeoutMs: 1500, // connect and per-request timeout
   ioDb: 1,
   ioSize: 16, // bytes of the I/O block to read (tags.ioDbSize)
@@ -89,6 +95,7 @@ function createS7Connection(opts) {
     connects: 0, reconnects: 0, reads: 0, readErrors: 0, writes: 0, writeErrors: 0, refused: 0,
     lastReadMs: 0, batched: 0, // writes that went out merged with others in one job
     chaseReads: 0, // reads made back to back in a chase window after a write
+    rests: 0, // reads of several PDUs followed by a rest (readDuty)
   };
   let inst = null;
   let itemsDirty = false; // watched items changed since nodes7's item list was last set
@@ -101,6 +108,7 @@ function createS7Connection(opts) {
   let guardTimer = null;
   let nextReadAt = 0;
   let chaseUntil = 0; // reads follow each other back to back until then (after a write)
+  let restAt = 0; // no read starts before then (after a read of several PDUs, see readDuty)
   let readNow = false;
   let everUp = false;
 
@@ -186,15 +194,18 @@ function createS7Connection(opts) {
     const now = Date.now();
     // After a write the next job is a read (the PLC's answer can only be seen that way), so a
     // stream of writes (hundreds of twins' probes) never starves the reads; otherwise writes first.
-    if (readNow) { doRead(); return; }
+    // A read of several PDUs is not followed by another before restAt, whatever asks for it.
+    if (readNow && now >= restAt) { doRead(); return; }
     if (writes.length) { doWrite(takeBatch()); return; }
-    if (now >= nextReadAt) { doRead(); return; }
-    tickTimer = setTimeout(tick, nextReadAt - now);
+    const due = readNow ? restAt : Math.max(nextReadAt, restAt);
+    if (now >= due) { doRead(); return; }
+    tickTimer = setTimeout(tick, due - now);
   }
 
   function doRead() {
     const me = inst;
     const started = Date.now();
+    const t0 = performance.now();
     // nodes7's item list is changed only here, between requests: changing it while a read is in
     // flight made that read come back with bad quality (and the connection torn down).
     if (itemsDirty) {
@@ -217,6 +228,11 @@ function createS7Connection(opts) {
       counters.reads += 1;
       const now = Date.now();
       counters.lastReadMs = now - started;
+      const tookMs = performance.now() - t0;
+      if (o.readDuty < 1 && me.readPacketArray.length > 1) {
+        restAt = started + tookMs / o.readDuty;
+        counters.rests += 1;
+      }
       if (now < chaseUntil) {
         counters.chaseReads += 1;
         nextReadAt = now;

@@ -82,6 +82,7 @@ describe('s7twin-s7 against the virtual PLC', () => {
       assert.ok(Date.now() - t0 < 1000, `answered after ${Date.now() - t0} ms: not by a chase read`);
     }
     assert.ok(conn.counters.chaseReads > 0);
+    assert.equal(conn.counters.rests, 0, 'a one-PDU read never rests');
   });
 
   it('chaseMs 0: no chase reads (the answer waits for the read cycle)', async () => {
