@@ -30,7 +30,7 @@
 /** @returns {object} the state after a cold start (all markers and outputs off, counters 0) */
 function initialState() {
   return {
-    running: 0, rejectActive: 0, packActive: 0, p1Cycle: 0,
+    running: 0, rejectActive: 0, packActive: 0, p1Cycle: 0, judged: 1, // judged: the box at the detector
     p1fw: 0, p1bw: 0, p2fw: 0, p3fw: 0, red: 0,
     good: 0, rejected: 0, boxesIn: 0, scans: 0,
     // previous scan's inputs, for edge detection
@@ -72,7 +72,12 @@ function scan(prevState, inputs) {
 
   // Network 4: reject completion, then detection.
   if (s.p2fw && i.p2f) { s.p2fw = 0; s.red = 0; s.rejectActive = 0; s.rejected = wrapInt(s.rejected + 1); }
-  if (rise('sd') && s.running && !s.rejectActive && i.dmg) { s.rejectActive = 1; s.p2fw = 1; s.red = 1; }
+  // A box is judged while it is at the detector, from sd's rising edge on, not on the edge alone:
+  // sd and dmg written by one S7 job can land in two scans (the server applies a job's items one
+  // at a time), and a damaged box whose dmg came one scan after sd would otherwise ride on. A box
+  // that arrives while stopped or during a reject is not judged, as before.
+  if (rise('sd')) s.judged = s.running && !s.rejectActive ? 0 : 1;
+  if (i.sd && !s.judged && s.running && !s.rejectActive && i.dmg) { s.rejectActive = 1; s.p2fw = 1; s.red = 1; s.judged = 1; }
 
   // Network 5: packaging completion, then start.
   if (s.p3fw && i.p3f) { s.p3fw = 0; s.packActive = 0; s.good = wrapInt(s.good + 1); }

@@ -115,6 +115,23 @@ test('damage flag without a detector edge does nothing; a held detector fires on
   assert.deepEqual([o.p2fw, o.nr], [0, 1]);
 });
 
+test('dmg one scan after sd (one S7 job, two scans): the box at the detector is still rejected, once', () => {
+  const p = plant();
+  p.scan({ st: 1 });
+  p.scan({ st: 0 });
+  let o = p.scan({ sd: 1, dmg: 0 });
+  assert.equal(o.p2fw, 0);
+  o = p.scan({ sd: 1, dmg: 1 });
+  assert.deepEqual([o.p2fw, o.red], [1, 1], 'judged while at the detector');
+  o = p.scan({ sd: 1, dmg: 1, p2f: 1 });
+  assert.deepEqual([o.p2fw, o.nr], [0, 1]);
+  o = p.scan({ sd: 1, dmg: 1, p2f: 0 });
+  assert.deepEqual([o.p2fw, o.nr], [0, 1], 'the same box is not rejected twice');
+  p.scan({ sd: 0, dmg: 0 });
+  o = p.scan({ sd: 1, dmg: 1 });
+  assert.deepEqual([o.p2fw, o.nr], [1, 1], 'the next damaged box is');
+});
+
 test('edges are tracked while stopped: a sensor that rose while stopped does not fire after start', () => {
   const p = plant();
   p.scan({ sk: 1, sd: 1, dmg: 1 });
