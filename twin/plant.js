@@ -54,8 +54,9 @@ const PROFILES = {
     landingGapMm: 50,
     // Between two boxes the detection unit must report "no box" long enough for every sampled
     // path to see it (Modbus polling at 80 ms, OPC UA sampling at 50 ms, a 10 ms PLC scan after
-    // any of them): a shorter gap is merged away, the PLC sees no new rising edge of sd and the
-    // next box, damaged or not, rides on unchecked. 250 ms, like a button press.
+    // any of them): a shorter gap is merged away and the PLC sees no new rising edge of sd (our
+    // program still judges a box while sd is high, but a PLC that counts boxes on the edge, or
+    // judges on it alone as ours did, would miss the next box). 250 ms, like a button press.
     detectorGapMs: 250,
     p1StrokeMs: 40,
     p2StrokeMs: 40,

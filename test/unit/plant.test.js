@@ -152,7 +152,18 @@ test('between two boxes the detection unit reports no box for detectorGapMs, so 
   assert.equal(s.done, true);
   assert.equal(s.missorted, 0, JSON.stringify(s));
 
-  // The gap is what makes it work: with none (the old spacing) the same poll merges two boxes.
-  const tight = createPlant({ boxes: 20, damaged: 0.5, seed: 2, profile: 'fast', detectorGapMs: 0 });
-  assert.ok(runLockStep(sampledEvery(tight, 80), { scanMs: 10 }).summary.missorted > 0);
+  // With no gap (the old spacing) the same poll merges boxes: sd does not fall between some of
+  // them. The PLC judges the box while it is at the detector (not on sd's rising edge alone), so
+  // a damaged box merged behind an intact one is still rejected.
+  const tight = sampledEvery(createPlant({ boxes: 20, damaged: 0.5, seed: 2, profile: 'fast', detectorGapMs: 0 }), 80);
+  let rises = 0;
+  let seen = 0;
+  tight.on('inputs', (d) => {
+    if (d.sd === 1 && seen === 0) rises += 1;
+    if (d.sd !== undefined) seen = d.sd;
+  });
+  const st = runLockStep(tight, { scanMs: 10 }).summary;
+  assert.ok(rises < 20, `boxes merged at the detector: ${rises} rising edges of sd for 20 boxes`);
+  assert.equal(st.done, true);
+  assert.equal(st.missorted, 0, JSON.stringify(st));
 });
