@@ -3,7 +3,7 @@
  * Config node: one S7 connection to a PLC (lib/s7-connection.js on nodes7), shared by the
  * s7twin-s7 nodes that use it. Connects when the first user registers, closes after the last.
  */
-const { createS7Connection } = require('./lib/s7-connection');
+const { createS7Connection, DEFAULTS } = require('./lib/s7-connection');
 const tags = require('./lib/tags');
 const registry = require('./lib/registry');
 
@@ -20,7 +20,7 @@ module.exports = function register(RED) {
       rack: num(config.rack, 0),
       slot: num(config.slot, 1),
       cycleMs: Math.max(1, num(config.cycleMs, 10)),
-      chaseMs: Math.max(0, num(config.chaseMs, 15)),
+      chaseMs: Math.max(0, num(config.chaseMs, DEFAULTS.chaseMs)),
       timeoutMs: Math.max(100, num(config.timeoutMs, 1500)),
       ioDb: tags.TABLE.plc.ioDb,
       ioSize: tags.ioDbSize,

@@ -23,7 +23,6 @@ describe('s7-connection read pacing against the virtual PLC', () => {
    */
   async function readsWhileWriting(opts, ms = 600) {
     const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 1000, timeoutMs: 1000, ...opts });
-    conn.on('error', () => {});
     conn.start();
     try {
       for (let b = 0; b < 16; b++) conn.watch(`DB3,DWORD${256 * b}.64`);
