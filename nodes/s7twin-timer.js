@@ -56,7 +56,7 @@ module.exports = function register(RED) {
     function showStatus(force) {
       const t = Date.now();
       if (!force && t - lastStatusAt < STATUS_MIN_MS) { statusDirty = true; return; }
-      const s = timer.stats();
+      const s = timer.brief(); // not stats(): that summarises every variable, a thousand under load
       const text = s.n ? `n=${s.n} mean=${s.mean.toFixed(1)}ms p99=${s.p99.toFixed(1)}ms${s.expired ? ` expired=${s.expired}` : ''}`
         : `n=0${s.expired ? ` expired=${s.expired}` : ''}`;
       statusDirty = false;
@@ -72,8 +72,15 @@ module.exports = function register(RED) {
       if (timer.sweep().length) statusDirty = true;
       if (statusDirty) showStatus(false);
     }, sweepMs);
+    let statsBusy = false;
+    let closing = false;
     const statsTimer = setInterval(() => {
-      node.send([null, { payload: timer.stats(), topic: `flow-timer/${protocol}` }]);
+      if (statsBusy) return;
+      statsBusy = true;
+      timer.statsAsync().then((payload) => {
+        statsBusy = false;
+        if (!closing) node.send([null, { payload, topic: `flow-timer/${protocol}` }]);
+      }, (err) => { statsBusy = false; node.error(err); });
     }, statsS * 1000);
 
     node.on('input', (msg, send, done) => {
@@ -97,6 +104,7 @@ module.exports = function register(RED) {
     });
 
     node.on('close', (removed, done) => {
+      closing = true;
       clearInterval(sweeper);
       clearInterval(statsTimer);
       timer.clear();

@@ -85,6 +85,36 @@ function readFlows(file) {
   }
 }
 
+/** Which bundle path a flow tab carries, from the node types on it (null: none of them). */
+const TAB_PATHS = [['modbus', /modbus/i], ['opcua', /opcua/i], ['mqtt', /mqtt|broker/i], ['ws', /^s7twin-(link|s7$|plc$)/]];
+function tabProtocol(types) {
+  for (const [p, re] of TAB_PATHS) if (types.some((t) => re.test(t))) return p;
+  return null;
+}
+
+/**
+ * The assembled flows with the tabs of unwanted bundle paths disabled, as a user who runs one
+ * path would disable the others in the editor: Node-RED starts none of their nodes, so a run of
+ * `--protocols ws` is not measured beside Modbus and OPC UA poll loops that no twin uses (each
+ * polls every 10 ms in the tuned profile), nor beside edge clients retrying a PLC interface that
+ * was not started.
+ * @param {object[]} flows
+ * @param {Set<string>} want protocols to run
+ * @returns {object[]} a copy; `disabledTabs` lists the labels of what was disabled
+ */
+function withPathsDisabled(flows, want) {
+  const disabled = [];
+  const out = flows.map((n) => {
+    if (n.type !== 'tab') return n;
+    const p = tabProtocol(flows.filter((m) => m.z === n.id).map((m) => m.type));
+    if (!p || want.has(p)) return n;
+    disabled.push(n.label || n.id);
+    return { ...n, disabled: true };
+  });
+  out.disabledTabs = disabled;
+  return out;
+}
+
 /**
  * Which protocol paths the assembled flows carry (from the node types they contain), so the
  * benchmark runs what exists and reports the rest as not available instead of failing.
@@ -164,14 +194,18 @@ async function startSystem(o) {
       ...tuning.env,
       ...(o.env || {}),
     };
+    const bundleCloud = bundle ? withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'cloud.json')), want) : [];
+    const bundleEdge = bundle ? withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'edge.json')), want) : [];
     const cloudFlows = [
-      ...(bundle ? readFlows(path.join(ROOT, 'flows', 'cloud.json')) : []),
+      ...bundleCloud,
       ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-cloud.json')) : []),
     ];
     const edgeFlows = [
-      ...(bundle ? readFlows(path.join(ROOT, 'flows', 'edge.json')) : []),
+      ...bundleEdge,
       ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-edge.json')) : []),
     ];
+    const off = [...new Set([...(bundleCloud.disabledTabs || []), ...(bundleEdge.disabledTabs || [])])];
+    if (off.length) log(`flow tabs disabled (paths not in this run): ${off.join(', ')}`);
     const cloud = await startNodeRed({
       role: 'cloud',
       port: cloudPorts.http,
@@ -314,4 +348,4 @@ function hasProbe(protocol) {
   return true;
 }
 
-module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, hasProbe, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS };
+module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, withPathsDisabled, hasProbe, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS };

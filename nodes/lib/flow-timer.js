@@ -24,6 +24,12 @@ const DEFAULTS = {
   timeoutMs: 5000, // a round trip not finished after 5 s is counted as expired
   windowSize: 10000, // samples kept for running statistics (memory stays bounded)
   maxPending: 100000, // open timers kept at most; more are refused and counted (overflow)
+  // Variables with their own statistics, at most; the least recently timed one makes room for a
+  // new one (counted as evicted; its samples stay in the overall statistics and the CSV). 1,024
+  // probe slots plus the timed outputs fit; ids used as variables (msg.timer without a variable)
+  // cannot grow memory without bound.
+  maxVariables: 2048,
+  variableWindow: 2000, // samples kept per variable
   flushMs: 1000, // CSV buffer flushed at least every second
   flushLines: 1000, // ... or as soon as this many lines wait
 };
@@ -42,6 +48,7 @@ const asBit = (v) => (v === true ? 1 : v === false ? 0 : v);
  * @param {number} [opts.timeoutMs] ms after which a pending timer expires (default 5000)
  * @param {number} [opts.windowSize] samples kept for statistics
  * @param {number} [opts.maxPending] open timers kept at most
+ * @param {number} [opts.maxVariables] variables with their own statistics at most
  * @param {() => number} [opts.now] monotonic clock in ms (default performance.now)
  * @param {Array} [opts.pairs] timed pairs (default tags.timedPairs())
  */
@@ -55,9 +62,11 @@ function createFlowTimer(opts = {}) {
   const byVariable = new Map(); // variable -> Set of ids
   const windowSize = positive(opts.windowSize, DEFAULTS.windowSize);
   const window = createWindow(windowSize);
-  const perVariable = new Map(); // variable -> window
+  const perVariable = new Map(); // variable -> window, least recently timed first
+  const maxVariables = positive(opts.maxVariables, DEFAULTS.maxVariables);
+  const variableWindow = Math.min(windowSize, DEFAULTS.variableWindow);
   const commanded = {}; // last commanded value of every input, for `with` conditions
-  const counters = { started: 0, stopped: 0, expired: 0, duplicates: 0, unmatched: 0, overflow: 0, invalid: 0 };
+  const counters = { started: 0, stopped: 0, expired: 0, duplicates: 0, unmatched: 0, overflow: 0, invalid: 0, evicted: 0 };
 
   function start(id, variable, t = now()) {
     if (typeof id !== 'string' && typeof id !== 'number') throw new FlowTimerError('E_TIMER_ID', 'timer id must be a string or number');
@@ -81,7 +90,16 @@ function createFlowTimer(opts = {}) {
     const ms = t - p.t0;
     window.push(ms);
     let w = perVariable.get(p.variable);
-    if (!w) { w = createWindow(Math.min(windowSize, 2000)); perVariable.set(p.variable, w); }
+    if (w) {
+      perVariable.delete(p.variable); // re-inserted below: the Map stays in least-recent order
+    } else {
+      w = createWindow(variableWindow);
+      if (perVariable.size >= maxVariables) {
+        perVariable.delete(perVariable.keys().next().value);
+        counters.evicted += 1;
+      }
+    }
+    perVariable.set(p.variable, w);
     w.push(ms);
     counters.stopped += 1;
     return { protocol, variable: p.variable, id, ms };
@@ -206,14 +224,14 @@ function createFlowTimer(opts = {}) {
     return envelope(payload, t);
   }
 
-  /** Statistics over the recent window, plus counters. */
-  function stats() {
+  /** One variable's line of the statistics table. */
+  function variableLine(w) {
+    const b = w.brief();
+    return { n: b.total, mean: round(b.mean, 3), median: round(b.median, 3), p95: round(b.p95, 3), p99: round(b.p99, 3) };
+  }
+
+  function overall(variables) {
     const s = window.summary();
-    const variables = {};
-    for (const [v, w] of perVariable) {
-      const vs = w.summary();
-      variables[v] = { n: vs.total, mean: round(vs.mean, 3), median: round(vs.median, 3), p95: round(vs.p95, 3), p99: round(vs.p99, 3) };
-    }
     return {
       protocol,
       n: s.total,
@@ -230,8 +248,44 @@ function createFlowTimer(opts = {}) {
       duplicates: counters.duplicates,
       unmatched: counters.unmatched,
       overflow: counters.overflow,
+      evicted: counters.evicted,
       variables,
     };
+  }
+
+  /** Statistics over the recent window, per variable too, plus counters. */
+  function stats() {
+    const variables = {};
+    for (const [v, w] of perVariable) variables[v] = variableLine(w);
+    return overall(variables);
+  }
+
+  /**
+   * The same as stats(), without holding the event loop: the per-variable lines are computed in
+   * slices of at most `sliceMs`, with other work let through in between. With a thousand probe
+   * slots timed, stats() takes tens of milliseconds; in one piece that is a stall of every round
+   * trip the process carries.
+   * @param {{sliceMs?: number}} [o]
+   * @returns {Promise<object>}
+   */
+  async function statsAsync(o = {}) {
+    const sliceMs = positive(o.sliceMs, 2);
+    const variables = {};
+    let sliceStart = performance.now();
+    for (const [v, w] of [...perVariable]) {
+      variables[v] = variableLine(w);
+      if (performance.now() - sliceStart >= sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+    return overall(variables);
+  }
+
+  /** What a status line needs: n (all samples), mean and p99 over the recent window, expired. */
+  function brief() {
+    const b = window.brief();
+    return { n: b.total, mean: b.n ? b.mean : null, p99: b.n ? b.p99 : null, expired: counters.expired };
   }
 
   /** Drop every pending timer (close): they are neither samples nor errors. */
@@ -241,7 +295,7 @@ function createFlowTimer(opts = {}) {
   }
 
   return {
-    start, stop, sweep, envelope, handle, stats, clear, counters,
+    start, stop, sweep, envelope, handle, stats, statsAsync, brief, clear, counters,
     get pending() { return pending.size; },
     get protocol() { return protocol; },
     timeoutMs,

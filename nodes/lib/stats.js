@@ -43,29 +43,57 @@ function summarise(samples) {
 
 /**
  * A bounded window of the most recent samples, for running statistics in long-lived nodes:
- * memory stays constant however long the flow runs, while `total` counts every sample.
+ * memory stays constant however long the flow runs, while `total` counts every sample. The
+ * buffer starts small and doubles up to `size`, so a window that sees few samples (one of a
+ * thousand probe slots) costs a few hundred bytes, not `size` x 8.
  * @param {number} [size] samples kept (default 10,000)
  */
 function createWindow(size = 10000) {
-  const buf = new Float64Array(size);
+  let buf = new Float64Array(Math.min(size, 16));
   let count = 0; // samples kept, up to size
   let next = 0; // ring index of the next write
   let total = 0;
+  let sum = 0; // of the samples kept
+  /** The kept samples, oldest first, as a fresh Float64Array. */
+  function ordered() {
+    if (count < size) return buf.slice(0, count);
+    const out = new Float64Array(size);
+    out.set(buf.subarray(next));
+    out.set(buf.subarray(0, next), size - next);
+    return out;
+  }
   return {
     push(v) {
+      if (count < size && count === buf.length) { // not full yet: grow (writes are still in order)
+        const bigger = new Float64Array(Math.min(size, buf.length * 2));
+        bigger.set(buf);
+        buf = bigger;
+      }
+      if (count === size) sum -= buf[next];
       buf[next] = v;
+      sum += v;
       next = (next + 1) % size;
       if (count < size) count += 1;
       total += 1;
     },
     /** Samples kept, oldest first. */
-    values() {
-      if (count < size) return Array.from(buf.subarray(0, count));
-      return Array.from(buf.subarray(next)).concat(Array.from(buf.subarray(0, next)));
-    },
+    values() { return Array.from(ordered()); },
     summary() { return { ...summarise(this.values()), total }; },
+    /**
+     * n (samples kept), total, mean, median, p95, p99 only: one copy and one typed-array sort,
+     * for status lines and per-variable tables refreshed often.
+     */
+    brief() {
+      if (count === 0) return { n: 0, total };
+      const sorted = ordered().sort();
+      return {
+        n: count, total, mean: sum / count,
+        median: ss.quantileSorted(sorted, 0.5), p95: ss.quantileSorted(sorted, 0.95), p99: ss.quantileSorted(sorted, 0.99),
+      };
+    },
     get total() { return total; },
-    clear() { count = 0; next = 0; total = 0; },
+    get count() { return count; },
+    clear() { count = 0; next = 0; total = 0; sum = 0; buf = new Float64Array(Math.min(size, 16)); },
   };
 }
 

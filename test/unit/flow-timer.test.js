@@ -118,6 +118,52 @@ test('stats carry the contract fields and per-variable figures', () => {
   assert.equal(createFlowTimer().stats().mean, null);
 });
 
+test('per-variable statistics are bounded: the least recently timed variable makes room', () => {
+  const now = clock();
+  const ft = createFlowTimer({ now, maxVariables: 3 });
+  const time = (variable, ms) => { const id = `${variable}-${ms}`; ft.start(id, variable); now.advance(ms); ft.stop({ id }); };
+  time('a', 1); time('b', 2); time('c', 3);
+  time('a', 4); // a is now the most recently timed: b is the oldest
+  time('d', 5);
+  const s = ft.stats();
+  assert.deepEqual(Object.keys(s.variables).sort(), ['a', 'c', 'd']);
+  assert.equal(s.evicted, 1);
+  assert.equal(s.variables.a.n, 2);
+  assert.equal(s.n, 5, 'every sample stays in the overall statistics');
+  // ids used as variables (msg.timer without a variable) cannot grow memory without bound
+  for (let i = 0; i < 100; i++) ft.handle({ timer: { op: 'start', id: `u${i}` } });
+  for (let i = 0; i < 100; i++) ft.handle({ timer: { op: 'stop', id: `u${i}` } });
+  assert.equal(Object.keys(ft.stats().variables).length, 3);
+  assert.equal(ft.stats().evicted, 101);
+});
+
+test('statsAsync gives what stats gives, in slices that let other work through', async () => {
+  const now = clock();
+  const ft = createFlowTimer({ now });
+  for (let r = 0; r < 30; r++) {
+    for (let slot = 0; slot < 1000; slot++) ft.envelope({ k: 'probe', d: { [slot]: r } });
+    now.advance(3 + (r % 7));
+    for (let slot = 0; slot < 1000; slot++) ft.envelope({ k: 'probe-res', d: { [slot]: r } });
+  }
+  let turns = 0;
+  let spinning = true;
+  const spin = () => { turns += 1; if (spinning) setImmediate(spin); };
+  setImmediate(spin);
+  let s;
+  try {
+    s = await ft.statsAsync({ sliceMs: 0.01 });
+  } finally {
+    spinning = false;
+  }
+  assert.deepEqual(s, ft.stats());
+  assert.equal(Object.keys(s.variables).length, 1000);
+  assert.equal(s.variables['probe:7'].n, 30);
+  assert.ok(turns > 10, `other work ran ${turns} times while the statistics were made`);
+  const b = ft.brief();
+  assert.equal(b.n, s.n);
+  assert.ok(Math.abs(b.mean - s.mean) < 0.001 && Math.abs(b.p99 - s.p99) < 0.001);
+});
+
 test('bad input throws FlowTimerError with stable codes', () => {
   const ft = createFlowTimer();
   const code = (fn) => { try { fn(); } catch (err) { assert.ok(err instanceof FlowTimerError); return err.code; } return null; };

@@ -33,3 +33,27 @@ test('window keeps the most recent samples in order and counts them all', () => 
   assert.equal(w.summary().n, 3);
   assert.equal(w.summary().total, 5);
 });
+
+test('a window grows as samples come, keeps the last `size` in order, and brief() agrees with summary()', () => {
+  const w = createWindow(50);
+  assert.equal(w.brief().n, 0);
+  const all = [];
+  for (let i = 0; i < 137; i++) {
+    const v = (i * 37) % 101; // not sorted, repeats
+    w.push(v);
+    all.push(v);
+    if (i === 20 || i === 49 || i === 136) {
+      const kept = all.slice(-50);
+      assert.deepEqual(w.values(), kept, `after ${i + 1} samples`);
+      const s = w.summary();
+      const b = w.brief();
+      assert.equal(b.n, kept.length);
+      assert.equal(b.total, i + 1);
+      assert.ok(Math.abs(b.mean - s.mean) < 1e-9, 'running mean = mean of what is kept');
+      for (const k of ['median', 'p95', 'p99']) assert.equal(b[k], s[k], k);
+    }
+  }
+  w.clear();
+  assert.deepEqual(w.values(), []);
+  assert.equal(w.brief().n, 0);
+});
