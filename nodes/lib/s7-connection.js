@@ -39,6 +39,10 @@ const DEFAULTS = {
   // they kept the edge and the PLC busy re-reading answers that change once per scan: at 1,000 WAN
   // twins, sending read requests was a third of the edge's JS time. 1 = no rest.
   readDuty: 1 / 3,
+  // ... but never longer than this: a read that took long because the edge or the PLC was held up
+  // (a GC pause, a busy core) must not be followed by a rest twice as long, while every probe
+  // waits for the next read. Unbounded, one 50 ms hiccup became 150 ms of nobody's answer.
+  maxRestMs: 5,
   timeoutMs: 1500, // connect and per-request timeout
   ioDb: 1,
   ioSize: 16, // bytes of the I/O block to read (tags.ioDbSize)
@@ -230,7 +234,7 @@ function createS7Connection(opts) {
       counters.lastReadMs = now - started;
       const tookMs = performance.now() - t0;
       if (o.readDuty < 1 && me.readPacketArray.length > 1) {
-        restAt = started + tookMs / o.readDuty;
+        restAt = started + tookMs + Math.min(o.maxRestMs, tookMs * (1 / o.readDuty - 1));
         counters.rests += 1;
       }
       if (now < chaseUntil) {

@@ -2,10 +2,12 @@
 /**
  * lib/s7-connection.js against the REAL virtual PLC: after a write it chases the PLC's reaction
  * with back-to-back reads, and a long read is followed by a rest (readDuty) whatever asks for the
- * next one. (Its own file: node-snap7 allows one S7Server per process.)
+ * next one, but never longer than maxRestMs. (Its own file: node-snap7 allows one S7Server per
+ * process.)
  */
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
+const net = require('node:net');
 const { createPlc } = require('../../plc');
 const { createS7Connection } = require('../../nodes/lib/s7-connection');
 const { waitFor } = require('../helpers/nodes');
@@ -49,5 +51,44 @@ describe('s7-connection read pacing against the virtual PLC', () => {
     assert.ok(paced.counters.rests > 0, 'readDuty 0.1: rests after reads');
     assert.ok(paced.reads * 2 < free.reads, `paced reads ${paced.reads} should be well under free reads ${free.reads}`);
     assert.equal(paced.counters.writeErrors + free.counters.writeErrors, 0, 'every write still went through');
+  });
+
+  it('a read held up on the way is not followed by a rest longer than maxRestMs', async () => {
+    // A TCP relay between the connection and the PLC that can hold one answer back for 60 ms, as
+    // a GC pause or a busy core holds a read up. The read then "took" 60 ms; a rest of twice that
+    // (readDuty 1/3) would leave every probe waiting 120 ms more for the next read.
+    let holdNext = false;
+    const relay = net.createServer((client) => {
+      const plcSide = net.connect(plc.ports.s7, '127.0.0.1');
+      let chain = Promise.resolve();
+      client.on('data', (b) => plcSide.write(b));
+      plcSide.on('data', (b) => {
+        const hold = holdNext;
+        holdNext = false;
+        chain = chain.then(() => (hold ? sleep(60) : null)).then(() => { if (!client.destroyed) client.write(b); });
+      });
+      const end = () => { client.destroy(); plcSide.destroy(); };
+      client.on('error', end); plcSide.on('error', end); client.on('close', end); plcSide.on('close', end);
+    });
+    await new Promise((r) => relay.listen(0, '127.0.0.1', r));
+    const conn = createS7Connection({ host: '127.0.0.1', port: relay.address().port, cycleMs: 1, chaseMs: 0, timeoutMs: 1000, readDuty: 1 / 3 });
+    const at = [];
+    conn.on('data', () => at.push(performance.now()));
+    conn.start();
+    try {
+      for (let b = 0; b < 16; b++) conn.watch(`DB3,DWORD${256 * b}.64`); // 4 KB: several PDUs
+      await waitFor(() => conn.connected && at.length > 20, 10000, 'reads through the relay');
+      holdNext = true;
+      const n0 = at.length;
+      await waitFor(() => at.length > n0 + 5, 10000, 'reads after the held one');
+      const gaps = at.slice(n0 - 1).map((t, i, a) => (i ? t - a[i - 1] : 0));
+      const held = gaps.findIndex((g) => g >= 55); // the read that waited 60 ms in the relay
+      assert.ok(held > 0 && held < gaps.length - 1, `one read was held up: ${gaps.map((g) => g.toFixed(1)).join(' ')} ms`);
+      assert.ok(gaps[held + 1] < 50, `the next read came ${gaps[held + 1].toFixed(1)} ms after the held one (rest capped at 5 ms; uncapped it would be 120 ms)`);
+      assert.ok(conn.counters.rests > 0);
+    } finally {
+      await conn.close();
+      await new Promise((r) => relay.close(r));
+    }
   });
 });
