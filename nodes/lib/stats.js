@@ -92,7 +92,6 @@ function createWindow(size = 10000) {
       };
     },
     get total() { return total; },
-    get count() { return count; },
     clear() { count = 0; next = 0; total = 0; sum = 0; buf = new Float64Array(Math.min(size, 16)); },
   };
 }
