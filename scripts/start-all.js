@@ -12,7 +12,7 @@
  *
  * Every S7T_* variable already set in the environment wins over the defaults below.
  */
-const { spawn } = require('node:child_process');
+const { spawnWithLifeline } = require('./lifeline');
 const path = require('node:path');
 
 const { localEnv } = require('../twin/local');
@@ -99,9 +99,8 @@ function main() {
   const pending = new Set();
   for (const svc of services(env, opts)) {
     pending.add(svc.name);
-    // The IPC channel is a lifeline: killed outright, this script takes its children with it.
-    const child = spawn(process.execPath, ['-r', path.join(__dirname, 'exit-with-parent.js'), ...svc.args], { cwd: ROOT, env: { ...env, ...svc.env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-    child.channel.unref();
+    // Killed outright, this script takes its children with it (scripts/lifeline.js).
+    const child = spawnWithLifeline(svc.args, { cwd: ROOT, env: { ...env, ...svc.env } });
     children.push(child);
     const prefix = `[${svc.name.padEnd(5)}] `;
     let partial = '';

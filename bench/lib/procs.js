@@ -4,14 +4,13 @@
  * CPU % and resident memory read from /proc/<pid>/stat and /proc/<pid>/status, the numbers
  * `top` shows, without sampling tools that would add load of their own.
  */
-const { spawn } = require('node:child_process');
+const { spawnWithLifeline } = require('../../scripts/lifeline');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
 const RED = path.join(ROOT, 'node_modules', 'node-red', 'red.js');
-const EXIT_WITH_PARENT = path.join(ROOT, 'scripts', 'exit-with-parent.js');
 const DEFAULTS = {
   startTimeoutMs: 90000, // Node-RED with node-red-contrib-opcua takes a few seconds on 2 loaded cores
   stopTimeoutMs: 10000, // SIGINT → SIGKILL after, ms
@@ -40,9 +39,7 @@ class ProcError extends Error {
  * @returns {Promise<{name:string, pid:number, child:object, logs:()=>string, match:RegExpMatchArray, stop:()=>Promise<void>}>}
  */
 async function spawnNode(o) {
-  // The IPC channel is only a lifeline: the child stops when it closes (scripts/exit-with-parent.js).
-  const child = spawn(process.execPath, ['-r', EXIT_WITH_PARENT, ...o.args], { cwd: ROOT, env: { ...process.env, ...(o.env || {}) }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-  child.channel.unref(); // nor does it keep this process alive
+  const child = spawnWithLifeline(o.args, { cwd: ROOT, env: { ...process.env, ...(o.env || {}) } });
   let out = '';
   let dead = false;
   const exited = new Promise((resolve) => child.once('exit', () => { dead = true; resolve(); }));

@@ -194,8 +194,8 @@ async function startSystem(o) {
       ...tuning.env,
       ...(o.env || {}),
     };
-    const bundleCloud = bundle ? withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'cloud.json')), want) : [];
-    const bundleEdge = bundle ? withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'edge.json')), want) : [];
+    const bundleCloud = withPathsDisabled(bundle ? readFlows(path.join(ROOT, 'flows', 'cloud.json')) : [], want);
+    const bundleEdge = withPathsDisabled(bundle ? readFlows(path.join(ROOT, 'flows', 'edge.json')) : [], want);
     const cloudFlows = [
       ...bundleCloud,
       ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-cloud.json')) : []),
@@ -204,7 +204,7 @@ async function startSystem(o) {
       ...bundleEdge,
       ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-edge.json')) : []),
     ];
-    const off = [...new Set([...(bundleCloud.disabledTabs || []), ...(bundleEdge.disabledTabs || [])])];
+    const off = [...new Set([...bundleCloud.disabledTabs, ...bundleEdge.disabledTabs])];
     if (off.length) log(`flow tabs disabled (paths not in this run): ${off.join(', ')}`);
     const cloud = await startNodeRed({
       role: 'cloud',

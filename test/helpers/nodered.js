@@ -4,7 +4,7 @@
  * end-to-end tests, and stop it again. Each runtime gets its own temporary user directory and an
  * ephemeral port.
  */
-const { spawn } = require('node:child_process');
+const { spawnWithLifeline } = require('../../scripts/lifeline');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -78,11 +78,8 @@ async function startNodeRed(opts) {
     S7T_TIMER_DIR: path.join(userDir, 'results'),
     ...(opts.env || {}),
   };
-  // The IPC channel is a lifeline: a test run killed outright takes its Node-RED with it.
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'scripts', 'exit-with-parent.js'), RED, '--settings', path.join(ROOT, 'settings.js')], {
-    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  child.channel.unref();
+  // A test run killed outright takes its Node-RED with it (scripts/lifeline.js).
+  const child = spawnWithLifeline([RED, '--settings', path.join(ROOT, 'settings.js')], { cwd: ROOT, env });
   let out = '';
   const collect = (d) => { out += d; if (out.length > 2e6) out = out.slice(-1e6); };
   child.stdout.on('data', collect);

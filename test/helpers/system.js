@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { startNodeRed, freePort } = require('./nodered');
-const { spawn } = require('node:child_process');
+const { spawnWithLifeline } = require('../../scripts/lifeline');
 const { s7Connect, waitFor } = require('./plc');
 const tags = require('../../nodes/lib/tags');
 
@@ -28,8 +28,7 @@ async function startPlcProcess(port) {
   const plc = {
     ports: { s7: s7Port },
     async start() {
-      child = spawn(process.execPath, ['-r', path.join(__dirname, '..', '..', 'scripts', 'exit-with-parent.js'), path.join(__dirname, '..', '..', 'plc', 'index.js'), '--s7-port', String(s7Port), '--no-opcua', '--no-modbus'], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-      child.channel.unref();
+      child = spawnWithLifeline([path.join(__dirname, '..', '..', 'plc', 'index.js'), '--s7-port', String(s7Port), '--no-opcua', '--no-modbus']);
       let out = '';
       child.stdout.on('data', (d) => { out += d; });
       child.stderr.on('data', (d) => { out += d; });
