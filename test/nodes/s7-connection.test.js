@@ -1,7 +1,7 @@
 'use strict';
 /**
  * lib/s7-connection.js against the REAL virtual PLC: after a write it chases the PLC's reaction
- * with back-to-back reads, and a long read is followed by a rest (readDuty) whatever asks for the
+ * with back-to-back reads until it sees the PLC has scanned, and a long read is followed by a rest (readDuty) whatever asks for the
  * next one, but never longer than maxRestMs. (Its own file: node-snap7 allows one S7Server per
  * process.)
  */
@@ -51,6 +51,62 @@ describe('s7-connection read pacing against the virtual PLC', () => {
     assert.ok(paced.counters.rests > 0, 'readDuty 0.1: rests after reads');
     assert.ok(paced.reads * 2 < free.reads, `paced reads ${paced.reads} should be well under free reads ${free.reads}`);
     assert.equal(paced.counters.writeErrors + free.counters.writeErrors, 0, 'every write still went through');
+  });
+
+  /**
+   * What the reads did in the 400 ms after each of `values` was written to probe slot 5 (chaseMs
+   * 300; no cyclic reads, cycleMs 1 s: every read there is a chase read): when the last read came
+   * and when one first showed the value answered, in ms after the write, and how many chases
+   * ended early.
+   */
+  async function chaseAfterWrites(opts, values) {
+    const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 300, timeoutMs: 1000, ...opts });
+    let cur = null;
+    conn.on('data', (buf, extra) => {
+      if (!cur) return;
+      cur.lastMs = performance.now() - cur.t0;
+      if (extra['DB3,DWORD0.64'] && extra['DB3,DWORD0.64'][5] === cur.value) cur.answeredMs ??= cur.lastMs;
+    });
+    conn.start();
+    try {
+      conn.watch('DB3,DWORD0.64'); // probe slots 0-63: the PLC copies slot 5's request to its response every scan
+      await waitFor(() => conn.connected, 10000, 'the S7 connection');
+      await sleep(1200); // the first reads (and their cycle) are over
+      const out = [];
+      for (const value of values) {
+        const ends0 = conn.counters.chaseEnds;
+        cur = { value, t0: performance.now(), lastMs: null, answeredMs: null };
+        await conn.write([{ addr: 'DB2,DWORD20', value }]);
+        await sleep(400);
+        out.push({ ...cur, ended: conn.counters.chaseEnds - ends0 });
+      }
+      return out;
+    } finally {
+      await conn.close();
+    }
+  }
+
+  it('a chase ends at the first read that shows the PLC scanned since the write', async () => {
+    // The I/O block holds ScanCount (DB1.DBD12), so every scan changes it: a chase ends at the
+    // PLC's first scan after the write, whether or not the write changed anything.
+    const v = 777000 + Math.floor(Math.random() * 1000);
+    const [changed, same] = await chaseAfterWrites({}, [v, v]);
+    assert.ok(changed.answeredMs !== null, 'a chase read saw the PLC copy the probe value');
+    assert.equal(changed.ended, 1, 'the chase ended early');
+    // Chased on, the reads would go on until 300 ms after the write. A scan is 10 ms; the answer
+    // may already be in the chase's first read (then the chase ends at the scan after it).
+    assert.ok(changed.lastMs - changed.answeredMs < 150, `reads stopped ${(changed.lastMs - changed.answeredMs).toFixed(1)} ms after the answer`);
+    assert.equal(same.ended, 1, 'the same value again: ScanCount still shows the scan');
+    assert.ok(same.lastMs < 150, `the last read came ${same.lastMs.toFixed(1)} ms after the write`);
+  });
+
+  it('without a scan counter in the block, a write that changes nothing is chased for chaseMs', async () => {
+    // ioSize 4: the plant's bits only (idle plant, nothing moves); the second write repeats the
+    // first value, so no read after it differs from the first.
+    const v = 778000 + Math.floor(Math.random() * 1000);
+    const [, same] = await chaseAfterWrites({ ioSize: 4 }, [v, v]);
+    assert.equal(same.ended, 0, 'nothing changed: no early end');
+    assert.ok(same.lastMs >= 250, `chased on for chaseMs: the last read came ${same.lastMs.toFixed(1)} ms after the write`);
   });
 
   it('a read held up on the way is not followed by a rest longer than maxRestMs', async () => {
