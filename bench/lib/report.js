@@ -209,20 +209,27 @@ function markdown(s, plotFiles) {
   L.push('| target | result | detail |', '| --- | --- | --- |');
   const wan = s.profiles.wan;
   const loc = s.profiles.local;
+  // Why a target has no figure: the profile, the path or the section was not in this run.
+  const notRun = (profile, name, proto, section) => {
+    if (!profile) return `profile ${name} not in this run`;
+    if (!(o.protocols || []).includes(proto)) return `${label(proto)} not in this run's protocols`;
+    if (!profile.available[proto]) return `${label(proto)} path not available on profile ${name}`;
+    return `no ${section} in this run`;
+  };
   const wsWan = wan && ((wan.productions.ws && wan.productions.ws.variables.overall.n ? wan.productions.ws.variables.overall : null) || (wan.probe.ws && wan.probe.ws.stats));
   L.push(targetLine(`WAN WS–S7 mean ≤ ${TARGETS.wanWsMean} ms, p99 ≤ ${TARGETS.wanWsP99} ms`, wsWan && wsWan.n ? wsWan.mean <= TARGETS.wanWsMean && wsWan.p99 <= TARGETS.wanWsP99 : null,
-    wsWan && wsWan.n ? `mean ${fmt(wsWan.mean)}, p99 ${fmt(wsWan.p99)} (n ${wsWan.n}); network floor ${fmt(wan.floor && wan.floor.mean)}` : 'ws path not available in this run'));
+    wsWan && wsWan.n ? `mean ${fmt(wsWan.mean)}, p99 ${fmt(wsWan.p99)} (n ${wsWan.n}); network floor ${fmt(wan.floor && wan.floor.mean)}` : notRun(wan, 'wan', 'ws', 'productions or probes')));
   const wsLoc = loc && loc.probe.ws && loc.probe.ws.stats;
   L.push(targetLine(`loopback WS–S7 mean ≤ ${TARGETS.loopbackWsMean} ms, p99 ≤ ${TARGETS.loopbackWsP99} ms (probe, scan 10 ms)`, wsLoc && wsLoc.n ? wsLoc.mean <= TARGETS.loopbackWsMean && wsLoc.p99 <= TARGETS.loopbackWsP99 : null,
-    wsLoc && wsLoc.n ? `mean ${fmt(wsLoc.mean)}, p99 ${fmt(wsLoc.p99)} (n ${wsLoc.n})` : 'ws path not available in this run'));
+    wsLoc && wsLoc.n ? `mean ${fmt(wsLoc.mean)}, p99 ${fmt(wsLoc.p99)} (n ${wsLoc.n})` : notRun(loc, 'local', 'ws', 'probes')));
   const big = wan && wan.load.ws && wan.load.ws[TARGETS.loadUsers];
   L.push(targetLine(`${TARGETS.loadUsers} concurrent WS twins on WAN: 0 % errors, p99 < ${TARGETS.loadP99} ms`, big ? big.errors === 0 && big.summary.p99 < TARGETS.loadP99 : null,
-    big ? `errors ${big.errors} (${fmt(big.errorPct, 2)} %), p99 ${fmt(big.summary.p99)}` : `level not run (largest WAN ws level: ${wan && wan.load.ws ? Math.max(...Object.keys(wan.load.ws).map(Number)) : 'none'})`));
+    big ? `errors ${big.errors} (${fmt(big.errorPct, 2)} %), p99 ${fmt(big.summary.p99)}` : (wan && wan.load.ws ? `level not run (largest WAN ws level: ${Math.max(...Object.keys(wan.load.ws).map(Number))})` : notRun(wan, 'wan', 'ws', 'load levels'))));
   for (const proto of ['mqtt', 'opcua', 'modbus']) {
     const pp = wan && wan.productions[proto];
     const r = pp && pp.variables.overall;
     const st = STUDY.table1.rows[proto].overall.mean;
-    let detail = 'path not available in this run';
+    let detail = notRun(wan, 'wan', proto, 'productions');
     if (r && r.n) detail = `mean ${fmt(r.mean)} (n ${r.n}), tuning ${o.tuning}`;
     else if (pp && pp.failed) detail = `no sample: ${pp.failed} of ${pp.productions} productions failed (${pp.reasons[0]})`;
     L.push(targetLine(`WAN ${label(proto)} mean below the study's ${st} ms`, r && r.n ? r.mean < st : (pp && pp.failed ? false : null), detail));
