@@ -1,9 +1,9 @@
 'use strict';
 /**
  * lib/s7-connection.js against the REAL virtual PLC: after a write it chases the PLC's reaction
- * with back-to-back reads until it sees the PLC has scanned, and a long read is followed by a rest (readDuty) whatever asks for the
- * next one, but never longer than maxRestMs. (Its own file: node-snap7 allows one S7Server per
- * process.)
+ * with back-to-back reads until it sees the PLC has scanned, and a long read is followed by a
+ * rest (readDuty) whatever asks for the next one, but never longer than maxRestMs. (Its own
+ * file: node-snap7 allows one S7Server per process.)
  */
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
