@@ -55,6 +55,7 @@ const DEFAULTS = {
  * @param {string} [opts.pkiDir] client PKI folder
  * @param {number} [opts.pulseHoldMs] how long a replayed pulse value stays before the next (default 20)
  * @param {number} [opts.probeSlots] probe slots Req[i]/Res[i], i < probeSlots, relayed (default 128, 0 = off)
+ * @param {number} [opts.probeIdleMs] a PLC probe response idle this long stops being monitored (opcua-probes.js idleMs)
  * @returns {EventEmitter} events: 'forward' {to, values}, 'status' {side, status}, 'error' (never thrown)
  */
 function createOpcuaBridge(opts = {}) {
@@ -94,6 +95,7 @@ function createOpcuaBridge(opts = {}) {
     ...common, slots: o.probeSlots, plcEndpoint: o.plcEndpoint, cloudEndpoint: o.cloudEndpoint,
     plcCredentials: o.plcCredentials, cloudCredentials: o.cloudCredentials,
     cloudSecurityMode: o.cloudSecurityMode, cloudSecurityPolicy: o.cloudSecurityPolicy, retryMs: o.retryMs,
+    idleMs: o.probeIdleMs,
   }) : null;
   if (probes) {
     probes.on('status', (ev) => ee.emit('status', ev));

@@ -90,6 +90,7 @@ function createSide(opts) {
   const counters = {
     connects: 0, connectionsLost: 0, reconnects: 0, sessionsCreated: 0, sessionsRestored: 0, notifications: 0,
     writes: 0, writeItems: 0, writeErrors: 0, reads: 0, keepAliveFailures: 0, bytesOut: 0, bytesIn: 0,
+    removeErrors: 0, // monitored items that could not be deleted (removeMonitor)
   };
   let opcua = null;
   let client = null;
@@ -103,6 +104,7 @@ function createSide(opts) {
   const monitored = new Set(monitor); // every node id asked for, so addMonitor never adds one twice
   let batch = null; // notifications of the publish being delivered (see monitorGroup)
   let subscribing = null; // the subscription being created by addMonitor
+  const groupIds = new Map(); // group added by addMonitor -> its node ids (see removeMonitor)
 
   function setStatus(s, detail) {
     if (s === status) return;
@@ -275,11 +277,40 @@ function createSide(opts) {
         await subscribing;
       }
       const g = await monitorGroup(fresh, opcua.AttributeIds, opcua.TimestampsToReturn, opts.samplingIntervalMs ?? o.samplingIntervalMs);
+      groupIds.set(g, fresh);
       if (!group) group = g;
     } catch (err) {
       for (const id of fresh) monitored.delete(id);
       throw Object.assign(new OpcuaSideError('E_SUBSCRIBE', `${name}: could not monitor ${fresh.length} more item(s): ${err.message}`), { cause: err });
     }
+  }
+
+  /**
+   * Stop monitoring node ids added with addMonitor: their items are deleted on the server, which
+   * stops sampling them. Items added in one addMonitor call go only together (when every id of
+   * that call is given); the others stay. Only with a live session (else nothing is removed: the
+   * session repair would bring the items back).
+   * @param {string[]} nodeIds
+   * @returns {Promise<string[]>} the ids no longer monitored (addMonitor may add them again)
+   */
+  async function removeMonitor(nodeIds) {
+    const drop = new Set(nodeIds);
+    const removed = [];
+    for (const [g, ids] of [...groupIds]) {
+      if (!session || status !== 'connected') break;
+      if (!ids.every((id) => drop.has(id))) continue;
+      try {
+        await g.terminate();
+      } catch (err) {
+        counters.removeErrors += 1;
+        continue;
+      }
+      groupIds.delete(g);
+      for (const id of ids) monitored.delete(id);
+      removed.push(...ids);
+      if (group === g) group = groupIds.keys().next().value || null;
+    }
+    return removed;
   }
 
   // Bytes on the wire, over every secure channel this client has had (node-opcua keeps the sum).
@@ -372,6 +403,7 @@ function createSide(opts) {
     write,
     read,
     addMonitor,
+    removeMonitor,
     counters,
     get status() { return status; },
     get connected() { return status === 'connected'; },

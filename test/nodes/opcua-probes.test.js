@@ -83,7 +83,7 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   const srv = await startServer(t);
   const bridge = createOpcuaBridge({
     plcEndpoint: `opc.tcp://127.0.0.1:${plc.ports.opcua}`, cloudEndpoint: srv.endpointUrl, cloudCredentials: EDGE,
-    pkiDir: pkiDir('client'), probeSlots: SLOTS,
+    pkiDir: pkiDir('client'), probeSlots: SLOTS, probeIdleMs: 0, // the items are counted across restarts below
   });
   const errors = [];
   bridge.on('error', (e) => errors.push(e));
@@ -158,4 +158,44 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   }
   assert.equal((await countMonitoredItems(plcUrl)).items, 11 + 3);
   assert.equal(errors.filter((e) => e.code === 'E_WRITE_REFUSED').length, 0);
+});
+
+test('probe relay: a PLC response slot idle for idleMs stops being monitored, and is monitored again with its next probe', async (t) => {
+  const plc = await createPlc({ scanMs: 10, s7: false, modbus: false, opcua: { host: '127.0.0.1', port: await freePort(), pkiDir: pkiDir('plc') } });
+  t.after(() => plc.stop());
+  const srv = await startServer(t);
+  const plcUrl = `opc.tcp://127.0.0.1:${plc.ports.opcua}`;
+  const bridge = createOpcuaBridge({
+    plcEndpoint: plcUrl, cloudEndpoint: srv.endpointUrl, cloudCredentials: EDGE,
+    pkiDir: pkiDir('client'), probeSlots: SLOTS, probeIdleMs: 1500,
+  });
+  const errors = [];
+  bridge.on('error', (e) => errors.push(e));
+  t.after(() => bridge.stop());
+  await bridge.start();
+  const tr = createTransport({ url: srv.endpointUrl, ...TWIN, mode: 'subscribe', pkiDir: pkiDir('twin-client') });
+  t.after(() => tr.close());
+  await tr.connect();
+
+  let value = 3100000000 + Math.floor(Math.random() * 1e6);
+  for (const slot of [3, 4]) assert.equal(await roundTrip(tr, slot, ++value), value, `slot ${slot}`);
+  assert.equal(bridge.stats().probes.monitoredItems.plc, 2, 'slots 3 and 4 in use');
+  assert.equal((await countMonitoredItems(plcUrl)).items, 11 + 2, 'the PLC samples the tag outputs and the 2 probe responses');
+
+  // Slot 4 keeps probing; slot 3 goes quiet: its item goes once it has been idle for 1.5 s.
+  const keep = setInterval(() => tr.probe(4, ++value), 300);
+  try {
+    await waitFor(() => bridge.stats().probes.unwatched >= 1, 20000, 'the idle slot unwatched');
+    await waitFor(async () => (await countMonitoredItems(plcUrl)).items === 11 + 1, 20000, 'the PLC no longer samples slot 3');
+  } finally {
+    clearInterval(keep);
+  }
+  // Slot 4 was never idle, but it was added with slot 3 only if both were asked for at once:
+  // each went in its own addMonitor call here, so only slot 3's item went.
+  assert.equal(bridge.stats().probes.unwatched, 1);
+
+  // Slot 3 again: monitored again, and answered.
+  assert.equal(await roundTrip(tr, 3, ++value), value, 'slot 3 after it was unwatched');
+  assert.equal(bridge.stats().probes.monitoredItems.plc, 2);
+  assert.deepEqual(errors, []);
 });
