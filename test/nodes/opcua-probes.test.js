@@ -190,8 +190,8 @@ test('probe relay: a PLC response slot idle for idleMs stops being monitored, an
   } finally {
     clearInterval(keep);
   }
-  // Slot 4 was never idle, but it was added with slot 3 only if both were asked for at once:
-  // each went in its own addMonitor call here, so only slot 3's item went.
+  // Slots 3 and 4 were first probed one after the other, so each has an item of its own (items
+  // added together go only together): slot 4's, never idle, stays.
   assert.equal(bridge.stats().probes.unwatched, 1);
 
   // Slot 3 again: monitored again, and answered.
