@@ -180,7 +180,7 @@ module.exports = function register(RED) {
           done();
           return;
         }
-        conn.write(items.map((i) => ({ addr: i.addr, value: i.value }))).then(() => {
+        conn.write(items.map((i) => ({ addr: i.addr, value: i.value })), { independent: true }).then(() => {
           const about = { src: env.src, seq: env.seq, cid: env.cid };
           for (const i of items) {
             const prev = pending.get(i.slot);

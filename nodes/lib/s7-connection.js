@@ -12,7 +12,8 @@
  *   until the values change (the PLC has scanned since the write) or for at most `chaseMs`: the
  *   PLC reacts to a write within one scan, and the edge sees the reaction within one read (a
  *   fraction of a millisecond on a LAN) instead of up to a whole read cycle later;
- * - every value of one command is written in ONE multi-item write request;
+ * - every value of one command is written in ONE multi-item write request, and queued writes go
+ *   out together (lib/s7-batch.js: probe slots next to each other become one array item);
  * - writes are either done or refused: while the PLC is down write() rejects at once with
  *   E_PLC_DOWN, and writes waiting behind a lost connection are rejected, never written late.
  *
@@ -25,6 +26,7 @@ const { EventEmitter } = require('node:events');
 const { performance } = require('node:perf_hooks');
 const NodeS7 = require('nodes7');
 const { createBackoff } = require('./backoff');
+const { takeBatch: batchOf } = require('./s7-batch');
 
 const DEFAULTS = {
   port: 102,
@@ -53,8 +55,9 @@ const DEFAULTS = {
   ioSize: 16, // bytes of the I/O block to read (tags.ioDbSize)
   maxWrites: 4096, // writes waiting behind the one in progress; more are refused (E_BUSY)
   // An S7 read/write job carries at most 20 variables (the protocol's limit; snap7's server
-  // segfaults past it and nodes7 does not split writes): queued writes are merged up to this, and
-  // a larger write is split into jobs of this size.
+  // segfaults past it and nodes7 does not split writes): queued writes are merged up to this (and
+  // one PDU), and a larger write is split into jobs of this size. Independent writes (probes) to
+  // neighbouring DWORDs count as one variable (lib/s7-batch.js).
   maxBatchItems: 20,
   // Requests nodes7 may have in flight at once when one read spans several PDUs (the probe
   // response blocks under load). nodes7 takes the PLC's offer (8 from snap7's server), but
@@ -111,6 +114,7 @@ function createS7Connection(opts) {
   const counters = {
     connects: 0, reconnects: 0, reads: 0, readErrors: 0, writes: 0, writeErrors: 0, refused: 0,
     lastReadMs: 0, batched: 0, // writes that went out merged with others in one job
+    writeJobs: 0, // write requests sent (writes / writeJobs = writes per request)
     chaseReads: 0, // reads made back to back in a chase window after a write
     chaseEnds: 0, // chases ended early: the PLC's scan after the write was seen
     rests: 0, // reads of several PDUs followed by a rest (readDuty)
@@ -287,20 +291,15 @@ function createS7Connection(opts) {
   }
 
   /**
-   * Every queued write, in order, merged into one job of at most maxBatchItems items (a single
-   * larger write goes alone). Each write's items stay together, so each is still all or nothing
-   * from its sender's view: the job succeeds or fails as one.
+   * The next job: the first queued write and those that can join it (lib/s7-batch.js), resolved
+   * or rejected together. Each write's items stay together, so each is still all or nothing from
+   * its sender's view.
    */
   function takeBatch() {
-    const ops = [writes.shift()];
-    let n = ops[0].items.length;
-    while (writes.length && n + writes[0].items.length <= o.maxBatchItems) {
-      n += writes[0].items.length;
-      ops.push(writes.shift());
-    }
-    if (ops.length === 1) return ops[0];
+    const { ops, items } = batchOf(writes, { maxItems: o.maxBatchItems, maxPdu: (inst && inst.maxPDU) || 240 });
+    if (ops.length === 1 && items.length === ops[0].items.length) return ops[0];
     return {
-      items: ops.flatMap((op) => op.items),
+      items,
       resolve: () => { for (const op of ops) op.resolve(); },
       reject: (err) => { for (const op of ops) op.reject(err); },
       merged: ops.length,
@@ -310,6 +309,7 @@ function createS7Connection(opts) {
   function doWrite(op) {
     const me = inst;
     busy = { kind: 'write', op };
+    counters.writeJobs += 1;
     guard(o.timeoutMs * 2, () => fail(me, s7Error('E_TIMEOUT', 'write timed out')));
     const rc = me.writeItems(op.items.map((i) => i.addr), op.items.map((i) => i.value), (bad) => {
       if (me !== inst || closed) return;
@@ -352,9 +352,13 @@ function createS7Connection(opts) {
     /**
      * Write several items in one request.
      * @param {Array<{addr: string, value: number|boolean}>} items nodes7 addresses and values
+     * @param {{independent?: boolean}} [opts] independent: no other write's order against this
+     *   one matters, except writes to the same addresses (probe slots); such writes may go out
+     *   ahead of others queued before them, merged with neighbouring ones (lib/s7-batch.js)
      * @returns {Promise<void>} rejects with E_PLC_DOWN, E_BUSY, E_WRITE
      */
-    write(items) {
+    write(items, opts = {}) {
+      const independent = opts.independent === true;
       return new Promise((resolve, reject) => {
         if (!up) {
           counters.refused += 1;
@@ -367,13 +371,13 @@ function createS7Connection(opts) {
           return;
         }
         if (items.length <= o.maxBatchItems) {
-          writes.push({ items, resolve, reject });
+          writes.push({ items, resolve, reject, independent });
         } else {
           // Only probes (many slots in one frame) get here; a command has at most the table's
           // inputs. Each part is written in order; the whole resolves when all parts did.
           const parts = [];
           for (let i = 0; i < items.length; i += o.maxBatchItems) {
-            parts.push(new Promise((res, rej) => writes.push({ items: items.slice(i, i + o.maxBatchItems), resolve: res, reject: rej })));
+            parts.push(new Promise((res, rej) => writes.push({ items: items.slice(i, i + o.maxBatchItems), resolve: res, reject: rej, independent })));
           }
           Promise.all(parts).then(() => resolve(), reject);
         }

@@ -109,6 +109,41 @@ describe('s7-connection read pacing against the virtual PLC', () => {
     assert.ok(same.lastMs >= 250, `chased on for chaseMs: the last read came ${same.lastMs.toFixed(1)} ms after the write`);
   });
 
+  /**
+   * Queue a write to each of `slots` at once (probe slot i gets 500000 + i), as a burst of twins
+   * does, and a command (StopButton off) in the middle; the write jobs it took once all landed.
+   */
+  async function burst(slots, independent) {
+    const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 0, timeoutMs: 2000 });
+    conn.start();
+    try {
+      await waitFor(() => conn.connected, 10000, 'the S7 connection');
+      const jobs0 = conn.counters.writeJobs;
+      const writes = slots.map((s, i) => {
+        const w = conn.write([{ addr: `DB2,DWORD${4 * s}`, value: 500000 + s }], { independent });
+        return i === 100 ? Promise.all([w, conn.write([{ addr: 'DB1,X0.1', value: false }])]) : w;
+      });
+      await Promise.all(writes);
+      const jobs = conn.counters.writeJobs - jobs0;
+      await sleep(60); // a few scans: every request is copied to its response slot
+      for (const s of slots) assert.equal(plc.probeResponse(s), 500000 + s, `slot ${s}`);
+      assert.equal(conn.counters.writeErrors, 0);
+      return jobs;
+    } finally {
+      await conn.close();
+    }
+  }
+
+  it('a burst of probe writes goes out as few jobs, neighbouring slots as one item', async () => {
+    const slots = Array.from({ length: 300 }, (_, i) => 1 + i).sort(() => Math.random() - 0.5);
+    const plain = await burst(slots, false);
+    const merged = await burst(slots.map((s) => s + 300), true);
+    // 301 writes in jobs of at most 20 items; merged, a job holds as many neighbouring slots as
+    // one PDU takes (232 in one item at 960 bytes).
+    assert.ok(plain >= 16, `plain writes took ${plain} jobs`);
+    assert.ok(merged <= 8, `merged probe writes took ${merged} jobs`);
+  });
+
   it('a read held up on the way is not followed by a rest longer than maxRestMs', async () => {
     // A TCP relay between the connection and the PLC that can hold one answer back for 60 ms, as
     // a GC pause or a busy core holds a read up. The read then "took" 60 ms; a rest of twice that
