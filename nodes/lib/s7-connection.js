@@ -62,7 +62,7 @@ const DEFAULTS = {
   // Requests nodes7 may have in flight at once when one read spans several PDUs (the probe
   // response blocks under load). nodes7 takes the PLC's offer (8 from snap7's server), but
   // snap7 serves one connection's requests one by one and pipelined requests stall: a 4 KB read
-  // in five PDUs took 5.4 ms median with 8 in flight and 0.23 ms with 1 (bench/s7-read-bench.js).
+  // in five PDUs took 5.4 ms median with 8 in flight and 0.23 ms with 1 (bench/plc-bench.js, "read DB3").
   // Over a real network to a real PLC, more in flight can pay off; measure before raising it.
   parallelJobs: 1,
   backoff: {}, // lib/backoff.js defaults: 200 ms doubling to 5 s, jitter
