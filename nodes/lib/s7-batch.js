@@ -40,6 +40,24 @@ function dataBytes(addr) {
   return b + (b % 2);
 }
 
+/** Numeric key of a data block DWORD (db, byte): neighbours are key ± 4. */
+const wordKey = (db, byte) => db * 0x1000000 + byte;
+const parsedOf = new WeakMap(); // write -> its items' keys, parsed once however often it is looked at
+
+/** `[{key, word, bytes}]` of a write's items: word = DWORD key when it may merge, else null. */
+function parse(op) {
+  let p = parsedOf.get(op);
+  if (!p) {
+    p = op.items.map((it) => {
+      const d = dwordAddr(it.addr);
+      const key = d ? wordKey(d.db, d.byte) : it.addr;
+      return { key, word: d && op.independent ? key : null, bytes: d ? 4 : dataBytes(it.addr) };
+    });
+    parsedOf.set(op, p);
+  }
+  return p;
+}
+
 /**
  * Take the next job's writes out of `queue` (changed in place: taken writes are removed, the
  * others keep their order).
@@ -50,86 +68,84 @@ function dataBytes(addr) {
  *   reject them together) and the job's items
  */
 function takeBatch(queue, o) {
+  if (queue.length === 1) { const op = queue.pop(); return { ops: [op], items: op.items }; }
   const scanLimit = o.scanLimit || 1024;
-  const words = new Map(); // "db:byte" -> value, of independent single-DWORD items
+  const words = new Map(); // DWORD key -> value, of independent single-DWORD items
   const plain = []; // every other item, in queue order
-  const used = new Set(); // addresses written by the job ("db:byte" for DWORDs, else the text)
-  const blocked = new Set(); // addresses of writes left in the queue: nothing passes them
+  const used = new Set(); // keys written by the job
+  const blocked = new Set(); // keys of writes left in the queue: nothing passes them
   let items = 0;
   let bytes = REQUEST_BYTES;
   let leftOne = false; // a write was left in the queue: dependent writes behind it must stay
   const ops = [];
   const rest = [];
-  const keyOf = (addr) => { const d = dwordAddr(addr); return d ? `${d.db}:${d.byte}` : addr; };
 
   /** Items and bytes the job grows by with `op`, or null when it cannot join at all. */
   function cost(op) {
+    const parsed = parse(op);
     let di = 0;
     let db = 0;
-    const mine = new Set();
-    for (const it of op.items) {
-      const key = keyOf(it.addr);
-      if (used.has(key) || blocked.has(key) || mine.has(key)) return null;
-      mine.add(key);
-      const d = op.independent ? dwordAddr(it.addr) : null;
-      if (d) {
-        const has = (b) => words.has(`${d.db}:${b}`) || mine.has(`${d.db}:${b}`);
-        const runs = 1 - (has(d.byte - 4) ? 1 : 0) - (has(d.byte + 4) ? 1 : 0);
+    const mine = parsed.length > 1 ? new Set() : null;
+    const has = (k) => words.has(k) || (mine !== null && mine.has(k));
+    for (const it of parsed) {
+      if (used.has(it.key) || blocked.has(it.key) || (mine && mine.has(it.key))) return null;
+      if (mine) mine.add(it.key);
+      if (it.word !== null) {
+        const runs = 1 - (has(it.word - 4) ? 1 : 0) - (has(it.word + 4) ? 1 : 0);
         di += runs;
         db += 4 + ITEM_BYTES * runs;
       } else {
         di += 1;
-        db += ITEM_BYTES + dataBytes(it.addr);
+        db += ITEM_BYTES + it.bytes;
       }
     }
     return { di, db };
   }
 
   function take(op) {
-    for (const it of op.items) {
-      used.add(keyOf(it.addr));
-      const d = op.independent ? dwordAddr(it.addr) : null;
-      if (d) words.set(`${d.db}:${d.byte}`, it.value);
-      else plain.push(it);
+    const parsed = parse(op);
+    for (let k = 0; k < parsed.length; k++) {
+      used.add(parsed[k].key);
+      if (parsed[k].word !== null) words.set(parsed[k].word, op.items[k].value);
+      else plain.push(op.items[k]);
     }
     ops.push(op);
   }
 
+  function leave(op) {
+    rest.push(op);
+    leftOne = true;
+    for (const it of parse(op)) blocked.add(it.key);
+  }
+
   for (let i = 0; i < queue.length; i++) {
     const op = queue[i];
-    if (i >= scanLimit) { rest.push(op); continue; }
+    if (i >= scanLimit || bytes + 4 > o.maxPdu) { rest.push(op); continue; } // nothing more fits
+    if (i > 0 && !op.independent && leftOne) { leave(op); continue; }
     // The first write always goes (alone if it is larger than a job: the caller splits those).
     const c = cost(op) || (i === 0 ? { di: op.items.length, db: 0 } : null);
-    if (i === 0 || (c && (op.independent || !leftOne) && items + c.di <= o.maxItems && bytes + c.db <= o.maxPdu)) {
+    if (i === 0 || (c && items + c.di <= o.maxItems && bytes + c.db <= o.maxPdu)) {
       take(op);
       items += c.di;
       bytes += c.db;
-      continue;
+    } else {
+      leave(op);
     }
-    rest.push(op);
-    leftOne = true;
-    for (const it of op.items) blocked.add(keyOf(it.addr));
   }
   queue.splice(0, queue.length, ...rest);
 
   // The job's items: plain ones as they came, then each run of neighbouring DWORDs as one item.
   const out = plain.slice();
-  const byDb = new Map();
-  for (const [key, value] of words) {
-    const [db, byte] = key.split(':').map(Number);
-    if (!byDb.has(db)) byDb.set(db, []);
-    byDb.get(db).push({ byte, value });
-  }
-  for (const [db, list] of byDb) {
-    list.sort((a, b) => a.byte - b.byte);
-    for (let s = 0; s < list.length;) {
-      let e = s + 1;
-      while (e < list.length && list[e].byte === list[e - 1].byte + 4) e += 1;
-      out.push(e - s === 1
-        ? { addr: `DB${db},DWORD${list[s].byte}`, value: list[s].value }
-        : { addr: `DB${db},DWORD${list[s].byte}.${e - s}`, value: list.slice(s, e).map((w) => w.value) });
-      s = e;
-    }
+  const list = [...words.keys()].sort((a, b) => a - b);
+  for (let s = 0; s < list.length;) {
+    let e = s + 1;
+    while (e < list.length && list[e] === list[e - 1] + 4) e += 1;
+    const db = Math.floor(list[s] / 0x1000000);
+    const byte = list[s] % 0x1000000;
+    out.push(e - s === 1
+      ? { addr: `DB${db},DWORD${byte}`, value: words.get(list[s]) }
+      : { addr: `DB${db},DWORD${byte}.${e - s}`, value: list.slice(s, e).map((k) => words.get(k)) });
+    s = e;
   }
   return { ops, items: out };
 }
