@@ -11,7 +11,7 @@
  * other slots nobody can see) may also join from further back in the queue, ahead of writes that
  * stay queued, and their single `DBn,DWORDb` items that are neighbours in memory become one array
  * item (`DBn,DWORDb.len`). A deep queue of probes (1,000 twins starting at once) then goes out in
- * far fewer items and jobs: nodes7 allocates 64-96 KB of buffers per item of a write, and at the
+ * far fewer items and jobs: nodes7 allocates 96 KB of buffers per item of a write, and at the
  * start of a 1,000-twin level that allocation and the garbage collections it set off took half of
  * the edge's time (docs/bridge.md). Order is kept where it can be seen: writes to the same
  * address go out in queue order (a write never joins ahead of a queued one to its address), and
