@@ -150,4 +150,4 @@ function takeBatch(queue, o) {
   return { ops, items: out };
 }
 
-module.exports = { takeBatch, dwordAddr, REQUEST_BYTES, ITEM_BYTES };
+module.exports = { takeBatch };
