@@ -15,6 +15,10 @@
  *          land anywhere in the cycle as a twin's would (expect about half a scan on average);
  *          "back to back" starts each probe right after the previous answer, which phase-locks
  *          the loop to the scan and costs a whole scan every time (what a polling edge sees).
+ *   input → output  write StartButton (or StopButton) as the edge writes a twin's input, then
+ *          read DB1 back to back until GreenLamp follows: the program's path, an input read at
+ *          scan start and the output written into DB1 at scan end by the PLC's own S7 client
+ *          (plc/s7.js); random phase as above. Both buttons are released after each sample.
  *
  * Do not over-read: loopback on one shared 2-core machine, the scan is a Node.js timer, and
  * nodes7 runs one job at a time. Compare runs made on the same machine only.
@@ -108,12 +112,25 @@ async function main() {
     s7.conn.maxParallel = offered;
     const random = await probes(true);
     const locked = await probes(false);
+    // Input to output: start and stop presses, each timed until GreenLamp follows.
+    const io = [];
+    for (let k = 0; k < N + WARMUP; k++) {
+      const on = k % 2 === 0;
+      const button = on ? 'DB1,X0.0' : 'DB1,X0.1';
+      await new Promise((r) => setTimeout(r, Math.random() * SCAN_MS));
+      const t0 = performance.now();
+      await s7.write({ [button]: true });
+      while ((await s7.read(['DB1,X2.7']))['DB1,X2.7'] !== on) { /* poll back to back */ }
+      if (k >= WARMUP) io.push(performance.now() - t0);
+      await s7.write({ [button]: false });
+    }
     const where = INPROC ? 'in-process' : 'child process';
     console.log(`virtual S7-1500 (${where}), scan ${SCAN_MS} ms, nodes7 over loopback, ${N} samples each after ${WARMUP} warm-up`);
     console.log(line('read DB1 (16 bytes)', summarise(reads)));
     for (const [par, t] of Object.entries(blockReads)) console.log(line(`read DB3 4 KB, ${par} in flight`, summarise(t)));
     console.log(line('probe, random phase', summarise(random)));
     console.log(line('probe, back to back', summarise(locked)));
+    console.log(line('input → output', summarise(io)));
   } finally {
     await s7.close();
     await plc.stop();

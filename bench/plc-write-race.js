@@ -1,21 +1,19 @@
 'use strict';
 /**
  * Are S7 client writes ever undone by the virtual PLC's scan? (docs/plc.md, "S7 memory").
- * snap7's server lets JS replace a data block only whole (SetArea), so the scan's write-back
- * reads DB1, merges the PLC's own bits in and writes it back; a client write
- * that lands between the read and the write is lost. This script makes that as likely as it can:
- * a 2 ms scan that writes DB1 back every scan, a neighbour allocating in the PLC's process (GC
- * pauses, as an OPC UA server causes), and an S7 client toggling an input bit and reading it
- * back a few scans later, N times.
+ * The PLC used to write DB1 back by reading it, merging its own bits in and replacing it whole
+ * (snap7's server lets JS replace a data block only whole); a client write that landed between
+ * the read and the write was lost. It now writes its bytes through its own S7 client. This script
+ * makes a loss as likely as it can: a 2 ms scan that writes DB1 every scan, a neighbour
+ * allocating in the PLC's process (GC pauses, as an OPC UA server causes), and an S7 client
+ * toggling an input bit and reading it back a few scans later, N times.
  *
  *   node bench/plc-write-race.js [--n 3000]
  *
- * Prints how many writes were lost (exit code 1 if any). Before the write-back was made
- * allocation-free between the read and the write: 3 of 3,000 lost; after: 0 of 3,000, 1 of 6,000,
- * 2 of 9,000 (2026-11-22, this project's 2-core machine): the window left is a 16-byte merge
- * between two native calls, and the OS can still preempt the thread there. The default 10 ms
- * scan writes DB1 back only when an output changes (and every 10th scan), far less often than
- * this script's every 2 ms. A timing race, so measured here, not asserted in a test.
+ * Prints how many writes were lost (exit code 1 if any). With the merge: 3 of 3,000 lost while
+ * it allocated between read and write; 0 of 3,000, 1 of 6,000, 2 of 9,000 without (2026-11-22).
+ * With the PLC's own client: 0 of 3,000 (2026-11-23). All on this project's 2-core machine.
+ * test/plc/s7-race.test.js places the client writes deterministically instead.
  */
 const { startPlc, s7Connect } = require('../test/helpers/plc');
 
@@ -41,7 +39,7 @@ async function main() {
     await s7.close();
     await plc.stop();
   }
-  console.log(`S7 input writes ${N}, undone by the scan's write-back ${lost}`);
+  console.log(`S7 input writes ${N}, undone by the scan ${lost}`);
   process.exitCode = lost ? 1 : 0;
 }
 

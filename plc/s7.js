@@ -13,13 +13,16 @@
  * - Resourceless mode (a JS callback per access) would serve every read through the event loop
  *   and its callback cannot return an error, so a read of an unknown DB would succeed with zeros.
  *
- * So each scan: pull = GetArea (one locked copy) of DB1 and DB2; push = GetArea of DB1 again, put
- * only the PLC-owned output bits (image.mask) and the inputs written this scan through other
- * interfaces into that fresh copy, and SetArea it only if something differs. A client write can
- * be lost only if it lands between that GetArea and SetArea: everything that allocates (and so
- * could pause for a GC) is done before GetArea, so the window is a 16-byte merge; pushes
- * happen only when an output changes (ScanCount is refreshed every `scanCountEvery` scans to keep
- * them rare). DB2 is written by clients only (plus queued probe writes); DB3 and MK by the PLC only.
+ * So a scan reads DB1 and DB2 with GetArea (pull), but writes into them (push) only through its
+ * own S7 client connected to this server: its output bytes, the inputs and probe requests that
+ * other interfaces wrote, each as an S7 write item (plc/s7-push.js), which snap7 applies under
+ * the area's lock as it does any client's. A GetArea-merge-SetArea write-back undid a client
+ * write that landed between the two calls (the OS can preempt the thread there): it stalled a CI
+ * run's production with a lost Piston1Front. The client writes asynchronously (snap7's client
+ * polls for the answer in 1 ms sleeps, so a blocking call would stall the scan for a millisecond),
+ * one job at a time; until a write has landed the pull lays its value over what it read. Only
+ * while that connection is down does the scan fall back to the merge (counter s7PushFallbacks).
+ * DB3 and MK are written by the PLC only, with SetArea.
  *
  * node-snap7 keeps its async handles in static globals: two S7Server instances in one process
  * corrupt each other. One server object is therefore shared by the whole process and owned by at
@@ -28,7 +31,8 @@
 const snap7 = require('node-snap7');
 const tags = require('../nodes/lib/tags');
 const { PlcError } = require('./errors');
-const { markTag } = require('./image');
+const { createBackoff } = require('../nodes/lib/backoff');
+const { createPushQueue, apply } = require('./s7-push');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -58,11 +62,16 @@ function sharedServer() {
   return shared;
 }
 
+/** Where the PLC's own client reaches a server listening on `host`. */
+const selfHost = (host) => (!host || host === '0.0.0.0' ? '127.0.0.1' : host);
+
 /**
  * Start the S7 server over a process image.
  * @param {object} image from createImage()
- * @param {{host?: string, port: number, counters: object, scanCountEvery?: number}} opts port must be
- *   a real port (the caller picks a free one for 0: snap7 cannot report the port it bound)
+ * @param {{host?: string, port: number, counters: object, createClient?: () => object}} opts port
+ *   must be a real port (the caller picks a free one for 0: snap7 cannot report the port it
+ *   bound); createClient makes the PLC's own S7 client (default a node-snap7 S7Client; tests wrap
+ *   one to make its writes fail)
  * @returns {{port:number, pull():void, push(applied):void, stop():Promise<void>}}
  * @throws {PlcError} E_S7_IN_USE, E_S7_START
  */
@@ -71,24 +80,42 @@ function startS7(image, opts) {
   const c = cfg.counters;
   if (owner) throw new PlcError('E_S7_IN_USE', 'this process already runs a virtual PLC with S7 on (node-snap7 allows one server per process)');
   const srv = sharedServer();
-  Object.assign(c, { s7Clients: 0, s7Connects: 0, s7Writes: 0, s7WriteErrors: 0, s7ClientErrors: 0 });
+  Object.assign(c, {
+    s7Clients: 0, s7Connects: 0, s7Writes: 0, s7WriteErrors: 0, s7ClientErrors: 0,
+    s7PushJobs: 0, s7PushErrors: 0, s7PushFallbacks: 0,
+  });
+  // The PLC's own client shows up in the server's events like any other: its connects and
+  // writes are expected here and not counted as clients'.
+  const own = { adds: 0, drops: 0, writes: new Map() }; // writes: "db:start:size" -> count
+  const sig = (db, start, size) => `${db}:${start}:${size}`;
   owner = (ev) => {
     switch (ev.EvtCode) {
-      case K.evcClientAdded: c.s7Clients += 1; c.s7Connects += 1; break;
+      case K.evcClientAdded:
+        if (own.adds > 0) { own.adds -= 1; break; }
+        c.s7Clients += 1; c.s7Connects += 1; break;
       case K.evcClientDisconnected:
-      case K.evcClientTerminated: c.s7Clients = Math.max(0, c.s7Clients - 1); break;
-      case K.evcDataWrite: if (ev.EvtRetCode) c.s7WriteErrors += 1; else c.s7Writes += 1; break;
+      case K.evcClientTerminated:
+        if (own.drops > 0) { own.drops -= 1; break; }
+        c.s7Clients = Math.max(0, c.s7Clients - 1); break;
+      case K.evcDataWrite: {
+        const k = sig(ev.EvtParam2, ev.EvtParam3, ev.EvtParam4);
+        const n = own.writes.get(k);
+        if (n) { if (n === 1) own.writes.delete(k); else own.writes.set(k, n - 1); break; }
+        if (ev.EvtRetCode) c.s7WriteErrors += 1; else c.s7Writes += 1;
+        break;
+      }
       default: c.s7ClientErrors += 1;
     }
   };
-  const fail = (what) => {
-    const text = srv.ErrorText(srv.LastError());
+  const client = cfg.createClient ? cfg.createClient() : new snap7.S7Client();
+  const fail = (what, text = srv.ErrorText(srv.LastError())) => {
     cleanup();
     return new PlcError('E_S7_START', `S7 server: ${what} failed on ${cfg.host}:${cfg.port}: ${text}`);
   };
   const areas = [[AREA_DB, IO_DB, image.db1], [AREA_DB, REQ_DB, image.db2], [AREA_DB, RES_DB, image.db3], [AREA_MK, 0, image.mk]];
   const registered = [];
   function cleanup() {
+    try { if (client.Connected()) { own.drops += 1; client.Disconnect(); } } catch { /* gone */ }
     try { srv.Stop(); } catch { /* already stopped */ }
     for (const [area, index] of registered.splice(0)) {
       if (area === AREA_DB) srv.UnregisterArea(area, index); else srv.UnregisterArea(area);
@@ -104,60 +131,141 @@ function startS7(image, opts) {
     registered.push([area, index]);
   }
   if (!srv.StartTo(cfg.host)) throw fail('StartTo');
+  client.SetParam(client.RemotePort, cfg.port);
+  own.adds += 1;
+  if (!client.ConnectTo(selfHost(cfg.host), 0, 1)) {
+    own.adds -= 1;
+    throw fail(`the PLC's own S7 connection to ${selfHost(cfg.host)}`, client.ErrorText(client.LastError()));
+  }
 
   let lastDb3 = Buffer.from(image.db3);
   let lastMk = Buffer.from(image.mk);
   let stopped = false;
-  const { mask } = image;
-  const db1Val = Buffer.alloc(image.db1.length); // the PLC's bytes for DB1 this scan
-  const db1Own = Buffer.alloc(image.db1.length); // which bits of them it writes
+  let up = true; // the own client is connected
+  let job = null; // the write job in flight: {items, done: Promise}
+  let retryTimer = null;
+  const backoff = createBackoff({ initialMs: 50, maxMs: 2000 });
+  const queue = createPushQueue({ mask: image.mask, ioDb: IO_DB, reqDb: REQ_DB, pdu: client.PDULength() || undefined });
+  let native1 = Buffer.from(image.db1); // DB1 as the last pull read it
+
+  /** Send the next queued job through the own client, if none is in flight. */
+  function kick() {
+    if (stopped || !up || queue.busy) return;
+    const next = queue.take();
+    if (!next) return;
+    const vars = next.items.map((it) => ({
+      Area: client.S7AreaDB, DBNumber: it.db, Amount: it.bit >= 0 ? 1 : it.data.length,
+      WordLen: it.bit >= 0 ? client.S7WLBit : client.S7WLByte, Start: it.bit >= 0 ? it.start * 8 + it.bit : it.start, Data: it.data,
+    }));
+    for (const it of next.items) {
+      const k = sig(it.db, it.start, it.bit >= 0 ? 1 : it.data.length);
+      own.writes.set(k, (own.writes.get(k) || 0) + 1);
+    }
+    c.s7PushJobs += 1;
+    let settle;
+    job = { vars, done: new Promise((r) => { settle = r; }) }; // vars keeps the buffers alive
+    client.WriteMultiVars(vars, (err, res) => {
+      job = null;
+      settle();
+      if (stopped) return;
+      if (err) {
+        // The connection is gone (snap7 reports no per-job detail worth keeping): the entries
+        // go back to the queue, the scan writes them back without the client until it is back.
+        c.s7PushErrors += 1;
+        for (const it of next.items) {
+          const k = sig(it.db, it.start, it.bit >= 0 ? 1 : it.data.length);
+          const n = own.writes.get(k);
+          if (n === 1) own.writes.delete(k); else if (n) own.writes.set(k, n - 1);
+        }
+        queue.done(false);
+        lost();
+        return;
+      }
+      // An item the server refused (cannot happen for the PLC's own areas) is counted, not retried.
+      if (Array.isArray(res)) for (const r of res) if (r && r.Result) c.s7PushErrors += 1;
+      queue.done(true);
+      kick();
+    });
+  }
+
+  /** The own connection failed: write back without it, reconnect with back-off. */
+  function lost() {
+    if (!up) return;
+    up = false;
+    own.drops += 1;
+    try { client.Disconnect(); } catch { /* already down */ }
+    fallback();
+    reconnect();
+  }
+
+  function reconnect() {
+    if (stopped || retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      if (stopped) return;
+      own.adds += 1;
+      client.ConnectTo(selfHost(cfg.host), 0, 1, (err) => {
+        if (stopped) return;
+        if (err) { own.adds -= 1; reconnect(); return; }
+        up = true;
+        backoff.connected();
+        kick();
+      });
+    }, backoff.next());
+  }
+
+  /**
+   * Write back without the client: each area read, merged and replaced whole. A client write
+   * landing between GetArea and SetArea is undone, so this runs only while the client is down.
+   */
+  function fallback() {
+    const entries = queue.drain();
+    if (!entries.length) return;
+    c.s7PushFallbacks += 1;
+    for (const [db, entriesOf] of [[IO_DB, entries.filter((e) => e.db === IO_DB)], [REQ_DB, entries.filter((e) => e.db === REQ_DB)]]) {
+      if (!entriesOf.length) continue;
+      const cur = srv.GetArea(AREA_DB, db);
+      for (const e of entriesOf) apply(cur, e);
+      srv.SetArea(AREA_DB, db, cur);
+    }
+  }
 
   return {
     port: cfg.port,
 
-    /** Scan start: client writes to DB1 input bits and to DB2 become the PLC's view. */
+    /**
+     * Scan start: client writes to DB1 input bits and to DB2 become the PLC's view, with the
+     * PLC's own writes that have not landed yet laid over them.
+     */
     pull() {
-      const cur = srv.GetArea(AREA_DB, IO_DB);
-      for (let b = 0; b < cur.length; b++) image.db1[b] = (image.db1[b] & mask[b]) | (cur[b] & ~mask[b]);
+      native1 = srv.GetArea(AREA_DB, IO_DB);
+      const { mask } = image;
+      const db1 = image.db1;
+      for (let b = 0; b < native1.length; b++) db1[b] = (db1[b] & mask[b]) | (native1[b] & ~mask[b]);
       srv.GetArea(AREA_DB, REQ_DB).copy(image.db2);
+      queue.overlay(db1, image.db2);
     },
 
     /**
-     * Scan end: outputs, markers and probe responses out; writes queued by other interfaces in.
+     * Scan end: probe responses and markers out first (the PLC's alone), then the outputs and
+     * what other interfaces wrote this scan through the own client.
      * @param {{inputs: Map<object, number>, probes: Map<number, number>}} applied this scan's queued writes
      */
     push(applied) {
-      // What the PLC writes into DB1 this scan, as bytes and a byte mask, prepared BEFORE the
-      // native read: between GetArea and SetArea a client's write is lost (SetArea overwrites the
-      // whole area), so that window holds no allocation (a GC pause there lost 3 of 3,000 S7
-      // writes under load: bench/plc-write-race.js) and nothing but a 16-byte merge.
-      mask.copy(db1Own);
-      image.db1.copy(db1Val);
-      for (const [tag, v] of applied.inputs) {
-        tags.writeTag(db1Val, tag, v);
-        markTag(db1Own, tag);
-      }
-      const cur = srv.GetArea(AREA_DB, IO_DB);
-      let changed = false;
-      for (let b = 0; b < cur.length; b++) {
-        const v = (cur[b] & ~db1Own[b]) | (db1Val[b] & db1Own[b]);
-        if (v !== cur[b]) { cur[b] = v; changed = true; }
-      }
-      if (changed) srv.SetArea(AREA_DB, IO_DB, cur);
-      if (applied.probes.size) {
-        const slots = [...applied.probes];
-        const req = srv.GetArea(AREA_DB, REQ_DB);
-        for (let k = 0; k < slots.length; k++) req.writeUInt32BE(slots[k][1], 4 * slots[k][0]);
-        srv.SetArea(AREA_DB, REQ_DB, req);
-      }
       if (!image.db3.equals(lastDb3)) { srv.SetArea(AREA_DB, RES_DB, image.db3); image.db3.copy(lastDb3); }
       if (!image.mk.equals(lastMk)) { srv.SetArea(AREA_MK, image.mk); image.mk.copy(lastMk); }
+      queue.outputs(image.db1, native1);
+      for (const [tag, v] of applied.inputs) queue.input(tag, v);
+      for (const [slot, v] of applied.probes) queue.probe(slot, v);
+      if (up) kick(); else fallback();
     },
 
-    /** Stop serving: disconnects every client and frees the shared server for the next PLC. */
+    /** Stop serving: the job in flight ends, then every client is disconnected and the shared server freed. */
     async stop() {
       if (stopped) return;
       stopped = true;
+      if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+      if (job) await Promise.race([job.done, new Promise((r) => setTimeout(r, 2000).unref())]);
       cleanup();
       lastDb3 = null; lastMk = null;
     },
