@@ -151,7 +151,10 @@ async function runTwin(opts = {}) {
     const s = plant.summary();
     const summary = recorder.summary();
     const ts = transport.stats();
-    if (reason === 'stalled') reason = `stalled: no box finished for ${stallMs} ms (${s.packed + s.rejected}/${s.boxes} sorted; ${stalledAt})`;
+    if (reason === 'stalled') {
+      const errs = Object.keys(ts.errorCodes || {}).length ? `; errors from the path ${JSON.stringify(ts.errorCodes)}` : '';
+      reason = `stalled: no box finished for ${stallMs} ms (${s.packed + s.rejected}/${s.boxes} sorted; ${stalledAt}${errs})`;
+    }
     else if (s.missorted) reason = `${s.missorted} of ${s.boxes} boxes mis-sorted`;
     result = {
       ok: !reason,
