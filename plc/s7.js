@@ -142,7 +142,7 @@ function startS7(image, opts) {
   let lastMk = Buffer.from(image.mk);
   let stopped = false;
   let up = true; // the own client is connected
-  let job = null; // the write job in flight: {items, done: Promise}
+  let job = null; // the own client's call in flight (a write job or a reconnect): {what, done, settle}
   let retryTimer = null;
   const backoff = createBackoff({ initialMs: 50, maxMs: 2000 });
   const queue = createPushQueue({ mask: image.mask, ioDb: IO_DB, reqDb: REQ_DB, pdu: client.PDULength() || undefined });
@@ -150,7 +150,7 @@ function startS7(image, opts) {
 
   /** Send the next queued job through the own client, if none is in flight. */
   function kick() {
-    if (stopped || !up || queue.busy) return;
+    if (stopped || !up || job || queue.busy) return;
     const next = queue.take();
     if (!next) return;
     const vars = next.items.map((it) => ({
@@ -162,30 +162,43 @@ function startS7(image, opts) {
       own.writes.set(k, (own.writes.get(k) || 0) + 1);
     }
     c.s7PushJobs += 1;
-    let settle;
-    job = { vars, done: new Promise((r) => { settle = r; }) }; // vars keeps the buffers alive
-    client.WriteMultiVars(vars, (err, res) => {
-      job = null;
-      settle();
-      if (stopped) return;
-      if (err) {
-        // The connection is gone (snap7 reports no per-job detail worth keeping): the entries
-        // go back to the queue, the scan writes them back without the client until it is back.
-        c.s7PushErrors += 1;
-        for (const it of next.items) {
-          const k = sig(it.db, it.start, it.bit >= 0 ? 1 : it.data.length);
-          const n = own.writes.get(k);
-          if (n === 1) own.writes.delete(k); else if (n) own.writes.set(k, n - 1);
-        }
-        queue.done(false);
-        lost();
-        return;
+    const mine = settling(vars); // vars keeps the buffers alive until the native side is done
+    job = mine;
+    const failed = () => {
+      // The connection is gone (snap7 reports no per-job detail worth keeping): the entries go
+      // back to the queue, the scan writes them back without the client until it is back.
+      c.s7PushErrors += 1;
+      for (const it of next.items) {
+        const k = sig(it.db, it.start, it.bit >= 0 ? 1 : it.data.length);
+        const n = own.writes.get(k);
+        if (n === 1) own.writes.delete(k); else if (n) own.writes.set(k, n - 1);
       }
-      // An item the server refused (cannot happen for the PLC's own areas) is counted, not retried.
-      if (Array.isArray(res)) for (const r of res) if (r && r.Result) c.s7PushErrors += 1;
-      queue.done(true);
-      kick();
-    });
+      queue.done(false);
+      lost();
+    };
+    try {
+      client.WriteMultiVars(vars, (err, res) => {
+        mine.settle();
+        job = null;
+        if (stopped) return;
+        if (err) { failed(); return; }
+        // An item the server refused (cannot happen for the PLC's own areas) is counted, not retried.
+        if (Array.isArray(res)) for (const r of res) if (r && r.Result) c.s7PushErrors += 1;
+        queue.done(true);
+        kick();
+      });
+    } catch {
+      mine.settle();
+      job = null;
+      failed();
+    }
+  }
+
+  /** Something native in flight, and a promise that settles when it is done (stop waits for it). */
+  function settling(what) {
+    let settle;
+    const done = new Promise((r) => { settle = r; });
+    return { what, done, settle };
   }
 
   /** The own connection failed: write back without it, reconnect with back-off. */
@@ -204,7 +217,11 @@ function startS7(image, opts) {
       retryTimer = null;
       if (stopped) return;
       own.adds += 1;
+      const mine = settling('connect'); // nothing is written while down, so the slot is free
+      job = mine;
       client.ConnectTo(selfHost(cfg.host), 0, 1, (err) => {
+        mine.settle();
+        job = null;
         if (stopped) return;
         if (err) { own.adds -= 1; reconnect(); return; }
         up = true;
@@ -260,7 +277,10 @@ function startS7(image, opts) {
       if (up) kick(); else fallback();
     },
 
-    /** Stop serving: the job in flight ends, then every client is disconnected and the shared server freed. */
+    /**
+     * Stop serving: the own client's call in flight ends (snap7 must not be disconnected under
+     * it), then every client is disconnected and the shared server freed.
+     */
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -57,8 +57,9 @@ test('a client write right after any of the PLC\'s reads of DB1 is never undone,
 
 test('when the PLC\'s own S7 connection fails, the scan writes back without it and it reconnects', async (t) => {
   let failNext = 0;
+  let throwNext = false;
   let connects = 0;
-  let reconnected = false;
+  let reconnected = 0;
   const createClient = () => {
     const c = new snap7.S7Client();
     return {
@@ -67,7 +68,7 @@ test('when the PLC\'s own S7 connection fails, the scan writes back without it a
       ConnectTo(host, rack, slot, cb) {
         connects += 1;
         if (!cb) return c.ConnectTo(host, rack, slot);
-        return c.ConnectTo(host, rack, slot, (err) => { if (!err && connects > 1) reconnected = true; cb(err); });
+        return c.ConnectTo(host, rack, slot, (err) => { if (!err && connects > 1) reconnected += 1; cb(err); });
       },
       Connected: () => c.Connected(),
       Disconnect: () => c.Disconnect(),
@@ -76,6 +77,7 @@ test('when the PLC\'s own S7 connection fails, the scan writes back without it a
       LastError: () => c.LastError(),
       WriteMultiVars(vars, cb) {
         if (failNext > 0) { failNext -= 1; setImmediate(() => cb(new Error('injected: connection lost'))); return; }
+        if (throwNext) { throwNext = false; throw new TypeError('injected: refused at once'); }
         c.WriteMultiVars(vars, cb);
       },
     };
@@ -94,13 +96,24 @@ test('when the PLC\'s own S7 connection fails, the scan writes back without it a
   await waitFor(() => plc.counters.s7PushFallbacks >= 1, 10000, 'fallback write-back');
   await waitFor(() => (ext.readByte(2) >> 7) & 1, 10000, 'GreenLamp in DB1 over S7');
   plc.setInputs({ st: 0 });
-  await waitFor(() => reconnected, 10000, 'own client reconnected');
+  await waitFor(() => reconnected === 1, 10000, 'own client reconnected');
   const jobs = plc.counters.s7PushJobs;
   plc.setInputs({ sp: 1 });
   await waitFor(() => ((ext.readByte(2) >> 7) & 1) === 0 && ((ext.readByte(0) >> 1) & 1) === 1, 10000, 'stopped, StopButton in DB1, through the client again');
   assert.ok(plc.counters.s7PushJobs > jobs);
   assert.equal(plc.counters.s7PushErrors, 1);
   plc.setInputs({ sp: 0 });
+  await waitFor(() => ((ext.readByte(0) >> 1) & 1) === 0, 10000, 'StopButton released in DB1');
+  // A call that throws at once is handled the same way (and does not stop the scan).
+  throwNext = true;
+  const scanErrors = plc.counters.scanErrors || 0;
+  plc.setInputs({ st: 1 });
+  await waitFor(() => plc.counters.s7PushFallbacks >= 2, 10000, 'second fallback');
+  await waitFor(() => (ext.readByte(2) >> 7) & 1, 10000, 'GreenLamp again');
+  await waitFor(() => reconnected === 2, 10000, 'reconnected again');
+  assert.equal(plc.counters.s7PushErrors, 2);
+  assert.equal(plc.counters.scanErrors || 0, scanErrors);
+  plc.setInputs({ st: 0 });
   await plc.waitScans(3);
   assert.equal(plc.counters.s7Clients, clients, 'reconnecting did not count as a client');
   assert.equal(plc.counters.s7Writes, writes, 'the PLC\'s own writes are not counted as clients\' writes');
