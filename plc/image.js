@@ -28,7 +28,8 @@ const MARKERS = tags.TABLE.markers.map((m) => {
 
 /**
  * A mask of the DB1 bits the PLC program owns (every output bit, whole bytes for INT/DINT).
- * The PLC writes only these into the shared DB1 (plc/s7-push.js), so a client's input write is never undone.
+ * The PLC writes only these into the shared DB1 (plc/s7-push.js), so a client's input write is
+ * never undone.
  * @returns {Buffer} ioDbSize bytes
  */
 function outputMask() {

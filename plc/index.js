@@ -21,7 +21,7 @@ const { PlcError } = require('./errors');
 
 const DEFAULTS = {
   scanMs: 10, // scan cycle, ms (an S7-1500 OB1 with a 10 ms minimum cycle time)
-  scanCountEvery: 10, // refresh ScanCount (DB1.DINT12) every N scans: each refresh is an S7 write (plc/s7.js)
+  scanCountEvery: 10, // refresh ScanCount (DB1.DINT12) every N scans: each is an S7 write (plc/s7.js)
   host: '127.0.0.1',
   ports: { s7: 10102, opcua: 4840, modbus: 5020 }, // unprivileged stand-ins for 102, 4840, 502
 };
