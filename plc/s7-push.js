@@ -21,7 +21,10 @@ const DEFAULTS = {
   maxItems: 20, // the S7 protocol's limit per job (snap7's server crashes past it)
   pdu: 480, // bytes of one request: snap7's client negotiates 480
 };
-/** Bytes of a write request besides its items: 10 header + function code + item count. */
+/**
+ * Bytes of a write request besides its items: 10 header + function code + item count, as snap7's
+ * client packs it (nodes/lib/s7-batch.js counts 14: nodes7's packetizer reserves 4 there).
+ */
 const REQUEST_BYTES = 12;
 /** Bytes per item besides its data: 12 of address, 4 of data header. */
 const ITEM_BYTES = 16;

@@ -88,6 +88,13 @@ function startS7(image, opts) {
   // writes are expected here and not counted as clients'.
   const own = { adds: 0, drops: 0, writes: new Map() }; // writes: "db:start:size" -> count
   const sig = (db, start, size) => `${db}:${start}:${size}`;
+  /** Count expected events of the own client's writes up (+1) or down (-1); false: none expected. */
+  const ownWrite = (k, d) => {
+    const n = (own.writes.get(k) || 0) + d;
+    if (n < 0) return false;
+    if (n === 0) own.writes.delete(k); else own.writes.set(k, n);
+    return true;
+  };
   owner = (ev) => {
     switch (ev.EvtCode) {
       case K.evcClientAdded:
@@ -98,9 +105,7 @@ function startS7(image, opts) {
         if (own.drops > 0) { own.drops -= 1; break; }
         c.s7Clients = Math.max(0, c.s7Clients - 1); break;
       case K.evcDataWrite: {
-        const k = sig(ev.EvtParam2, ev.EvtParam3, ev.EvtParam4);
-        const n = own.writes.get(k);
-        if (n) { if (n === 1) own.writes.delete(k); else own.writes.set(k, n - 1); break; }
+        if (ownWrite(sig(ev.EvtParam2, ev.EvtParam3, ev.EvtParam4), -1)) break;
         if (ev.EvtRetCode) c.s7WriteErrors += 1; else c.s7Writes += 1;
         break;
       }
@@ -157,10 +162,8 @@ function startS7(image, opts) {
       Area: client.S7AreaDB, DBNumber: it.db, Amount: it.bit >= 0 ? 1 : it.data.length,
       WordLen: it.bit >= 0 ? client.S7WLBit : client.S7WLByte, Start: it.bit >= 0 ? it.start * 8 + it.bit : it.start, Data: it.data,
     }));
-    for (const it of next.items) {
-      const k = sig(it.db, it.start, it.bit >= 0 ? 1 : it.data.length);
-      own.writes.set(k, (own.writes.get(k) || 0) + 1);
-    }
+    const keys = next.items.map((it) => sig(it.db, it.start, it.bit >= 0 ? 1 : it.data.length));
+    for (const k of keys) ownWrite(k, 1);
     c.s7PushJobs += 1;
     const mine = settling(vars); // vars keeps the buffers alive until the native side is done
     job = mine;
@@ -168,11 +171,7 @@ function startS7(image, opts) {
       // The connection is gone (snap7 reports no per-job detail worth keeping): the entries go
       // back to the queue, the scan writes them back without the client until it is back.
       c.s7PushErrors += 1;
-      for (const it of next.items) {
-        const k = sig(it.db, it.start, it.bit >= 0 ? 1 : it.data.length);
-        const n = own.writes.get(k);
-        if (n === 1) own.writes.delete(k); else if (n) own.writes.set(k, n - 1);
-      }
+      for (const k of keys) ownWrite(k, -1);
       queue.done(false);
       lost();
     };
