@@ -3,6 +3,8 @@
 # the whole test suite on Node's own test runner.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+# Debian packages the tests drive for real (chromium, redis-server), where missing.
+bash "$ROOT/scripts/system-deps.sh"
 cd "$ROOT"
 # The benchmark smoke test emulates a WAN with Toxiproxy: build it once from the Go module proxy.
 bash scripts/toxiproxy.sh >/dev/null

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sourced by scripts/test.sh (and by scripts that need the same): installs the Debian packages the
+# tests drive for real, where they are missing, when this machine allows it (root and apt-get):
+#   chromium      the browser the page tests and the editor tests drive (playwright-core)
+#   redis-server  the fleet's backplane
+# Nothing is installed when every package is already there. Where the machine does not allow an
+# install, it says what is missing and stops: a test that needs one of them cannot pass without it.
+set -euo pipefail
+
+S7T_DEB_PACKAGES=(chromium redis-server)
+# command each package provides, to see whether it is there
+declare -A S7T_DEB_PROVIDES=([chromium]=chromium [redis-server]=redis-server)
+
+missing=()
+for p in "${S7T_DEB_PACKAGES[@]}"; do
+  command -v "${S7T_DEB_PROVIDES[$p]}" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "system-deps: installing ${missing[*]} from Debian's packages" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  else
+    echo "system-deps: missing ${missing[*]}; install them (apt-get install ${missing[*]}) or run as root" >&2
+    exit 2
+  fi
+fi
