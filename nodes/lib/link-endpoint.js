@@ -122,7 +122,7 @@ function createEndpoint(opts) {
     onExpire(e, why) {
       counters.unknownOutcomes += 1;
       counters.inflight = inflight.size;
-      ee.emit('envelope', sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid), e.peer);
+      ee.emit('envelope', sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid, e.dl), e.peer);
     },
   }) : null;
 
