@@ -149,8 +149,14 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
     {
       const n = seen.length;
       await waitFor(() => seen.slice(n).some((s) => s.fill === 'green'), 30000, 'connected again');
+      // The new PLC gets nothing from the cloud's image (st is still 1 there): no stale press.
+      await plc2.waitScans(20);
+      assert.equal(plc2.values().st, 0, 'the cloud\'s old press was written into the new PLC');
+      assert.equal(plc2.values().grn, 0);
       // A fresh press on the cloud reaches the new PLC.
+      const m = msgs.length;
       cloud.set('st', 0);
+      await waitFor(() => msgs.slice(m).some((x) => x.topic === 'plc' && x.payload.st === 0), 10000, 'the release relayed');
       cloud.set('st', 1);
       await waitFor(() => plc2.values().grn === 1, 10000, 'the new PLC started from the cloud');
     }
