@@ -47,6 +47,7 @@ module.exports = function register(RED) {
       node.status(STATUS.error(err.code || 'config error'));
       node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
       node.on('input', (msg, send, done) => done(err));
+      node.on('close', (removed, done) => { node.status({}); done(); });
       return;
     }
     let seq = 0;

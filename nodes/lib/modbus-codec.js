@@ -239,7 +239,7 @@ function createBlockRelays(opts = {}) {
   const maxBlocks = opts.maxBlocks || MAX_RELAY_BLOCKS;
   const maxWords = opts.maxWords || MAX_WRITE;
   const relays = new Map(); // address -> relay
-  const counters = { rejected: 0, resets: 0 };
+  const counters = { updates: 0, rejected: 0, resets: 0 }; // updates: blocks read (all blocks)
   return {
     counters,
     baseline,
@@ -268,6 +268,7 @@ function createBlockRelays(opts = {}) {
         counters.rejected += 1;
         throw err;
       }
+      counters.updates += 1;
       return { address, ...relay.update(words, now) };
     },
     /**
