@@ -122,6 +122,9 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
     const msgs = [];
     out.on('input', (m) => msgs.push(m));
     await waitFor(() => seen.some((s) => s.fill === 'green' && s.text === 'connected'), 30000, 'connected status');
+    // The bridge's baseline read: what the cloud holds before it is no command (issue 16).
+    const registry = require('../../nodes/lib/registry');
+    await waitFor(() => { const e = registry.list().find((n) => n.id === 'br'); return e && e.counters.commands && !e.counters.commands.holding; }, 30000, 'the bridge\'s baseline');
 
     cloud.set('st', 1);
     await waitFor(() => msgs.some((m) => m.topic === 'cloud' && m.payload.c1 === 1), 10000, 'c1 relayed back to the cloud');
