@@ -58,6 +58,7 @@ function createTransport(opts = {}) {
   const valueCbs = [];
   const probeCbs = [];
   const answerCbs = [];
+  const sentCbs = [];
   const pending = new Map(); // seq of a cmd sent on this connection -> its values
   let resync = false; // an answer said the PLC may not hold the image
   const image = {}; // every input value sent so far (resent whole after a reconnect)
@@ -93,6 +94,7 @@ function createTransport(opts = {}) {
     const env = sender.make('cmd', { d, ttl });
     pending.set(env.seq, d);
     write(env);
+    for (const cb of sentCbs) cb({ seq: env.seq, d, image: { ...image } });
     return env.seq;
   }
 
@@ -260,6 +262,8 @@ function createTransport(opts = {}) {
     onValues(cb) { valueCbs.push(cb); },
     /** cb({seq, ok, code, msg, dl}) once per command sent: its ack, err, or E_OUTCOME_UNKNOWN (dl: the deadline the cloud gave it, when the answer says). */
     onAnswer(cb) { answerCbs.push(cb); },
+    /** cb({seq, d, image}) for every command that goes out, the twin's own resyncs included. */
+    onSent(cb) { sentCbs.push(cb); },
     /** Commands sent and not answered yet. */
     get inFlight() { return pending.size; },
     /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
