@@ -200,12 +200,15 @@ async function runOne(sys, twin, id, opts, log) {
   await sleep(200); // a few scans: the last write reaches the input log
   const endedAt = clock.now();
   const cmds = [...twin.cmds.values()].filter((c) => c.seq >= firstSeq);
+  // The twin learns of the fault: the first answer other than an ack after it began.
+  const firstBad = cmds.filter((c) => c.answer && c.answer.code !== 'ack' && c.answer.at >= injectAt).map((c) => c.answer.at);
   const entries = readInputLog(opts.inputLog).filter((e) => e.t >= startedAt && e.t <= endedAt);
   return {
     id,
     label: f.label,
     ...analyse(cmds, entries, { ...opts, duplicates: twin.stats().unexpectedAnswers - dupBefore }),
     faultMs: Math.round(healAt - injectAt),
+    detectedMs: firstBad.length ? Math.round(Math.min(...firstBad) - injectAt) : null,
     restartMs,
     recoveryMs: recoveredAt === null ? null : Math.round(recoveredAt - healAt),
   };
