@@ -542,4 +542,4 @@ async function writeReport(results, outDir) {
   return { dir: outDir, files, plots: plotFiles, summary: s };
 }
 
-module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, TARGETS };
+module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, faultLines, TARGETS };
