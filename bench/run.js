@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { startSystem, availablePaths, createTransport, hasProbe, BUNDLE_PROTOCOLS, PROBE_SLOTS } = require('./lib/system');
+const { startSystem, availablePaths, createTransport, hasProbe, firstProbeSlot, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK } = require('./lib/system');
 const { measureFloor } = require('./lib/floor');
 const { runLoad, waitPathReady } = require('./lib/load');
 const { runProductions } = require('./lib/productions');
@@ -23,7 +23,9 @@ const { createProgress } = require('./lib/progress');
 const faults = require('./lib/faults');
 
 const ROOT = path.join(__dirname, '..');
-const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'stock'];
+const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', ...Object.keys(STOCK)];
+/** Paths that carry twin productions: the bundle's and the stock replicas that map the whole plant. */
+const carriesProductions = (p) => BUNDLE_PROTOCOLS.includes(p) || Boolean(STOCK[p] && STOCK[p].productions);
 
 /** Full run and smoke run defaults (units in the names). */
 const DEFAULTS = {
@@ -79,7 +81,8 @@ function probeThink(o) {
 
 const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for the quick end-to-end run)
 
-  --protocols <list>   ws,mqtt,opcua,modbus,stock (default: every available path)
+  --protocols <list>   ws,mqtt,opcua,modbus and the study's stock replicas ${Object.keys(STOCK).join(',')}
+                       (default: every available path)
   --profiles <list>    network profiles from the profile file (default local,wan)
   --profile-file <f>   JSON profiles (default bench/profiles.json)
   --users <list>       load levels (default 1,5,10,20,40,60,80,200,500,1000)
@@ -250,7 +253,7 @@ async function runBench(cli = {}) {
 
   const protocolsFor = () => asked.filter((p) => avail[p]);
   const running = protocolsFor();
-  const bundleProtos = running.filter((p) => BUNDLE_PROTOCOLS.includes(p));
+  const bundleProtos = running.filter(carriesProductions);
   const probing = running.filter(hasProbe);
   // Progress in weighted steps: 1 per 10 echoes/probes, 1 per production, 1 per load second.
   const steps = o.profiles.length * (
@@ -286,7 +289,7 @@ async function runBench(cli = {}) {
         for (const p of probing) {
           progress.phase(`${profileName}: waiting for the ${p} path`);
           try {
-            const ms = await waitPathReady(mk(p), o.pathReadyMs, p === 'stock' ? 0 : 1);
+            const ms = await waitPathReady(mk(p), o.pathReadyMs, firstProbeSlot(p));
             pr.notes.push(`${p}: first probe through after ${Math.round(ms)} ms`);
             live.push(p);
           } catch (err) {
@@ -310,7 +313,7 @@ async function runBench(cli = {}) {
             const order = live.map((_, i) => live[(i + b) % live.length]);
             for (const p of order) {
               progress.phase(`${profileName}: probe round trips, ${p} (${got + n}/${o.probeSamples})`);
-              const r = await runLoad({ protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: p === 'stock' ? 0 : 1, keepSamples: true, warmupPerUser: b === 0 ? 3 : 0 });
+              const r = await runLoad({ protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: firstProbeSlot(p), keepSamples: true, warmupPerUser: b === 0 ? 3 : 0 });
               acc[p] = mergeProbe(acc[p], r);
               progress.tick(Math.ceil(n / 10));
             }
@@ -323,11 +326,11 @@ async function runBench(cli = {}) {
         // Twin productions: Table 1, 5, 3 and cycle time.
         // Productions for every bundle path that is up: probing paths proved it with a probe,
         // the others (OPC UA) are checked by runTwin itself (it waits for the PLC's snapshot).
-        const prodProtos = running.filter((p) => BUNDLE_PROTOCOLS.includes(p) && (live.includes(p) || !hasProbe(p)));
+        const prodProtos = running.filter((p) => carriesProductions(p) && (live.includes(p) || !hasProbe(p)));
         if (o.productions && prodProtos.length) {
           progress.phase(`${profileName}: twin productions (${prodProtos.join(', ')})`);
           const prods = await runProductions({
-            protocols: prodProtos, endpoints: sys.endpoints, samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
+            protocols: prodProtos, endpoints: sys.endpoints, createTransport: (p, extra) => createTransport(p, sys.endpoints, extra), samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
             maxBlocks: Math.max(3, Math.ceil(o.samples / o.boxes) * 2),
             onProgress: (ev) => { if (ev.phase === 'block') { progress.tick(1); progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`); } },
           });
@@ -343,7 +346,7 @@ async function runBench(cli = {}) {
           for (const users of o.users) {
             const order = [...holding];
             for (const p of order) {
-              const slotBase = p === 'stock' ? 0 : 1;
+              const slotBase = firstProbeSlot(p);
               if (slotBase + users > PROBE_SLOTS[p]) { holding.delete(p); pr.loadCapped[p] = PROBE_SLOTS[p]; continue; }
               progress.phase(`${profileName}: load ${users} twins, ${p} (${o.loadSeconds} s)`);
               meter.start();

@@ -23,6 +23,9 @@ const DEFAULTS = {
  * @param {object} o
  * @param {string[]} o.protocols
  * @param {object} o.endpoints from startSystem
+ * @param {(protocol:string, extra:object)=>object} [o.createTransport] the twin client of a path
+ *   (bench/lib/system.js createTransport: a stock replica uses a bundle transport under another name);
+ *   default: runTwin loads twin/transports/<protocol>.js
  * @param {number} o.samplesWanted stop after the block in which every protocol reached this many samples
  * @param {number} [o.maxBlocks]
  * @param {number} [o.boxes]
@@ -55,15 +58,17 @@ async function runProductions(o) {
     const ep = o.endpoints[p];
     let firstAt = null;
     let lastAt = null;
+    const id = `p${seed}x${Math.random().toString(36).slice(2, 7)}`;
     const r = await runTwin({
       protocol: p,
       ...ep,
+      ...(o.createTransport ? { transport: o.createTransport(p, { id, log: o.log }) } : {}),
       boxes: boxCount,
       damaged: o.damaged ?? DEFAULTS.damaged,
       seed,
       profile: o.twinProfile || DEFAULTS.twinProfile,
       timeoutMs: o.timeoutMs || DEFAULTS.timeoutMs,
-      id: `p${seed}x${Math.random().toString(36).slice(2, 7)}`,
+      id,
       log: o.log,
       onProgress: (summary, ev) => {
         const t = performance.now();

@@ -54,9 +54,28 @@ const TUNINGS = {
  * S7T_MODBUS_PROBE_SLOTS / S7T_OPCUA_PROBE_SLOTS: each relayed slot costs them reads on every
  * poll); the stock replica maps slot 0 only. Load levels needing more slots are not run.
  */
-const PROBE_SLOTS = { ws: 1024, mqtt: 1024, modbus: 122, opcua: 122, stock: 1 };
+const PROBE_SLOTS = { ws: 1024, mqtt: 1024, modbus: 122, opcua: 122, stock: 1, 'stock-mqtt': 1024, 'stock-opcua': 1, 'stock-modbus': 1 };
 /** Protocols carried by the bundle's assembled flows, and the stock replica. */
 const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus'];
+/**
+ * The stock replicas of the study's paths, built from the nodes the study used: flows
+ * bench/flows/<flows>-cloud.json and <flows>-edge.json (examples/s7twin-<flows>.json is the same
+ * pair as one importable file). `transport` is the bundle's twin transport that speaks to the
+ * replica where the wire protocol is the same (null: the WS replica's own client,
+ * bench/lib/stock-transport.js); `productions` whether it carries the whole plant (the WS replica
+ * maps probe slot 0 only); `firstSlot` the first PLC probe slot it answers (the replicas with an
+ * edge map slot 0 only; stock MQTT reaches every slot, as ours).
+ */
+const STOCK = {
+  stock: { flows: 'stock', transport: null, productions: false, firstSlot: 0 },
+  'stock-mqtt': { flows: 'stock-mqtt', transport: 'mqtt', productions: true, firstSlot: 1 },
+  'stock-opcua': { flows: 'stock-opcua', transport: 'opcua', productions: true, firstSlot: 0 },
+  'stock-modbus': { flows: 'stock-modbus', transport: 'modbus', productions: true, firstSlot: 0 },
+};
+/** The first PLC probe slot a path's probes and load twins use (bundle paths: 1; slot 0 is the replicas'). */
+const firstProbeSlot = (p) => (STOCK[p] ? STOCK[p].firstSlot : 1);
+/** The study's plant id in the stock OPC UA replica's node ids (a hand-built flow names one plant). */
+const STOCK_OPCUA_PLANT = 'plant1';
 
 /**
  * Distinct free loopback ports: all listeners are open at once before any closes, so the kernel
@@ -118,7 +137,7 @@ function withPathsDisabled(flows, want) {
 /**
  * Which protocol paths the assembled flows carry (from the node types they contain), so the
  * benchmark runs what exists and reports the rest as not available instead of failing.
- * @returns {{ws:boolean, mqtt:boolean, opcua:boolean, modbus:boolean, stock:boolean}}
+ * @returns {Object<string, boolean>} ws, mqtt, opcua, modbus and every STOCK replica
  */
 function availablePaths() {
   const cloud = readFlows(path.join(ROOT, 'flows', 'cloud.json'));
@@ -131,8 +150,35 @@ function availablePaths() {
     mqtt: has(/mqtt|broker/i) && transport('mqtt'),
     opcua: has(/opcua/i) && transport('opcua'),
     modbus: has(/modbus/i) && transport('modbus'),
-    stock: true, // bench/flows: core nodes + node-red-contrib-s7 only
+    // bench/flows: the study's nodes only (core, node-red-contrib-s7/-opcua/-modbus/-aedes)
+    ...Object.fromEntries(Object.entries(STOCK).map(([p, r]) => [p, fs.existsSync(path.join(__dirname, '..', 'flows', `${r.flows}-cloud.json`))])),
   };
+}
+
+/**
+ * Wait until the stock OPC UA server (node-red-contrib-opcua) holds the replica's variables. Its
+ * flow adds them once the server node runs, and the replica's edge subscribes once at start and
+ * never again (a monitored item on a node that did not exist yet stays dead), so the edge may
+ * start only after that, as the study's edge was deployed against a running cloud.
+ * @param {string} url opc.tcp:// of the cloud's stock server
+ * @param {number} timeoutMs
+ */
+async function waitStockOpcuaVariables(url, timeoutMs) {
+  const { createSide } = require(path.join(ROOT, 'nodes', 'lib', 'opcua-side'));
+  const { probeNodeId } = require(path.join(ROOT, 'nodes', 'lib', 'opcua-tags'));
+  const side = createSide({ name: 'bench', endpointUrl: url, pkiDir: path.join(os.tmpdir(), 's7twin-bench-opcua-pki'), monitor: [] });
+  const end = Date.now() + timeoutMs;
+  try {
+    await side.connect();
+    for (;;) {
+      const [r] = await side.read([probeNodeId('res', 0)]).catch(() => [{}]);
+      if (r.good) return;
+      if (Date.now() > end) throw Object.assign(new Error(`the stock OPC UA server at ${url} has no replica variables after ${timeoutMs} ms`), { code: 'E_START_TIMEOUT' });
+      await new Promise((res) => setTimeout(res, 200));
+    }
+  } finally {
+    await side.close().catch(() => {});
+  }
 }
 
 /**
@@ -140,7 +186,7 @@ function availablePaths() {
  * @param {object} o
  * @param {string} o.profileName
  * @param {object|null} o.links {'twin-cloud': {up, down}, 'cloud-edge': {up, down}} or null (loopback)
- * @param {string[]} o.protocols among ws, mqtt, opcua, modbus, stock
+ * @param {string[]} o.protocols among ws, mqtt, opcua, modbus and the STOCK replicas
  * @param {number} [o.scanMs]
  * @param {number} [o.stockCycleMs]
  * @param {'tuned'|'study'} [o.tuning] protocol intervals (default tuned)
@@ -165,7 +211,7 @@ async function startSystem(o) {
     // Order matters for ports: the cloud binds its ports first, and only then does Toxiproxy
     // create its proxies on ephemeral ports. (Proxies made earlier can take a port that was
     // picked for the cloud but not yet bound: a twin then reaches the wrong service.)
-    const cloudPorts = await freePorts(['http', 'mqtt', 'mqttWs', 'opcua', 'modbus']);
+    const cloudPorts = await freePorts(['http', 'mqtt', 'mqttWs', 'opcua', 'modbus', 'stockMqtt', 'stockOpcua', 'stockModbus']);
     let tp = null;
     if (o.links) {
       tp = await startToxiproxy();
@@ -197,14 +243,10 @@ async function startSystem(o) {
     };
     const bundleCloud = withPathsDisabled(bundle ? readFlows(path.join(ROOT, 'flows', 'cloud.json')) : [], want);
     const bundleEdge = withPathsDisabled(bundle ? readFlows(path.join(ROOT, 'flows', 'edge.json')) : [], want);
-    const cloudFlows = [
-      ...bundleCloud,
-      ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-cloud.json')) : []),
-    ];
-    const edgeFlows = [
-      ...bundleEdge,
-      ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-edge.json')) : []),
-    ];
+    const stockFlows = (role) => Object.entries(STOCK).filter(([p]) => want.has(p))
+      .flatMap(([, r]) => readFlows(path.join(__dirname, '..', 'flows', `${r.flows}-${role}.json`)));
+    const cloudFlows = [...bundleCloud, ...stockFlows('cloud')];
+    const edgeFlows = [...bundleEdge, ...stockFlows('edge')];
     const off = [...new Set([...bundleCloud.disabledTabs, ...bundleEdge.disabledTabs])];
     if (off.length) log(`flow tabs disabled (paths not in this run): ${off.join(', ')}`);
     const cloudOpts = {
@@ -221,6 +263,9 @@ async function startSystem(o) {
         S7T_MQTT_WS_PORT: String(cloudPorts.mqttWs),
         S7T_OPCUA_PORT: String(cloudPorts.opcua),
         S7T_MODBUS_PORT: String(cloudPorts.modbus),
+        S7T_STOCK_MQTT_PORT: String(cloudPorts.stockMqtt),
+        S7T_STOCK_OPCUA_PORT: String(cloudPorts.stockOpcua),
+        S7T_STOCK_MODBUS_PORT: String(cloudPorts.stockModbus),
       },
     };
     const procs = {};
@@ -249,9 +294,11 @@ async function startSystem(o) {
     const plcOpts = {
       scanMs,
       s7: { host: HOST, port: 0 },
-      opcua: want.has('opcua') ? { host: HOST, port: 0 } : false,
-      modbus: want.has('modbus') ? { host: HOST, port: 0 } : false,
+      opcua: want.has('opcua') || want.has('stock-opcua') ? { host: HOST, port: 0 } : false,
+      modbus: want.has('modbus') || want.has('stock-modbus') ? { host: HOST, port: 0 } : false,
       mqtt: mqttOn ? { url: `mqtt://${HOST}:${plantPorts.mqtt}`, plant: DEFAULTS.plant, ...DEFAULTS.mqttPlc, qos: 0 } : false,
+      // The stock broker knows no users: the PLC's second client logs in without any, at QoS 0.
+      mqttMore: want.has('stock-mqtt') ? [{ url: `mqtt://${HOST}:${plantPorts.stockMqtt}`, plant: DEFAULTS.plant, qos: 0 }] : [],
       ...(o.plcInputLog ? { inputLog: o.plcInputLog } : {}),
     };
     procs.plc = await startPlc(plcOpts);
@@ -260,6 +307,7 @@ async function startSystem(o) {
     for (const k of ['s7', 'opcua', 'modbus']) if (plcOpts[k]) plcOpts[k] = { ...plcOpts[k], port: plc.ports[k] };
     stoppers.push(() => procs.plc.stop());
     log(`virtual PLC up (pid ${plc.pid}, S7 ${plc.ports.s7})`);
+    if (want.has('stock-opcua')) await waitStockOpcuaVariables(`opc.tcp://${HOST}:${cloudPorts.stockOpcua}`, 60000);
 
 
     // The edge reaches every cloud service through the plant-side proxies (same process env
@@ -285,6 +333,9 @@ async function startSystem(o) {
         S7T_MODBUS_CLOUD_PORT: String(plantPorts.modbus),
         S7T_STOCK_EDGE_URL: `ws://${HOST}:${plantPorts.http}/stock/edge`,
         S7T_STOCK_PLC_URL: `ws://${HOST}:${plantPorts.http}/stock/plctounity`,
+        S7T_STOCK_MODBUS_PORT: String(plantPorts.stockModbus),
+        S7T_STOCK_OPCUA_URL: `opc.tcp://${HOST}:${plantPorts.stockOpcua}`,
+        S7T_PLC_OPCUA_URL: `opc.tcp://${HOST}:${plc.ports.opcua || ''}`,
       },
     };
     procs.edge = await startNodeRed(edgeOpts);
@@ -301,6 +352,12 @@ async function startSystem(o) {
       // client certificate takes seconds, so it is made once.
       opcua: { url: `opc.tcp://${HOST}:${twinPorts.opcua}`, plant: DEFAULTS.plant, ...DEFAULTS.opcuaTwin, pkiDir: path.join(os.tmpdir(), 's7twin-bench-opcua-pki'), ...tuning.transport.opcua },
       modbus: { url: `modbus://${HOST}:${twinPorts.modbus}`, ...tuning.transport.modbus },
+      // The stock replicas' twins run the study's client settings whatever the tuning: the Unity
+      // client polled OPC UA (Session.Read) and Modbus (ReadHoldingRegisters) every 50 ms and
+      // published MQTT at QoS 0 (section 3.2.2); the replicas take no credentials.
+      'stock-mqtt': { url: `mqtt://${HOST}:${twinPorts.stockMqtt}`, plant: DEFAULTS.plant, qos: 0 },
+      'stock-opcua': { url: `opc.tcp://${HOST}:${twinPorts.stockOpcua}`, plant: STOCK_OPCUA_PLANT, user: '', password: '', pkiDir: path.join(os.tmpdir(), 's7twin-bench-opcua-pki'), mode: 'poll', pollMs: 50 },
+      'stock-modbus': { url: `modbus://${HOST}:${twinPorts.stockModbus}`, pollMs: 50 },
     };
     return {
       profileName: o.profileName,
@@ -352,9 +409,11 @@ function transportOptions(protocol, endpoints, extra = {}) {
  */
 function createTransport(protocol, endpoints, extra = {}) {
   if (protocol === 'stock') return require('./stock-transport').createTransport(transportOptions('stock', endpoints, extra));
+  // A stock replica speaks the wire protocol of a bundle path: that path's twin transport, pointed at the replica.
+  const wire = STOCK[protocol] ? STOCK[protocol].transport : protocol;
   // eslint-disable-next-line global-require
-  const mod = require(path.join(ROOT, 'twin', 'transports', `${protocol}.js`));
-  return mod.createTransport(transportOptions(protocol, endpoints, extra));
+  const mod = require(path.join(ROOT, 'twin', 'transports', `${wire}.js`));
+  return mod.createTransport({ ...transportOptions(protocol, endpoints, extra), protocol: wire });
 }
 
 /**
@@ -362,7 +421,7 @@ function createTransport(protocol, endpoints, extra = {}) {
  * @param {string} protocol
  */
 function hasProbe(protocol) {
-  if (protocol === 'stock') return true;
+  if (STOCK[protocol]) return true; // every replica maps probe slot 0 at least
   try {
     const src = fs.readFileSync(path.join(ROOT, 'twin', 'transports', `${protocol}.js`), 'utf8');
     if (!/\bprobe\s*\(slot/.test(src)) return false;
@@ -375,4 +434,4 @@ function hasProbe(protocol) {
   return true;
 }
 
-module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, withPathsDisabled, hasProbe, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS };
+module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, withPathsDisabled, hasProbe, firstProbeSlot, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK };
