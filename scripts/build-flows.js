@@ -5,13 +5,36 @@
  * Ids must be unique across the parts of a role; config nodes a part shares with another are
  * written once per part with the same id and content, and kept once.
  *
- *   node scripts/build-flows.js          write flows/cloud.json and flows/edge.json
- *   node scripts/build-flows.js --check  exit 1 if either file is not what the parts make
+ * The study's stock replicas (bench/flows/<name>-cloud.json and <name>-edge.json, the benchmark's
+ * rows <name>) are joined the same way into one importable example each,
+ * examples/s7twin-<name>.json: cloud tab and edge tab, as the benchmark deploys them.
+ *
+ *   node scripts/build-flows.js          write flows/cloud.json, flows/edge.json and the stock examples
+ *   node scripts/build-flows.js --check  exit 1 if any of them is not what its parts make
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
 const DIR = path.join(__dirname, '..', 'flows');
+const STOCK_DIR = path.join(__dirname, '..', 'bench', 'flows');
+const EXAMPLES = path.join(__dirname, '..', 'examples');
+
+/**
+ * The stock replicas' example flows: name → the joined cloud and edge flows.
+ * @returns {Map<string, object[]>} e.g. 'stock-opcua' → [...]
+ */
+function buildStockExamples() {
+  const out = new Map();
+  for (const f of fs.readdirSync(STOCK_DIR).filter((x) => x.endsWith('-cloud.json')).sort()) {
+    const name = f.slice(0, -'-cloud.json'.length);
+    const read = (role) => {
+      const file = path.join(STOCK_DIR, `${name}-${role}.json`);
+      return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
+    };
+    out.set(name, [...read('cloud'), ...read('edge')]);
+  }
+  return out;
+}
 
 /**
  * Join the parts of one role.
@@ -61,12 +84,14 @@ function lint(flow) {
 function main() {
   const check = process.argv.includes('--check');
   let stale = false;
-  for (const role of ['cloud', 'edge']) {
-    const flow = build(role);
+  const outputs = [
+    ...['cloud', 'edge'].map((role) => [role, build(role), path.join(DIR, `${role}.json`)]),
+    ...[...buildStockExamples()].map(([name, flow]) => [name, flow, path.join(EXAMPLES, `s7twin-${name}.json`)]),
+  ];
+  for (const [role, flow, file] of outputs) {
     const problems = lint(flow);
     if (problems.length) throw new Error(`${role} flow: ${problems.join('; ')}`);
     const text = `${JSON.stringify(flow, null, 2)}\n`;
-    const file = path.join(DIR, `${role}.json`);
     if (check) {
       const cur = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
       if (cur !== text) { console.error(`${file} is stale: run node scripts/build-flows.js`); stale = true; }
@@ -79,4 +104,4 @@ function main() {
 }
 
 if (require.main === module) main();
-module.exports = { build, lint };
+module.exports = { build, buildStockExamples, lint };
