@@ -56,6 +56,9 @@ const DEFAULTS = {
     pathReadyMs: 20000,
     failLimit: 1, // productions failed in a row (no sample) before a path leaves the rotation
     probeBlock: 15,
+    // The smoke keeps to our paths and the WS replica: the other stock replicas would double its
+    // time (test/e2e/stock-replicas.test.js runs them end to end instead).
+    protocols: [...BUNDLE_PROTOCOLS, 'stock'],
   },
   scanMs: 10,
   stockCycleMs: 50,
@@ -99,7 +102,8 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
                        ${Object.keys(faults.FAULTS).join(', ')}
   --out <dir>          results folder (default results/<timestamp>)
-  --smoke              few samples, levels 1 and 5: the whole pipeline in under two minutes
+  --smoke              few samples, levels 1 and 5, our paths and the WS replica: the whole pipeline
+                       in about two minutes
   -h, --help
 `;
 
@@ -234,7 +238,7 @@ async function runBench(cli = {}) {
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
   for (const p of o.profiles) if (!profileDefs[p]) throw Object.assign(new Error(`unknown profile "${p}" (have: ${Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ')})`), { code: 'E_BENCH_ARGS' });
   const avail = availablePaths();
-  const asked = cli.protocols || ALL_PROTOCOLS;
+  const asked = cli.protocols || base.protocols || ALL_PROTOCOLS;
   for (const p of asked) if (!ALL_PROTOCOLS.includes(p)) throw Object.assign(new Error(`unknown protocol "${p}"`), { code: 'E_BENCH_ARGS' });
   o.protocols = asked;
   o.probeThink = probeThink(o);
