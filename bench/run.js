@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { startSystem, availablePaths, createTransport, hasProbe, firstProbeSlot, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK } = require('./lib/system');
+const { startSystem, availablePaths, createTransport, hasProbe, firstProbeSlot, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK, STUDY_OPCUA_SAMPLING_MS } = require('./lib/system');
 const { measureFloor } = require('./lib/floor');
 const { runLoad, waitPathReady } = require('./lib/load');
 const { runProductions } = require('./lib/productions');
@@ -98,6 +98,9 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --tuning <t>         protocol intervals: tuned (default) or study (Modbus 80 ms, OPC UA polled 50 ms)
   --scan <ms>          PLC scan cycle (default 10)
   --stock-cycle <ms>   stock replica's S7 read cycle (default 50, the node's minimum)
+  --stock-opcua-sampling <ms|study>  the stock OPC UA server's minimum sampling interval instead of
+                       the 500 ms its node hard-codes: the study's edit of 104-opcuaserver.js
+                       (study = ${STUDY_OPCUA_SAMPLING_MS}), by preload; default: the node as installed
   --no-productions, --no-load, --no-probes   skip a section
   --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
                        ${Object.keys(faults.FAULTS).join(', ')}
@@ -116,6 +119,7 @@ function parseCli(argv) {
       users: { type: 'string' }, samples: { type: 'string' }, 'probe-samples': { type: 'string' },
       'floor-samples': { type: 'string' }, 'load-seconds': { type: 'string' }, think: { type: 'string' },
       boxes: { type: 'string' }, tuning: { type: 'string' }, scan: { type: 'string' }, 'stock-cycle': { type: 'string' }, out: { type: 'string' },
+      'stock-opcua-sampling': { type: 'string' },
       'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
       faults: { type: 'string' },
       smoke: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
@@ -139,6 +143,7 @@ function parseCli(argv) {
     tuning: values.tuning,
     scanMs: num(values.scan),
     stockCycleMs: num(values['stock-cycle']),
+    stockOpcuaSamplingMs: values['stock-opcua-sampling'] === 'study' ? STUDY_OPCUA_SAMPLING_MS : num(values['stock-opcua-sampling']),
     out: values.out,
     productions: !values['no-productions'],
     load: !values['no-load'],
@@ -229,11 +234,15 @@ async function runBench(cli = {}) {
     tuning: cli.tuning || 'tuned',
     scanMs: cli.scanMs ?? DEFAULTS.scanMs,
     stockCycleMs: cli.stockCycleMs ?? DEFAULTS.stockCycleMs,
+    stockOpcuaSamplingMs: cli.stockOpcuaSamplingMs ?? null,
     productions: cli.productions !== false,
     load: cli.load !== false,
     probes: cli.probes !== false,
     faults: cli.faults || null,
   };
+  if (o.stockOpcuaSamplingMs !== null && !(Number.isFinite(o.stockOpcuaSamplingMs) && o.stockOpcuaSamplingMs >= 0)) {
+    throw Object.assign(new Error(`--stock-opcua-sampling wants a number of ms ≥ 0 or "study" (${STUDY_OPCUA_SAMPLING_MS}), not "${cli.stockOpcuaSamplingMs}"`), { code: 'E_BENCH_ARGS' });
+  }
   for (const f of o.faults || []) if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
   for (const p of o.profiles) if (!profileDefs[p]) throw Object.assign(new Error(`unknown profile "${p}" (have: ${Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ')})`), { code: 'E_BENCH_ARGS' });
@@ -277,7 +286,7 @@ async function runBench(cli = {}) {
       progress.phase(`${profileName}: starting PLC, cloud and edge Node-RED${def.links ? ', Toxiproxy' : ''}`);
       let sys;
       try {
-        sys = await startSystem({ profileName, links: def.links, protocols: running, tuning: o.tuning, scanMs: o.scanMs, stockCycleMs: o.stockCycleMs, log: (l) => progress.log(l) });
+        sys = await startSystem({ profileName, links: def.links, protocols: running, tuning: o.tuning, scanMs: o.scanMs, stockCycleMs: o.stockCycleMs, stockOpcuaSamplingMs: o.stockOpcuaSamplingMs, log: (l) => progress.log(l) });
       } catch (err) {
         pr.errors.push(`system did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
         log(err.message);

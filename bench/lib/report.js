@@ -231,6 +231,7 @@ function markdown(s, plotFiles) {
     ['CPU', `${m.cpus} × ${m.cpuModel}`], ['memory', `${fmt(m.memGB)} GB`], ['OS', m.os], ['load average at start', (m.loadavg || []).map((x) => x.toFixed(2)).join(' ')],
     ...Object.entries(s.versions || {}).map(([k, v]) => [k, v]),
     ['PLC scan', `${o.scanMs} ms`], ['stock replica read cycle', `${o.stockCycleMs} ms`],
+    ['stock OPC UA server minimum sampling', o.stockOpcuaSamplingMs === null || o.stockOpcuaSamplingMs === undefined ? '500 ms (node-red-contrib-opcua as installed)' : `${o.stockOpcuaSamplingMs} ms (the study's edit of 104-opcuaserver.js, by preload)`],
     ['protocols asked', (o.protocols || []).join(', ')], ['profiles', (o.profiles || []).join(', ')],
     ['samples per protocol (target)', o.samples], ['load levels (users)', (o.users || []).join(', ')],
     ['load think time / duration per level', `${o.thinkMs} ms / ${o.loadSeconds} s`], ['boxes per production', o.boxes],
@@ -460,7 +461,10 @@ function markdown(s, plotFiles) {
       if (proto === 'stock') within.push(`the polled S7 read: 0–${o.stockCycleMs} ms (node-red-contrib-s7's minimum cycle; ≈ ${fmt(o.stockCycleMs / 2)} ms on average)`);
       if (proto === 'stock-mqtt') within.push('no TCP_NODELAY on the stock broker\'s sockets: a small message can wait for the peer\'s delayed ACK (up to 40 ms on Linux)');
       if (proto === 'stock-modbus') within.push('Modbus Read nodes every 80 ms (the study\'s interval) at the edge on the cloud request and the PLC response registers, and the twin\'s 50 ms poll: 0–80, 0–80 and 0–50 ms (≈ 105 ms on average)');
-      if (proto === 'stock-opcua') within.push('the stock server samples its variables every 500 ms at best (minimumSamplingInterval hard-coded in 104-opcuaserver.js; the study patched it to 50): the edge\'s 10 ms subscription on the request is revised to 500 ms, 0–500 ms (≈ 250 ms on average); the twin polls every 50 ms (≈ 25 ms)');
+      if (proto === 'stock-opcua') {
+        const ms = o.stockOpcuaSamplingMs ?? 500;
+        within.push(`the stock server samples its variables every ${ms} ms at best (minimumSamplingInterval: 500 hard-coded in 104-opcuaserver.js${o.stockOpcuaSamplingMs === null || o.stockOpcuaSamplingMs === undefined ? '; the study edited it to 50' : `, set to ${ms} here as the study did`}): the edge's 10 ms subscription on the request is revised to ${ms} ms, 0–${ms} ms (≈ ${fmt(ms / 2)} ms on average); the twin polls every 50 ms (≈ 25 ms)`);
+      }
       const tuning = TUNINGS[o.tuning] || TUNINGS.tuned;
       if (proto === 'modbus') {
         const ms = tuning.transport.modbus.pollMs;

@@ -74,6 +74,12 @@ const STOCK = {
 };
 /** The first PLC probe slot a path's probes and load twins use (bundle paths: 1; slot 0 is the replicas'). */
 const firstProbeSlot = (p) => (STOCK[p] ? STOCK[p].firstSlot : 1);
+/**
+ * The stock OPC UA server's minimum sampling interval with the study's edit of the contrib node
+ * (section 5.2: 500 → 50 ms), applied by a preload (bench/lib/stock-opcua-sampling.js) when a run
+ * asks for it (`stockOpcuaSamplingMs`); without it the node runs as installed (500 ms).
+ */
+const STUDY_OPCUA_SAMPLING_MS = 50;
 /** The study's plant id in the stock OPC UA replica's node ids (a hand-built flow names one plant). */
 const STOCK_OPCUA_PLANT = 'plant1';
 
@@ -189,6 +195,8 @@ async function waitStockOpcuaVariables(url, timeoutMs) {
  * @param {string[]} o.protocols among ws, mqtt, opcua, modbus and the STOCK replicas
  * @param {number} [o.scanMs]
  * @param {number} [o.stockCycleMs]
+ * @param {number} [o.stockOpcuaSamplingMs] the stock OPC UA server's minimum sampling interval
+ *   instead of the 500 ms its node hard-codes (the study's edit, by preload); default: as installed
  * @param {'tuned'|'study'} [o.tuning] protocol intervals (default tuned)
  * @param {object} [o.env] extra S7T_* for both Node-RED processes
  * @param {string} [o.plcInputLog] the virtual PLC's input log file (plc/input-log.js)
@@ -266,6 +274,10 @@ async function startSystem(o) {
         S7T_STOCK_MQTT_PORT: String(cloudPorts.stockMqtt),
         S7T_STOCK_OPCUA_PORT: String(cloudPorts.stockOpcua),
         S7T_STOCK_MODBUS_PORT: String(cloudPorts.stockModbus),
+        ...(o.stockOpcuaSamplingMs !== undefined && o.stockOpcuaSamplingMs !== null ? {
+          S7T_STOCK_OPCUA_MIN_SAMPLING_MS: String(o.stockOpcuaSamplingMs),
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS || ''} --require ${JSON.stringify(path.join(__dirname, 'stock-opcua-sampling.js'))}`.trim(),
+        } : {}),
       },
     };
     const procs = {};
@@ -434,4 +446,4 @@ function hasProbe(protocol) {
   return true;
 }
 
-module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, withPathsDisabled, hasProbe, firstProbeSlot, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK };
+module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, withPathsDisabled, hasProbe, firstProbeSlot, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK, STUDY_OPCUA_SAMPLING_MS };
