@@ -33,6 +33,25 @@ const DEFAULTS = {
   S7T_OPCUA_TWIN_PASSWORD: 'dev-twin-pw',
   S7T_OPCUA_EDGE_USER: 'edge',
   S7T_OPCUA_EDGE_PASSWORD: 'dev-edge-pw',
+  // Key of the Node-RED credentials files (settings.js credentialSecret).
+  S7T_CREDENTIAL_SECRET: 's7twin-development-only-secret',
+};
+
+/**
+ * Which of DEFAULTS are development secrets, and which part of the system needs each: the one
+ * list nodes/lib/security.js checks (an instance reachable beyond loopback refuses to start while
+ * one of its secrets is unset or has its development value) and scripts/gen-env.js fills with
+ * random values. The virtual PLC reads its MQTT password as S7T_PLC_MQTT_PASSWORD.
+ */
+const SECRETS = {
+  S7T_CREDENTIAL_SECRET: ['cloud', 'edge'],
+  S7T_TWIN_TOKEN: ['cloud'],
+  S7T_EDGE_TOKEN: ['cloud', 'edge'],
+  S7T_MQTT_USERS: ['cloud'],
+  S7T_MQTT_MONITOR_PASSWORD: ['cloud'],
+  S7T_MQTT_PLC_PASSWORD: ['plc'],
+  S7T_OPCUA_TWIN_PASSWORD: ['cloud'],
+  S7T_OPCUA_EDGE_PASSWORD: ['cloud', 'edge'],
 };
 
 /**
@@ -71,4 +90,4 @@ function transportDefaults(protocol, env = process.env) {
   }
 }
 
-module.exports = { DEFAULTS, localEnv, transportDefaults };
+module.exports = { DEFAULTS, SECRETS, localEnv, transportDefaults };
