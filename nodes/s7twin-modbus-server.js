@@ -6,6 +6,7 @@
  * a closed node's memory after a redeploy (see the lib's header).
  */
 const { createModbusServer, DEFAULTS } = require('./lib/modbus-server');
+const registry = require('./lib/registry');
 
 const STATUS = {
   starting: { fill: 'yellow', shape: 'ring', text: 'starting' },
@@ -48,6 +49,7 @@ module.exports = function register(RED) {
       node.error(`${err.code}: ${err.message}`);
     }
     node.modbus = server; // tests and neighbouring nodes may read counters
+    registry.add(node, () => ({ ...(server ? server.counters : {}), clients: server ? server.clients : 0 }));
 
     if (server) {
       status(STATUS.starting);
@@ -93,6 +95,7 @@ module.exports = function register(RED) {
     });
 
     node.on('close', (removed, done) => {
+      registry.remove(node);
       const finish = () => { node.status({}); done(); };
       if (!server) { finish(); return; }
       server.removeAllListeners('write');
@@ -104,4 +107,6 @@ module.exports = function register(RED) {
     });
   }
   RED.nodes.registerType('s7twin-modbus-server', S7TwinModbusServerNode);
+  registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
+  registry.watchRuntime(RED.events);
 };
