@@ -19,6 +19,7 @@ const { createPlant, PROFILES } = require('./plant');
 const { createRecorder } = require('./recorder');
 const tags = require('../nodes/lib/tags');
 const { transportDefaults } = require('./local');
+const { caFile } = require('../nodes/lib/tls');
 
 const DEFAULTS = {
   protocol: 'ws',
@@ -199,6 +200,7 @@ const USAGE = `usage: npm run twin -- [options]
   --protocol ws|mqtt|opcua|modbus   transport (default ws)
   --url URL                         endpoint, e.g. ws://127.0.0.1:1880/s7twin/twin
   --token T                         bearer token (or S7T_TWIN_TOKEN)
+  --ca FILE                         CA certificate(s) for wss:// or mqtts:// (or S7T_CA_FILE)
   --boxes N                         boxes to produce (default 20)
   --damaged F|PATTERN               fraction damaged (0.3) or a 0/1 pattern (0010)
   --seed N                          RNG seed for the damaged boxes (default 1)
@@ -247,6 +249,9 @@ function parseCli(argv) {
     num('damaged', 0);
     if (o.damaged > 1) throw new TwinError('E_ARGS', `--damaged must be a fraction 0..1 or a 0/1 pattern, got ${o.damaged}`);
   }
+  // A private CA for wss:// / mqtts:// endpoints: --ca FILE, else S7T_CA_FILE (nodes/lib/tls.js).
+  const ca = caFile(o.ca !== undefined ? { S7T_CA_FILE: String(o.ca) } : process.env);
+  if (ca) o.ca = ca; else delete o.ca;
   // Whatever was not given reaches the one-machine system that `npm start` runs.
   for (const [k, v] of Object.entries(transportDefaults(o.protocol || DEFAULTS.protocol))) if (o[k] === undefined) o[k] = v;
   if (o.csv) o.csv = path.resolve(String(o.csv));

@@ -45,6 +45,7 @@ const TransportError = codedError('TransportError');
  * @param {string} opts.url mqtt://host:port or ws://host:port/mqtt
  * @param {string} [opts.username] MQTT user with role twin
  * @param {string} [opts.password]
+ * @param {Buffer} [opts.ca] CA certificate(s) for mqtts:// or wss://
  * @param {string} [opts.plant] plant id in the topics (default plant1)
  * @param {0|1|string} [opts.qos]
  * @param {string} [opts.id] client id suffix
@@ -126,8 +127,9 @@ function createTransport(opts = {}) {
       connectTimeout: o.connectTimeoutMs,
       reconnectPeriod: backoff.next(),
       resubscribe: false, // subscriptions are made on every connect below
+      ...(o.ca ? { ca: o.ca } : {}), // mqtts:// with a private CA (--ca, S7T_CA_FILE)
       createWebsocket: (url, protocols, wo) => {
-        const ws = new WebSocket(url, protocols, { ...(wo && wo.wsOptions), perMessageDeflate: false });
+        const ws = new WebSocket(url, protocols, { ...(wo && wo.wsOptions), perMessageDeflate: false, ...(o.ca ? { ca: o.ca } : {}) });
         ws.on('upgrade', (res) => useWire(res.socket));
         return ws;
       },

@@ -42,6 +42,7 @@ const TransportError = codedError('TransportError');
  * @param {object} opts
  * @param {string} opts.url ws:// or wss:// URL of the twin endpoint
  * @param {string} [opts.token]
+ * @param {Buffer} [opts.ca] CA certificate(s) for a wss:// endpoint
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {object} [opts.backoff] see nodes/lib/backoff.js
  * @param {(line: string) => void} [opts.log] where err codes from the cloud are reported
@@ -121,6 +122,7 @@ function createTransport(opts = {}) {
       perMessageDeflate: false,
       handshakeTimeout: o.handshakeTimeoutMs,
       maxPayload: o.maxPayload,
+      ...(o.ca ? { ca: o.ca } : {}), // wss:// with a private CA (--ca, S7T_CA_FILE)
     });
     ws = sock;
     sock.on('unexpected-response', (req, res) => {
