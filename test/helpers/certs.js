@@ -26,22 +26,22 @@ function makeCerts(opts = {}) {
   fs.mkdirSync(dir, { recursive: true });
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl(['req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=s7twin test CA'], dir);
-  openssl(['req', ...ecKey, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${names[0]}`], dir);
+  openssl(['req', ...ecKey, '-keyout', 'key.pem', '-out', 'server.csr', '-subj', `/CN=${names[0]}`], dir);
   const san = names.map((n) => (/^[\d.]+$|:/.test(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
   fs.writeFileSync(path.join(dir, 'ext.cnf'), `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n`);
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf'], dir);
+  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'cert.pem', '-days', '2', '-extfile', 'ext.cnf'], dir);
   // Readable by a container's non-root user too (the files are throwaway).
-  for (const f of ['ca.pem', 'server.key', 'server.pem']) fs.chmodSync(path.join(dir, f), 0o644);
+  for (const f of ['ca.pem', 'key.pem', 'cert.pem']) fs.chmodSync(path.join(dir, f), 0o644);
   fs.chmodSync(dir, 0o755);
   const file = (f) => path.join(dir, f);
   return {
     dir,
     ca: file('ca.pem'),
-    key: file('server.key'),
-    cert: file('server.pem'),
+    key: file('key.pem'),
+    cert: file('cert.pem'),
     caPem: fs.readFileSync(file('ca.pem')),
-    keyPem: fs.readFileSync(file('server.key')),
-    certPem: fs.readFileSync(file('server.pem')),
+    keyPem: fs.readFileSync(file('key.pem')),
+    certPem: fs.readFileSync(file('cert.pem')),
     remove: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
 }
