@@ -70,7 +70,7 @@ module.exports = function register(RED) {
     };
     const answerErr = (err, about, client) => {
       const ref = about && about.src && about.seq ? { src: about.src, seq: about.seq } : undefined;
-      emit(sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid), client);
+      emit(sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid, about && about.dl), client);
     };
 
     function onStatus(s, detail) {
@@ -121,7 +121,7 @@ module.exports = function register(RED) {
         if (f.left.size === 0) {
           frames.delete(key);
           node.counters.probeRes += 1;
-          const fields = { d: f.got, ref: { src: f.about.src, seq: f.about.seq } };
+          const fields = { d: f.got, ref: { src: f.about.src, seq: f.about.seq }, dl: f.about.dl };
           if (f.about.cid !== undefined) fields.cid = f.about.cid;
           emit(sender.make('probe-res', fields), f.client);
         } else if (now >= f.deadline) {
@@ -191,13 +191,14 @@ module.exports = function register(RED) {
         }
         conn.write(items, writeOpts).then(() => {
           node.counters.acks += 1;
-          const fields = { ref: { src: env.src, seq: env.seq } };
+          const fields = { ref: { src: env.src, seq: env.seq }, dl: env.dl };
           if (env.cid !== undefined) fields.cid = env.cid;
           emit(sender.make('ack', fields), msg._client);
           done();
         }, (err) => {
           if (err.code === 'E_EXPIRED') node.counters.expired += 1;
           else if (err.code === 'E_PLC_DOWN' || err.code === 'E_BUSY') node.counters.refused += 1;
+          else if (err.code === 'E_OUTCOME_UNKNOWN') node.counters.unknownOutcomes = (node.counters.unknownOutcomes || 0) + 1;
           else node.counters.writeErrors += 1;
           answerErr(err, env, msg._client);
           done();
@@ -217,7 +218,7 @@ module.exports = function register(RED) {
         }
         conn.write(items.map((i) => ({ addr: i.addr, value: i.value })), { ...writeOpts, independent: true }).then(() => {
           const key = `${env.src} ${env.seq}`;
-          const f = { about: { src: env.src, seq: env.seq, cid: env.cid }, client: msg._client, left: new Map(), got: {}, deadline: Date.now() + probeTimeoutMs };
+          const f = { about: { src: env.src, seq: env.seq, cid: env.cid, dl: env.dl }, client: msg._client, left: new Map(), got: {}, deadline: Date.now() + probeTimeoutMs };
           for (const i of items) {
             // A new probe on a slot replaces the one waiting there: that frame is answered now.
             const prev = frameOfSlot.get(i.slot);

@@ -20,7 +20,7 @@
  * dl   (cmd, probe, relayed by the cloud) deadline on the CLOUD's clock (ms since the epoch,
  *      lib/clock.js): the cloud sets it from the frame's arrival plus its lifetime; the edge
  *      never writes the frame after it, judged with the link's clock-offset estimate. A dl a
- *      twin sends is overwritten.
+ *      twin sends is overwritten. Answers (ack, err, probe-res) echo the request's dl.
  *
  * Link control between the cloud's edge endpoint and the edge (never passed to the flows):
  * sync     the edge's heartbeat; its ts is the send time t1 on the edge's clock
@@ -132,7 +132,7 @@ function createSender(src, opts = {}) {
     /**
      * Build one envelope.
      * @param {string} k kind
-     * @param {object} [fields] d, ref, e, cid, ttl
+     * @param {object} [fields] d, ref, e, cid, ttl, dl
      */
     make(k, fields = {}) {
       seq += 1;
@@ -142,13 +142,18 @@ function createSender(src, opts = {}) {
       if (fields.e !== undefined) env.e = fields.e;
       if (fields.cid !== undefined) env.cid = fields.cid;
       if (fields.ttl !== undefined) env.ttl = fields.ttl;
+      if (fields.dl !== undefined) env.dl = fields.dl;
       return env;
     },
-    /** An error answer to `about` (an envelope or an EnvelopeError's ref). */
-    error(code, msg, ref, cid) {
+    /**
+     * An error answer to `about` (an envelope or an EnvelopeError's ref).
+     * @param {number} [dl] the answered request's deadline (answers echo it)
+     */
+    error(code, msg, ref, cid, dl) {
       const fields = { e: { code, msg } };
       if (ref) fields.ref = ref;
       if (cid !== undefined) fields.cid = cid;
+      if (dl !== undefined) fields.dl = dl;
       return this.make('err', fields);
     },
   };

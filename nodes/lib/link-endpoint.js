@@ -122,7 +122,7 @@ function createEndpoint(opts) {
     onExpire(e, why) {
       counters.unknownOutcomes += 1;
       counters.inflight = inflight.size;
-      ee.emit('envelope', sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid), e.peer);
+      ee.emit('envelope', sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid, e.dl), e.peer);
     },
   }) : null;
 
@@ -230,9 +230,9 @@ function createEndpoint(opts) {
       for (const s of c.srcs) {
         if (srcOwner.get(s) !== id) continue;
         srcOwner.delete(s);
-        // The edge never replays frames over a new link, and an edge process that restarted
-        // numbers from 1 again: its senders start afresh with its next link.
-        if (edge) tracker.forget(s);
+        // No peer replays frames over a new connection, and a process that restarted numbers
+        // from 1 again (or from wherever its sender got to meanwhile): its senders start afresh.
+        tracker.forget(s);
       }
       counters.connections = clients.size;
       updateDepth();

@@ -197,7 +197,9 @@ function createS7Connection(opts) {
     busy = null;
     if (inFlight && inFlight.op) {
       counters.writeErrors += 1;
-      inFlight.op.reject(s7Error('E_PLC_DOWN', `write lost with the connection: ${err.message}`));
+      // The request went out: the PLC may have applied it before the connection went. Not a
+      // refusal (E_PLC_DOWN says nothing was written): the outcome is unknown.
+      inFlight.op.reject(s7Error('E_OUTCOME_UNKNOWN', `the PLC connection was lost while the write was in flight (${err.message}): whether it was applied is unknown`));
     }
     refuseQueued(err);
     if (wasUp) {
@@ -376,7 +378,8 @@ function createS7Connection(opts) {
      *   order against this one matters, except writes to the same addresses (probe slots); such
      *   writes may go out ahead of others queued before them, merged with neighbouring ones
      *   (lib/s7-batch.js). deadline: lib/clock.js time after which it must not be sent
-     * @returns {Promise<void>} rejects with E_PLC_DOWN, E_BUSY, E_WRITE, E_EXPIRED
+     * @returns {Promise<void>} rejects with E_PLC_DOWN, E_BUSY, E_WRITE, E_EXPIRED (nothing written), or
+     *   E_OUTCOME_UNKNOWN (the connection was lost with the request sent)
      */
     write(items, opts = {}) {
       const independent = opts.independent === true;

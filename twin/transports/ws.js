@@ -59,13 +59,14 @@ function createTransport(opts = {}) {
   const valueCbs = [];
   const probeCbs = [];
   const answerCbs = [];
+  const sentCbs = [];
   const pending = new Map(); // seq of a cmd sent on this connection -> its values
   let resync = false; // an answer said the PLC may not hold the image
   const image = {}; // every input value sent so far (resent whole after a reconnect)
   const stats = {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, acks: 0, errors: 0,
     errorCodes: {}, badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0,
-    lostWithConnection: 0, resyncs: 0,
+    lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0,
   };
   let ws = null;
   let closed = false;
@@ -94,13 +95,15 @@ function createTransport(opts = {}) {
     const env = sender.make('cmd', { d, ttl });
     pending.set(env.seq, d);
     write(env);
+    for (const cb of sentCbs) cb({ seq: env.seq, d, image: { ...image } });
+    return env.seq;
   }
 
-  /** One answer for the command `seq` (exactly one: a second for the same seq is ignored). */
-  function answered(seq, code, msg) {
-    if (!pending.delete(seq)) return;
+  /** One answer for the command `seq` (exactly one: a second for the same seq is counted, not passed on). */
+  function answered(seq, code, msg, dl) {
+    if (!pending.delete(seq)) { stats.unexpectedAnswers += 1; return; }
     if (code && RESYNC_CODES.has(code)) resync = true;
-    for (const cb of answerCbs) cb({ seq, ok: !code, code, msg });
+    for (const cb of answerCbs) cb({ seq, ok: !code, code, msg, dl });
   }
 
   /** After a doubtful answer: the inputs the PLC reports that differ from the twin's image. */
@@ -169,11 +172,11 @@ function createTransport(opts = {}) {
           break;
         case 'ack':
           stats.acks += 1;
-          if (env.ref && env.ref.src === sender.src) answered(env.ref.seq);
+          if (env.ref && env.ref.src === sender.src) answered(env.ref.seq, undefined, undefined, env.dl);
           break;
         case 'err':
           countError(env.e.code, env.e.msg);
-          if (env.ref && env.ref.src === sender.src) answered(env.ref.seq, env.e.code, env.e.msg);
+          if (env.ref && env.ref.src === sender.src) answered(env.ref.seq, env.e.code, env.e.msg, env.dl);
           break;
         case 'probe-res':
           for (const [slot, v] of Object.entries(env.d)) for (const cb of probeCbs) cb(Number(slot), v);
@@ -245,16 +248,24 @@ function createTransport(opts = {}) {
         if (!ws && !retryTimer) open();
       });
     },
-    /** Send one frame with every input that changed in one tick. */
+    /**
+     * Send one frame with every input that changed in one tick.
+     * @returns {number|null} the command's seq, or null when it waits for the connection (the
+     *   image goes out whole after the reconnect)
+     */
     send(values) {
-      if (!values || Object.keys(values).length === 0) return;
+      if (!values || Object.keys(values).length === 0) return null;
       Object.assign(image, values);
-      if (ws && ws.readyState === WebSocket.OPEN) sendCmd(values);
-      else { dirty = true; stats.coalesced += 1; }
+      if (ws && ws.readyState === WebSocket.OPEN) return sendCmd(values);
+      dirty = true;
+      stats.coalesced += 1;
+      return null;
     },
     onValues(cb) { valueCbs.push(cb); },
-    /** cb({seq, ok, code, msg}) once per command sent: its ack, err, or E_OUTCOME_UNKNOWN. */
+    /** cb({seq, ok, code, msg, dl}) once per command sent: its ack, err, or E_OUTCOME_UNKNOWN (dl: the deadline the cloud gave it, when the answer says). */
     onAnswer(cb) { answerCbs.push(cb); },
+    /** cb({seq, d, image}) for every command that goes out, the twin's own resyncs included. */
+    onSent(cb) { sentCbs.push(cb); },
     /** Commands sent and not answered yet. */
     get inFlight() { return pending.size; },
     /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
