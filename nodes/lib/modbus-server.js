@@ -207,6 +207,7 @@ function createModbusServer(opts = {}) {
       if (peer.closing) return;
       counters.bytesIn += data.length;
       buf = buf.length ? Buffer.concat([buf, data]) : data;
+      if (buf.length > o.maxBuffered) { counters.badFrames += 1; sock.destroy(); return; }
       while (buf.length >= 7) {
         const len = buf.readUInt16BE(4); // unit id + PDU
         if (buf.readUInt16BE(2) !== 0 || len < 2 || len > 254) {
@@ -232,9 +233,6 @@ function createModbusServer(opts = {}) {
         sock.write(out);
         if (write) ee.emit('write', write);
       }
-      // What is left is less than one frame; more means a client that never completes its frame.
-      // (Checked after parsing: one read may carry many whole frames of a pipelining client.)
-      if (buf.length > o.maxBuffered) { counters.badFrames += 1; sock.destroy(); }
     });
     sock.on('error', () => {}); // a reset by the client is normal; 'close' follows
     sock.on('close', () => {

@@ -19,6 +19,11 @@ const { run, must, projectImage, makeEnv, tempDir, firstAck, waitSettled, stats 
 const { makeCerts } = require('../helpers/certs');
 const { runTwin } = require('../../twin/cli');
 
+// Conveyor 1 at half the fast profile's speed: the plant then tolerates 300 ms instead of 150 ms
+// each way before a box is mis-sorted. These tests are about the containers serving a production
+// at all; three containers share the suite's 2-core machine, and their first minute (OPC UA
+// certificates, JIT) holds the loop back now and then.
+const TOLERANT = { c1SpeedMmS: 750 };
 const PROJECT = `s7tc${process.pid}`;
 
 test('docker-compose (against podman system service) brings up cloud, edge and plc with TLS; twins produce over wss and mqtts', { timeout: 15 * 60 * 1000 }, async (t) => {
@@ -69,12 +74,12 @@ test('docker-compose (against podman system service) brings up cloud, edge and p
   const modbus = (await stats(base, env.values.S7T_METRICS_TOKEN, certs.caPem)).find((n) => n.type === 's7twin-modbus-server').counters;
   assert.equal(modbus.writeRefused, 0, 'the edge\'s Modbus writes come from the address `edge` resolves to');
 
-  const ws = await runTwin({ protocol: 'ws', url: `wss://localhost:${ports.cloud}/s7twin/twin`, token: env.values.S7T_TWIN_TOKEN, ca: certs.caPem, boxes: 5, damaged: '01001', profile: 'fast', seed: 1 });
-  assert.equal(ws.ok, true, `${ws.reason}\n${await logs()}`);
+  const ws = await runTwin({ protocol: 'ws', url: `wss://localhost:${ports.cloud}/s7twin/twin`, token: env.values.S7T_TWIN_TOKEN, ca: certs.caPem, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plant: TOLERANT });
+  assert.equal(ws.ok, true, `${ws.reason}; round trips ${JSON.stringify(ws.summary.overall)}\n${await logs()}`);
 
   const twin = env.values.S7T_MQTT_USERS.split(',').map((u) => u.split(':')).find((u) => u[2] === 'twin');
-  const mq = await runTwin({ protocol: 'mqtt', url: `mqtts://localhost:${ports.mqtt}`, username: twin[0], password: twin[1], ca: certs.caPem, boxes: 3, damaged: '010', profile: 'fast', seed: 1 });
-  assert.equal(mq.ok, true, `${mq.reason}\n${await logs()}`);
+  const mq = await runTwin({ protocol: 'mqtt', url: `mqtts://localhost:${ports.mqtt}`, username: twin[0], password: twin[1], ca: certs.caPem, boxes: 3, damaged: '010', profile: 'fast', seed: 1, plant: TOLERANT });
+  assert.equal(mq.ok, true, `${mq.reason}; round trips ${JSON.stringify(mq.summary.overall)}\n${await logs()}`);
 
   // Published: the editor/WebSocket port and MQTT; not OPC UA, not Modbus (docker-compose.ports.yml).
   const ps = await must('podman', ['ps', '--filter', `label=com.docker.compose.project=${PROJECT}`, '--format', '{{.Names}} {{.Ports}}']);

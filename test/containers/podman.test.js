@@ -18,6 +18,11 @@ const { freePort } = require('../helpers/nodered');
 const { podman, must, projectImage, makeEnv, composeService, tempDir, firstAck, waitSettled, stats, opcuaCertNames } = require('../helpers/containers');
 const { runTwin } = require('../../twin/cli');
 
+// Conveyor 1 at half the fast profile's speed: the plant then tolerates 300 ms instead of 150 ms
+// each way before a box is mis-sorted. These tests are about the containers serving a production
+// at all; three containers share the suite's 2-core machine, and their first minute (OPC UA
+// certificates, JIT) holds the loop back now and then.
+const TOLERANT = { c1SpeedMmS: 750 };
 const ID = `s7t-run-${process.pid}`;
 
 test('the image runs the three services with Podman and serves a production end to end', { timeout: 15 * 60 * 1000 }, async (t) => {
@@ -80,8 +85,8 @@ test('the image runs the three services with Podman and serves a production end 
   // sessions on the cloud up; then a production.
   const base = `http://127.0.0.1:${ports.cloud}`;
   await waitSettled({ containers: ['cloud', 'edge', 'plc'].map((s) => `${ID}-${s}`), base, token: env.values.S7T_METRICS_TOKEN });
-  const result = await runTwin({ protocol: 'ws', url, token: env.values.S7T_TWIN_TOKEN, boxes: 5, damaged: '01001', profile: 'fast', seed: 1 });
-  assert.equal(result.ok, true, `${result.reason}\n${await logs()}`);
+  const result = await runTwin({ protocol: 'ws', url, token: env.values.S7T_TWIN_TOKEN, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plant: TOLERANT });
+  assert.equal(result.ok, true, `${result.reason}; round trips ${JSON.stringify(result.summary.overall)}\n${await logs()}`);
   assert.equal(result.packed + result.rejected, 5);
 
   // Not root; data on volumes.
