@@ -25,6 +25,9 @@ const { readInputLog } = require('../../plc/input-log');
 const clock = require('../../nodes/lib/clock');
 const tags = require('../../nodes/lib/tags');
 
+// Two processes' clocks (lib/clock.js, monotonic anchored to the wall clock) on one machine
+// differ by their anchors' error, under 1 ms each (Date.now() is whole milliseconds).
+const CLOCK_SKEW_MS = 2;
 const INPUTS = tags.inputs.map((t) => t.short); // ten inputs: a pattern is a 10-bit number
 const PATTERNS = 2 ** INPUTS.length - 1; // 1..1023: never all zeros (a PLC's fresh start)
 
@@ -200,12 +203,15 @@ async function runOne(sys, twin, id, opts, log) {
   await sleep(200); // a few scans: the last write reaches the input log
   const endedAt = clock.now();
   const cmds = [...twin.cmds.values()].filter((c) => c.seq >= firstSeq);
+  // The twin learns of the fault: the first answer other than an ack after it began.
+  const firstBad = cmds.filter((c) => c.answer && c.answer.code !== 'ack' && c.answer.at >= injectAt).map((c) => c.answer.at);
   const entries = readInputLog(opts.inputLog).filter((e) => e.t >= startedAt && e.t <= endedAt);
   return {
     id,
     label: f.label,
     ...analyse(cmds, entries, { ...opts, duplicates: twin.stats().unexpectedAnswers - dupBefore }),
     faultMs: Math.round(healAt - injectAt),
+    detectedMs: firstBad.length ? Math.round(Math.min(...firstBad) - injectAt) : null,
     restartMs,
     recoveryMs: recoveredAt === null ? null : Math.round(recoveredAt - healAt),
   };
@@ -238,7 +244,7 @@ function analyse(cmds, entries, o) {
     const p = patternOf(e.in);
     // The latest command with this pattern sent before the scan saw it.
     let c = null;
-    for (const x of cmds) if (x.pattern === p && x.sentAt <= e.t && (!c || x.seq > c.seq)) c = x;
+    for (const x of cmds) if (x.pattern === p && x.sentAt <= e.t + CLOCK_SKEW_MS && (!c || x.seq > c.seq)) c = x;
     // One write request carries a command's ten bits as ten items, and the PLC's scan may read
     // its data block while the server is between two of them (per-item consistency, as on a
     // real S7 PLC): a mix of two commands' bits, gone by the next scan. Counted, not judged.
@@ -262,7 +268,7 @@ function analyse(cmds, entries, o) {
       problems.push(`command #${c.seq} was answered ${code} but its inputs appeared at ${e.t.toFixed(1)}`);
     }
     const dl = a && Number.isFinite(a.dl) ? a.dl : c.sentAt + o.ttlMs + o.unknownDlSlackMs;
-    if (e.tp > dl + 1) { // 1 ms: two processes' anchored clocks on one machine
+    if (e.tp > dl + CLOCK_SKEW_MS) {
       appliedLate += 1;
       problems.push(`command #${c.seq} landed after ${e.tp.toFixed(1)}, past its deadline ${dl.toFixed(1)} by ${(e.tp - dl).toFixed(1)} ms`);
     }

@@ -56,3 +56,18 @@ test('patterns: ten inputs, never all off, 1023 distinct', () => {
   assert.equal(seen.size, 1023);
   assert.equal(Object.keys(patternValues(0)).length, 10);
 });
+
+test('the report has a faults section: one row per fault, problems listed, an error said', () => {
+  const { faultLines } = require('../../bench/lib/report');
+  const r = (id, extra) => ({
+    id, label: `${id} label`, sent: 10, answers: { ack: 8, E_EDGE_DOWN: 1, E_WEIRD: 1 }, unanswered: 0, duplicates: 0, appliedLate: 0,
+    appliedRefused: 0, notCommanded: 0, wentBack: 0, transients: 0, finalOk: true, problems: [], detectedMs: 1300, restartMs: null, recoveryMs: 800, ...extra,
+  });
+  const lines = faultLines({ options: { intervalMs: 50, ttlMs: 1000 }, results: [r('stall'), r('plc-kill', { restartMs: 5200, recoveryMs: null, finalOk: false, problems: ['inputs 0 at 1 match no command'] })] });
+  const md = lines.join('\n');
+  assert.match(md, /^## Faults \(issue 16\)/);
+  assert.match(md, /\| stall label \| 10 \| 8 \| 0 \| 1 \| 0 \| 0 \| E_WEIRD 1 \| 0 \| 0 \| 0 \| 0 \| 0 \| 0 \| yes \| 1\.3 \| – \| 0\.8 \|/);
+  assert.match(md, /\| plc-kill label .*\| \*\*no\*\* \| 1\.3 \| 5\.2 \| \*\*never\*\* \|/);
+  assert.match(md, /- plc-kill: inputs 0 at 1 match no command/);
+  assert.match(faultLines({ error: 'E_X it broke' }).join('\n'), /did not run: E_X it broke/);
+});

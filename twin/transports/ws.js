@@ -94,8 +94,8 @@ function createTransport(opts = {}) {
   function sendCmd(d) {
     const env = sender.make('cmd', { d, ttl });
     pending.set(env.seq, d);
+    for (const cb of sentCbs) cb({ seq: env.seq, d, image: { ...image } }); // before it can land anywhere
     write(env);
-    for (const cb of sentCbs) cb({ seq: env.seq, d, image: { ...image } });
     return env.seq;
   }
 
@@ -264,7 +264,7 @@ function createTransport(opts = {}) {
     onValues(cb) { valueCbs.push(cb); },
     /** cb({seq, ok, code, msg, dl}) once per command sent: its ack, err, or E_OUTCOME_UNKNOWN (dl: the deadline the cloud gave it, when the answer says). */
     onAnswer(cb) { answerCbs.push(cb); },
-    /** cb({seq, d, image}) for every command that goes out, the twin's own resyncs included. */
+    /** cb({seq, d, image}) for every command, the twin's own resyncs included, just before it goes out. */
     onSent(cb) { sentCbs.push(cb); },
     /** Commands sent and not answered yet. */
     get inFlight() { return pending.size; },
