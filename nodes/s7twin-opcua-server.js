@@ -59,7 +59,7 @@ module.exports = function register(RED) {
       node.warn('OPC UA server: a default password is in use (set the passwords in the node or S7T_OPCUA_TWIN_PASSWORD / S7T_OPCUA_EDGE_PASSWORD)');
     }
 
-    registry.add(node, () => server.counters);
+    registry.add(node, () => ({ ...server.counters, monitoredItems: server.monitoredItemCount() }));
     let lastStatus = '';
     let lastStatusAt = 0;
     let closing = false;

@@ -135,6 +135,23 @@ test('TLS on every path: https editor, wss twins and edge link, mqtts and MQTT o
     const edge = stats.nodes.find((n) => n.type === 's7twin-link-server' && n.name === 'edge');
     return edge && edge.counters.connections === 1;
   }, 30000, `the edge linked over wss${logs()}`);
+  // OPC UA first: the server offers Sign & Encrypt only; the edge bridge and the twin use it. (The
+  // bridge writes the cloud's command values to the PLC once its subscription starts; a production
+  // on another path running at that moment would have its inputs reset. This production waits
+  // for the bridge by its nature: nothing starts the plant before the bridge relays.)
+  const { OPCUAClient, MessageSecurityMode } = require('node-opcua');
+  const probe = OPCUAClient.create({ endpointMustExist: false, connectionStrategy: { maxRetry: 0 } });
+  await probe.connect(`opc.tcp://127.0.0.1:${ports.opcua}`);
+  const endpoints = await probe.getEndpoints();
+  await probe.disconnect();
+  assert.deepEqual([...new Set(endpoints.map((e) => MessageSecurityMode[e.securityMode]))], ['SignAndEncrypt'], 'no None endpoint');
+  const ua = await runTwin({
+    protocol: 'opcua', url: `opc.tcp://127.0.0.1:${ports.opcua}`, user: 'twin', password: SECRETS.opcTwinPw,
+    securityMode: 'SignAndEncrypt', securityPolicy: 'Basic256Sha256', pkiDir: pkiDir('tls-twin-client'),
+    boxes: 3, damaged: '010', profile: 'fast', seed: 1,
+  });
+  assert.equal(ua.ok, true, `${ua.reason}${logs()}`);
+
   const twinUrl = `wss://localhost:${ports.cloud}/s7twin/twin`;
   const ws = await runTwin({ protocol: 'ws', url: twinUrl, token: SECRETS.twinToken, ca: certs.caPem, boxes: 3, damaged: '010', profile: 'fast', seed: 1 });
   assert.equal(ws.ok, true, `${ws.reason}${logs()}`);
@@ -164,17 +181,4 @@ test('TLS on every path: https editor, wss twins and edge link, mqtts and MQTT o
   assert.notEqual(await mqttOutcome(`ws://127.0.0.1:${ports.mqttWs}/mqtt`, auth), 'connected', 'MQTT over plain ws is refused');
   assert.notEqual(await mqttOutcome(`mqtts://localhost:${ports.mqtt}`, { ...auth, ca: stranger.caPem }), 'connected', 'another CA is refused');
 
-  // OPC UA: the server offers Sign & Encrypt only; the edge bridge and the twin use it.
-  const { OPCUAClient, MessageSecurityMode } = require('node-opcua');
-  const probe = OPCUAClient.create({ endpointMustExist: false, connectionStrategy: { maxRetry: 0 } });
-  await probe.connect(`opc.tcp://127.0.0.1:${ports.opcua}`);
-  const endpoints = await probe.getEndpoints();
-  await probe.disconnect();
-  assert.deepEqual([...new Set(endpoints.map((e) => MessageSecurityMode[e.securityMode]))], ['SignAndEncrypt'], 'no None endpoint');
-  const ua = await runTwin({
-    protocol: 'opcua', url: `opc.tcp://127.0.0.1:${ports.opcua}`, user: 'twin', password: SECRETS.opcTwinPw,
-    securityMode: 'SignAndEncrypt', securityPolicy: 'Basic256Sha256', pkiDir: pkiDir('tls-twin-client'),
-    boxes: 3, damaged: '010', profile: 'fast', seed: 1,
-  });
-  assert.equal(ua.ok, true, `${ua.reason}${logs()}`);
 });

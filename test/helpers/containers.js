@@ -171,9 +171,9 @@ function stats(base, token, ca) {
 }
 
 /**
- * Wait until a fresh deployment has settled: every container healthy, and the edge's sessions
- * on the cloud's OPC UA server (Sign & Encrypt, certificates made on first start) and Modbus
- * server up. A production started while three containers still make their OPC UA certificates
+ * Wait until a fresh deployment has settled: every container healthy, the edge's OPC UA bridge
+ * monitoring the cloud's commands (Sign & Encrypt, certificates made on first start) and its Modbus
+ * writes flowing. A production started while three containers still make their OPC UA certificates
  * shares two cores with that work; the plant model times its boxes in real time.
  */
 async function waitSettled({ containers, base, token, ca }) {
@@ -181,7 +181,9 @@ async function waitSettled({ containers, base, token, ca }) {
   const counters = async (type) => ((await stats(base, token, ca)).find((n) => n.type === type) || {}).counters || {};
   const end = Date.now() + 120000;
   while (Date.now() < end) {
-    if ((await counters('s7twin-opcua-server')).sessions >= 1 && (await counters('s7twin-modbus-server')).writes > 0) return;
+    // The bridge monitors the ten commands on the cloud (then writes their values to the PLC once).
+    const ua = await counters('s7twin-opcua-server');
+    if (ua.sessions >= 1 && ua.monitoredItems >= 10 && (await counters('s7twin-modbus-server')).writes > 0) return;
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error('the edge did not open its OPC UA session and Modbus writes on the cloud within 120 s');
