@@ -196,7 +196,7 @@ function formatTable(summary) {
 }
 
 const USAGE = `usage: npm run twin -- [options]
-  --protocol ws|mqtt|opcua|modbus   transport (default ws)
+  --protocol ws|mqtt|mqttws|http|opcua|modbus   transport (default ws)
   --url URL                         endpoint, e.g. ws://127.0.0.1:1880/s7twin/twin
   --token T                         bearer token (or S7T_TWIN_TOKEN)
   --boxes N                         boxes to produce (default 20)
