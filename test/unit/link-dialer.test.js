@@ -24,7 +24,9 @@ async function startServer(epOpts = {}) {
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   ctl.url = `ws://127.0.0.1:${server.address().port}/s7twin/edge`;
   ctl.got = [];
+  ctl.invalid = [];
   ep.on('envelope', (e) => ctl.got.push(e));
+  ep.on('invalid', (e) => ctl.invalid.push(e));
   ctl.stop = async () => {
     await ep.close();
     server.closeAllConnections();
@@ -88,19 +90,24 @@ test('a wrong token is refused (E_AUTH counted) and retried with back-off', asyn
   assert.equal(srv.ep.counters.accepted, 0);
 });
 
-test('client keepalive: a cloud that stops answering pings is dropped and redialled', async (t) => {
-  const srv = await startServer({ pingMs: 60000 });
-  const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u', pingMs: 100, backoff: { initialMs: 20, maxMs: 100 } });
+test('heartbeat: a cloud that stops answering syncs is dropped and redialled; the cloud drops the silent edge and takes the new one', async (t) => {
+  const srv = await startServer({ linkTimeoutMs: 600 });
+  const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u', heartbeatMs: 50, linkTimeoutMs: 300, backoff: { initialMs: 20, maxMs: 100 } });
   t.after(async () => { await d.close(); await srv.stop(); });
   d.start();
-  await waitFor(() => d.connected);
+  await waitFor(() => d.connected && srv.ep.edgeReady());
+  assert.ok(d.counters.syncs >= 1 && d.clockOffset() !== null, 'the first sync was answered');
   srv.ep.client(srv.ep.clientIds()[0]).ws._socket.pause(); // half-open: the cloud reads nothing
-  await waitFor(() => d.counters.timeouts >= 1, 20000, 'a ping timeout');
-  await waitFor(() => d.counters.reconnects >= 1 && d.connected, 20000, 'a new link');
+  await waitFor(() => d.counters.timeouts >= 1, 20000, 'a heartbeat timeout at the edge');
+  // The cloud drops the silent edge on its own timeout, or when the edge dials again after it
+  // (a newcomer is taken only once the current edge has been silent for linkTimeoutMs).
+  await waitFor(() => srv.ep.counters.timeouts + srv.ep.counters.staleEdges >= 1, 20000, 'the cloud to drop the silent edge');
+  await waitFor(() => d.counters.reconnects >= 1 && d.connected && srv.ep.edgeReady(), 20000, 'a new link');
+  assert.equal(srv.ep.counters.connections, 1);
 });
 
 test('server keepalive: a twin that stops answering pings is terminated', async (t) => {
-  const srv = await startServer({ pingMs: 100 });
+  const srv = await startServer({ pingMs: 100, role: 'twin' });
   t.after(() => srv.stop());
   const c = await openClient(srv.url, { token: 'tok' });
   c.ws._socket.pause();
@@ -109,7 +116,7 @@ test('server keepalive: a twin that stops answering pings is terminated', async 
 });
 
 test('server keepalive pings only silent peers: a busy twin is never pinged, an idle one is and stays', async (t) => {
-  const srv = await startServer({ pingMs: 300 });
+  const srv = await startServer({ pingMs: 300, role: 'twin' });
   t.after(() => srv.stop());
   const busy = await openClient(srv.url, { token: 'tok' });
   const idle = await openClient(srv.url, { token: 'tok' });
@@ -142,8 +149,11 @@ test('the dialer answers malformed frames from the cloud with err and drops dupl
   ws.send('[1,2');
   ws.send(JSON.stringify(env('cmd', 1, { se: 1 }, { src: 'twin-z' })));
   ws.send(JSON.stringify(env('cmd', 1, { se: 1 }, { src: 'twin-z' })));
-  await waitFor(() => srv.got.some((e) => e.k === 'err'));
-  assert.equal(srv.got.find((e) => e.k === 'err').e.code, 'E_JSON');
+  // The edge's err about a frame it could not read answers nothing a twin sent: counted at the
+  // cloud and reported, never relayed to twins.
+  await waitFor(() => srv.ep.counters.edgeErrors === 1);
+  assert.equal(srv.invalid[0].code, 'E_JSON');
+  assert.equal(srv.got.filter((e) => e.k === 'err').length, 0);
   await waitFor(() => d.counters.duplicates === 1);
   assert.equal(got.length, 1);
   assert.deepEqual(invalid, ['E_JSON']);
