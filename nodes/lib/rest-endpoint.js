@@ -21,6 +21,8 @@
  * already taken. Bad input gets a 4xx with an `err` envelope and a counter, never a relay.
  */
 const envelope = require('./envelope');
+const clock = require('./clock');
+const LINK = require('./link-endpoint').DEFAULTS;
 const { createRoleChecker } = require('./auth');
 const { sendJson, readBody } = require('./http-util');
 
@@ -29,12 +31,17 @@ const DEFAULTS = {
   maxBodyBytes: 64 * 1024, // as the WebSocket endpoints' frame limit
   historySize: 512, // state frames kept for `since` (at 100 frames/s, 5 s of polls missed)
   maxPending: 1000, // commands waiting for the edge's answer; more get 503 E_BUSY
+  // A command's deadline as the twin endpoint sets it: its arrival plus the `ttl` it asks for
+  // (at most maxLifetimeMs, else E_RANGE) or lifetimeMs; a `dl` the client sent means nothing.
+  lifetimeMs: LINK.lifetimeMs,
+  maxLifetimeMs: LINK.maxLifetimeMs,
 };
 
 /** HTTP status for an err envelope's code. */
 const STATUS = {
   E_UNAUTHORIZED: 401, E_READ_ONLY: 403, E_TOO_LARGE: 413, E_DUPLICATE: 409, E_METHOD: 405, E_NOT_FOUND: 404,
   E_EDGE_DOWN: 503, E_PLC_DOWN: 503, E_BUSY: 503, E_NO_STATE: 503, E_CLOSED: 503, E_TIMEOUT: 504,
+  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE: 429,
 };
 const CLIENT_ERRORS = new Set(['E_JSON', 'E_SCHEMA', 'E_VERSION', 'E_KIND', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_RANGE', 'E_EMPTY']);
 
@@ -114,8 +121,10 @@ function createRestEndpoint(opts) {
 
   async function postCmd(req, res) {
     let env;
+    let arrived;
     try {
       const text = await readBody(req, o.maxBodyBytes);
+      arrived = clock.now(); // the whole command is here (the twin endpoint stamps a frame's arrival)
       counters.bytesIn += Buffer.byteLength(text);
       env = envelope.parse(text, { maxBytes: o.maxBodyBytes });
     } catch (err) {
@@ -126,6 +135,8 @@ function createRestEndpoint(opts) {
     const ref = { src: env.src, seq: env.seq };
     if (env.k !== 'cmd') { counters.badRequests += 1; refuse(res, 'E_KIND', `POST ${'cmd'} takes a "cmd" envelope, got "${env.k}"`, ref); return; }
     if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; refuse(res, 'E_DUPLICATE', `command ${env.src}#${env.seq} was already received`, ref); return; }
+    if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) { counters.badRequests += 1; refuse(res, 'E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`, ref); return; }
+    env.dl = arrived + (env.ttl || o.lifetimeMs);
     if (closed) { refuse(res, 'E_CLOSED', 'the endpoint is closing', ref); return; }
     if (pending.size >= o.maxPending) { refuse(res, 'E_BUSY', `${pending.size} commands are waiting for the edge`, ref); return; }
     counters.cmds += 1;

@@ -11,6 +11,8 @@
  * exponential back-off and jitter (nodes/lib/backoff.js). As in the headless transport, inputs
  * that change while the link is down are kept in the input image, and after a reconnect the whole
  * image goes out as one `cmd`: the PLC sees the plant as it is now, never a late button press.
+ * Every command gets exactly one answer, and a doubtful one (E_OUTCOME_UNKNOWN, E_EXPIRED, …)
+ * brings a resync from the next state, as in the headless transport (../transports/answers.js).
  *
  * Browser-safe (no Node APIs); Node 22's global WebSocket is the same API, so tests run it
  * against the real twin endpoint.
@@ -18,6 +20,7 @@
 const { codedError } = require('../../nodes/lib/errors');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
+const { createAnswers } = require('../transports/answers');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts (retries go on)
@@ -53,6 +56,7 @@ function createTransport(opts = {}) {
     state: 'idle', connected: false, connects: 0, reconnects: 0, failedAttempts: 0, sent: 0, received: 0,
     acks: 0, errors: 0, errorCodes: {}, badFrames: 0, coalesced: 0, bytesOut: 0, bytesIn: 0, lastError: '', retryAt: 0,
   };
+  const answers = createAnswers({ image, stats, resend: (d) => sendCmd(d), canSend: () => Boolean(ws && ws.readyState === 1) });
   let ws = null;
   let closed = false;
   let retryTimer = null;
@@ -74,6 +78,13 @@ function createTransport(opts = {}) {
     stats.bytesOut += utf8.encode(text).length;
   }
 
+  function sendCmd(d) {
+    const env = sender.make('cmd', { d });
+    answers.sent(env.seq, d);
+    write(env);
+    return env.seq;
+  }
+
   function onMessage(ev) {
     const text = typeof ev.data === 'string' ? ev.data : '';
     stats.bytesIn += utf8.encode(text).length;
@@ -86,12 +97,16 @@ function createTransport(opts = {}) {
       return;
     }
     stats.received += 1;
+    const mine = env.ref && env.ref.src === sender.src;
     if (env.k === 'state' || env.k === 'snap') {
       for (const cb of valueCbs) cb(env.d, env.k);
+      answers.resyncFrom(env.d);
     } else if (env.k === 'ack') {
       stats.acks += 1;
+      if (mine) answers.answered(env.ref.seq, undefined, undefined, env.dl);
     } else if (env.k === 'err') {
       countError(env.e.code, env.e.msg);
+      if (mine) answers.answered(env.ref.seq, env.e.code, env.e.msg, env.dl);
     }
   }
 
@@ -118,13 +133,14 @@ function createTransport(opts = {}) {
       stats.failedAttempts = 0;
       backoff.connected();
       // Back after a drop: bring the PLC up to date with the plant as it is now.
-      if (stats.connects > 1 && Object.keys(image).length) write(sender.make('cmd', { d: { ...image } }));
+      if (stats.connects > 1 && Object.keys(image).length) sendCmd({ ...image });
       if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.resolve(); firstConnect = null; }
     };
     sock.onmessage = onMessage;
     sock.onerror = () => { /* onclose follows with the code */ };
     sock.onclose = (ev) => {
       if (ws === sock) ws = null;
+      answers.connectionLost();
       if (opened) {
         stats.connected = false;
         backoff.disconnected();
@@ -163,10 +179,13 @@ function createTransport(opts = {}) {
     send(values) {
       if (!values || Object.keys(values).length === 0) return;
       Object.assign(image, values);
-      if (ws && ws.readyState === 1) write(sender.make('cmd', { d: values }));
+      if (ws && ws.readyState === 1) sendCmd(values);
       else stats.coalesced += 1;
     },
     onValues(cb) { valueCbs.push(cb); },
+    /** cb({seq, ok, code, msg, dl}) once per command sent. */
+    onAnswer: answers.onAnswer,
+    get inFlight() { return answers.inFlight; },
     /** Close for good: no reconnect, every timer cleared. */
     close() {
       closed = true;
@@ -181,7 +200,7 @@ function createTransport(opts = {}) {
         sock.close(1000, 'page closed');
       });
     },
-    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq }; },
+    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: answers.inFlight }; },
     get src() { return sender.src; },
   };
 }
