@@ -126,27 +126,27 @@ test('the http transport: a refused token is final, an endpoint that is not ther
 
 test('the http transport reconnects after the endpoint was unreachable, and sends the whole input image again', async (t) => {
   const h = await startRestHarness();
-  t.after(() => h.close());
-  let fail = false;
   const real = require('../../twin/transports/http').nodeRequest({ in: 0, out: 0 }, 5000);
+  let fail = false;
   const request = (r) => (fail ? Promise.reject(Object.assign(new Error('network down'), { code: 'ECONNRESET' })) : real(r));
   const tr = createTransport({ url: h.url, token: 'T', request, backoff: { initialMs: 20, maxMs: 50 } });
+  t.after(async () => { await tr.close(); real.close(); await h.close(); });
   const seen = [];
   tr.onValues((d, kind) => seen.push(kind));
   await tr.connect();
   tr.send({ se: 1 });
   await waitUntil(() => tr.stats().acks === 1);
   fail = true;
-  tr.send({ p1f: 1 }); // while down: kept in the image
   await waitUntil(() => !tr.stats().connected);
+  const connects = tr.stats().connects;
+  tr.send({ p1f: 1 }); // while down: kept in the image, not sent
+  assert.equal(tr.stats().coalesced, 1);
   fail = false;
-  await waitUntil(() => tr.stats().connected && tr.stats().acks >= 2);
+  await waitUntil(() => tr.stats().connects > connects && tr.stats().acks >= 2);
   const last = h.relayed[h.relayed.length - 1];
   assert.deepEqual(last.d, { se: 1, p1f: 1 }, 'the whole image after the reconnect');
-  assert.equal(tr.stats().reconnects, 1);
-  assert.ok(seen[0] === 'snap');
-  await tr.close();
-  real.close();
+  assert.ok(tr.stats().reconnects >= 1);
+  assert.equal(seen[0], 'snap');
 });
 
 async function waitUntil(fn, ms = 10000) {
