@@ -89,8 +89,9 @@ function createSession(o) {
   const chart = createChart(VARIABLES, { spanMs: opt.chartSpanMs });
   const plc = {}; // every value the PLC's state and snapshots said, outputs and (WebSocket–S7) inputs
   const marked = new Set(); // watching: ids of shadow boxes the PLC's state showed as damaged
+  const seenAt = { entry: 0, pushes: 0 }; // watching: rising EntrySensor / Piston1Forward seen
   const logLines = [];
-  const counters = { frames: 0, snaps: 0, states: 0, fed: 0, refused: 0, expired: 0, leaseLost: 0, takeovers: 0 };
+  const counters = { frames: 0, snaps: 0, states: 0, fed: 0, refused: 0, expired: 0, leaseLost: 0, takeovers: 0, followed: 0, markedDamaged: 0 };
   let driving = false;
   let readOnly = Boolean(o.readOnly);
   let holder = null;
@@ -141,15 +142,24 @@ function createSession(o) {
   /** Watching: keep the shadow model's boxes with the driver's, from what the PLC's state says. */
   function follow(prev, values) {
     const rose = (k) => values[k] === 1 && prev[k] !== 1;
-    if ((rose('se') || rose('p1fw')) && !plant.scene().entry) {
+    // Every box the driver's entry sensor showed, or piston 1 pushed (a path that streams outputs
+    // only), is a box of the shadow. A shadow running a little behind queues it: the model lets it
+    // in when its own entry is free, so no box is lost or doubled.
+    if (rose('se')) seenAt.entry += 1;
+    if (rose('p1fw')) seenAt.pushes += 1;
+    while (counters.followed < Math.max(seenAt.entry, seenAt.pushes)) {
       plant.feed(false);
-      plant.tick(0); // the box arrives now, before the piston starts to move
+      counters.followed += 1;
     }
+    plant.tick(0); // a box whose entry is free arrives now, before the piston starts to move
     if (values.dmg === 1 || rose('p2fw')) {
       const s = plant.scene();
       const at = plant.config.detectorAtMm;
       const near = s.c1.slice().sort((a, b) => Math.abs(a.x - at) - Math.abs(b.x - at))[0];
-      if (near && Math.abs(near.x - at) <= plant.config.detectorMm + plant.config.boxMm) marked.add(near.id);
+      if (near && Math.abs(near.x - at) <= plant.config.detectorMm + plant.config.boxMm && !marked.has(near.id)) {
+        marked.add(near.id);
+        counters.markedDamaged += 1;
+      }
     }
   }
 
