@@ -293,6 +293,7 @@ async function main() {
 /** For tests and the benchmark (no secrets: the token is not here). */
 window.s7twin = {
   snapshot: () => (connected ? lastSnap : null),
+  scene: () => (connected ? lastScene : null),
   act,
   get config() { return config; },
   perf: {

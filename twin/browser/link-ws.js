@@ -56,7 +56,7 @@ function createTransport(opts = {}) {
     state: 'idle', connected: false, connects: 0, reconnects: 0, failedAttempts: 0, sent: 0, received: 0,
     acks: 0, errors: 0, errorCodes: {}, badFrames: 0, coalesced: 0, bytesOut: 0, bytesIn: 0, lastError: '', retryAt: 0,
   };
-  const answers = createAnswers({ image, stats, resend: (d) => sendCmd(d), canSend: () => Boolean(ws && ws.readyState === 1) });
+  const answers = createAnswers({ image, stats, atOnce: true, resend: (d) => sendCmd(d), canSend: () => Boolean(ws && ws.readyState === 1) });
   let ws = null;
   let closed = false;
   let retryTimer = null;

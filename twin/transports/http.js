@@ -14,7 +14,9 @@
  * Polls go on a second keep-alive connection: one poll in flight, the next `pollMs` after the
  * previous one started. When the endpoint cannot be reached the transport retries with
  * exponential back-off and jitter (nodes/lib/backoff.js); after that the whole input image goes
- * out as one command, as the other transports do. 401 is final (E_UNAUTHORIZED).
+ * out as one command, as the other transports do. 401 is final (E_UNAUTHORIZED). Every command
+ * gets one answer (onAnswer), and after a doubtful one (E_EXPIRED, E_OUTCOME_UNKNOWN, …) the
+ * inputs the PLC shows differently from the twin's image go out again at once (./answers.js).
  *
  * The same file runs in the browser twin: pass `request` (the page passes one made on fetch). The
  * default request uses node:http with keep-alive and counts bytes on the sockets (headers
@@ -23,6 +25,7 @@
 const { codedError } = require('../../nodes/lib/errors');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
+const { createAnswers } = require('./answers');
 
 const DEFAULTS = {
   pollMs: 10, // a poll starts this long after the previous one started (as Modbus tuned polls)
@@ -110,6 +113,7 @@ function createTransport(opts = {}) {
     polls: 0, notModified: 0, frames: 0, snapshots: 0, coalesced: 0, badFrames: 0, authFailures: 0, lastError: '',
     bodyBytesOut: 0, bodyBytesIn: 0, version: 0, inFlight: 0,
   };
+  const answers = createAnswers({ image, stats, atOnce: true, resend: (d) => { queue.push(d); pump(); }, canSend: () => stats.connected });
   let closed = false;
   let sending = false;
   let dirty = false; // commands were merged into the image: send it whole when the queue is free
@@ -160,6 +164,7 @@ function createTransport(opts = {}) {
       if (env.k === 'snap') stats.snapshots += 1;
       stats.version = env.seq;
       for (const cb of valueCbs) cb(env.d, env.k);
+      answers.resyncFrom(env.d);
     }
   }
 
@@ -214,6 +219,7 @@ function createTransport(opts = {}) {
       const env = sender.make('cmd', { d });
       stats.sent += 1;
       stats.inFlight = 1;
+      answers.sent(env.seq, d);
       let r;
       try {
         r = await call('POST', '/cmd', envelope.stringify(env));
@@ -222,14 +228,25 @@ function createTransport(opts = {}) {
         // The outcome is unknown: the whole image goes out again once the endpoint answers.
         down(err);
         dirty = true;
+        answers.answered(env.seq, 'E_OUTCOME_UNKNOWN', `the request failed before its answer (${err.message})`);
         break;
       }
       stats.inFlight = 0;
       let answer;
       try { answer = JSON.parse(r.text); } catch { answer = null; }
-      if (r.status === 200 && answer && answer.k === 'ack') stats.acks += 1;
-      else if (r.status === 401) { stats.authFailures += 1; fail(new TransportError('E_UNAUTHORIZED', `the REST endpoint refused the token (HTTP 401) at ${base}`)); break; }
-      else countError(answer && answer.e ? answer.e.code : `E_HTTP_${r.status}`, answer && answer.e ? answer.e.msg : '');
+      if (r.status === 200 && answer && answer.k === 'ack') {
+        stats.acks += 1;
+        answers.answered(env.seq, undefined, undefined, answer.dl);
+      } else if (r.status === 401) {
+        stats.authFailures += 1;
+        answers.answered(env.seq, 'E_UNAUTHORIZED', 'token refused');
+        fail(new TransportError('E_UNAUTHORIZED', `the REST endpoint refused the token (HTTP 401) at ${base}`));
+        break;
+      } else {
+        const code = answer && answer.e ? answer.e.code : `E_HTTP_${r.status}`;
+        countError(code, answer && answer.e ? answer.e.msg : '');
+        answers.answered(env.seq, code, answer && answer.e ? answer.e.msg : '', answer && answer.dl);
+      }
     }
     sending = false;
   }
@@ -265,6 +282,8 @@ function createTransport(opts = {}) {
       pump();
     },
     onValues(cb) { valueCbs.push(cb); },
+    /** cb({seq, ok, code, msg, dl}) once per command sent. */
+    onAnswer: answers.onAnswer,
     /** Stop polling and sending; the keep-alive sockets are closed. */
     close() {
       closed = true;
