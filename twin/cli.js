@@ -74,11 +74,13 @@ async function runTwin(opts = {}) {
   const recorder = createRecorder({ protocol: o.protocol, csv: o.csv, timeoutMs: Number(o.timeoutMs), onCsvError: (e) => log(`csv: ${e.message}`) });
   const plc = {}; // last PLC outputs seen
   let gotValues = false;
+  const frames = { out: 0, in: 0 }; // input changes sent (one per tick with changes), PLC state updates received
   const t0 = performance.now();
 
   transport.onValues((values, kind) => {
     const t = performance.now();
     recorder.received(values, t);
+    if (kind === 'state') frames.in += 1;
     plant.applyOutputs(values);
     Object.assign(plc, values);
     gotValues = true;
@@ -111,6 +113,7 @@ async function runTwin(opts = {}) {
       if (Object.keys(batch).length) {
         recorder.sent(batch, performance.now());
         transport.send(batch);
+        frames.out += 1;
       }
       recorder.sweep();
     };
@@ -170,6 +173,7 @@ async function runTwin(opts = {}) {
       errors: (ts.errors || 0) + summary.overall.expired,
       errorCodes: ts.errorCodes || {},
       transport: ts,
+      frames,
       durationMs: performance.now() - t0,
     };
   } finally {

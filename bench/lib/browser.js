@@ -62,7 +62,7 @@ async function openTwinPage(browser, o) {
   await page.waitForFunction(() => window.s7twin && window.s7twin.ready, null, { timeout: 60000 });
   await page.fill('#token', o.token);
   await page.check(`input[name=protocol][value="${o.protocol || 'ws'}"]`);
-  if (o.mqtt) {
+  if (o.mqtt && o.protocol === 'mqttws') {
     await page.fill('#mqtt-user', o.mqtt.user);
     await page.fill('#mqtt-pass', o.mqtt.password);
   }
@@ -86,4 +86,100 @@ async function waitSnapshot(page, pred, timeoutMs = 60000) {
   }
 }
 
-module.exports = { ARGS, BrowserError, chromiumPath, launchChromium, openTwinPage, waitSnapshot };
+/** CPU seconds of Chromium's processes so far, by type (browser, renderer, GPU, …). */
+async function processCpu(browserCdp) {
+  const { processInfo } = await browserCdp.send('SystemInfo.getProcessInfo');
+  const out = {};
+  for (const p of processInfo) out[p.type] = (out[p.type] || 0) + p.cpuTime;
+  return out;
+}
+
+/** The JS heap of the page's workers (Runtime.getHeapUsage through the page's CDP session), bytes. */
+async function workerHeap(cdp) {
+  const workers = [];
+  const replies = new Map();
+  const onAttach = (ev) => { if (ev.targetInfo.type === 'worker') workers.push(ev.sessionId); };
+  const onMsg = (ev) => { try { const m = JSON.parse(ev.message); if (m.id) replies.set(`${ev.sessionId}:${m.id}`, m.result); } catch { /* not ours */ } };
+  cdp.on('Target.attachedToTarget', onAttach);
+  cdp.on('Target.receivedMessageFromTarget', onMsg);
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  let total = 0;
+  for (const sid of workers) {
+    await cdp.send('Target.sendMessageToTarget', { sessionId: sid, message: JSON.stringify({ id: 1, method: 'Runtime.getHeapUsage' }) });
+    const end = Date.now() + 5000;
+    while (!replies.has(`${sid}:1`) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    const r = replies.get(`${sid}:1`);
+    if (r) total += r.usedSize;
+  }
+  cdp.off('Target.attachedToTarget', onAttach);
+  cdp.off('Target.receivedMessageFromTarget', onMsg);
+  return workers.length ? total : null;
+}
+
+/**
+ * The twin-side cost of the browser twin over one protocol, as the study measured its Unity twin
+ * with the Unity Profiler: a fresh page drives the plant (Start, boxes fed automatically) for
+ * `seconds`, after a warm-up, and reports the page's frame intervals and the work of each frame
+ * on the main thread, long tasks (PerformanceObserver 'longtask'), the JS heap of the page and of
+ * its worker (CDP), Chromium's CPU by process type over the window, and the round trips the page
+ * itself measured (input event → PLC output, in its worker).
+ * @param {object} browser launchChromium()
+ * @param {object} o openTwinPage options plus seconds, warmupS, feedPerMinute
+ * @returns {Promise<object>}
+ */
+async function measureTwinPage(browser, o) {
+  const seconds = o.seconds || 20;
+  const { page, errors, context } = await openTwinPage(browser, o);
+  const browserCdp = await browser.newBrowserCDPSession();
+  try {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    let s = await waitSnapshot(page, (x) => x.mode === 'driving' && x.counts.good !== null, 60000);
+    if (!s.lamps.green) {
+      await page.click('#start');
+      await waitSnapshot(page, (x) => x.lamps.green, 30000);
+    }
+    await page.evaluate((rate) => window.s7twin.act('setAutoFeed', rate, 0.3), o.feedPerMinute || 120);
+    await page.waitForTimeout((o.warmupS ?? 3) * 1000);
+    const cpu0 = await processCpu(browserCdp);
+    s = await page.evaluate(() => { window.s7twin.perf.reset(); return window.s7twin.snapshot(); });
+    const t0 = Date.now();
+    await page.waitForTimeout(seconds * 1000);
+    const perf = await page.evaluate(() => window.s7twin.perf.get());
+    const s1 = await page.evaluate(() => window.s7twin.snapshot());
+    const dt = (Date.now() - t0) / 1000;
+    const cpu1 = await processCpu(browserCdp);
+    const m1 = await cdp.send('Performance.getMetrics');
+    const metric = (m, name) => (m.metrics.find((x) => x.name === name) || {}).value;
+    const wHeap = await workerHeap(cdp);
+    await page.evaluate(() => window.s7twin.act('setAutoFeed', 0));
+    await page.click('#stop');
+    await waitSnapshot(page, (x) => !x.lamps.green, 30000).catch(() => {});
+    const cpu = {};
+    for (const k of Object.keys(cpu1)) cpu[k] = (100 * (cpu1[k] - (cpu0[k] || 0))) / dt;
+    return {
+      protocol: o.protocol || 'ws',
+      seconds: dt,
+      frames: perf.intervals.length,
+      frameIntervals: perf.intervals,
+      frameWork: perf.work,
+      longTasks: perf.longTasks,
+      longTaskMs: perf.longTaskMs,
+      heapBytes: metric(m1, 'JSHeapUsedSize') ?? perf.heap,
+      workerHeapBytes: wHeap,
+      cpuPct: cpu,
+      rtt: perf.rtt,
+      boxes: (s1.counts.good + s1.counts.rejected) - (s.counts.good + s.counts.rejected),
+      connection: s1.connection,
+      webgl: perf.webgl,
+      software: perf.software,
+      pixelRatio: perf.pixelRatio,
+      errors,
+    };
+  } finally {
+    await browserCdp.detach().catch(() => {});
+    await context.close();
+  }
+}
+
+module.exports = { ARGS, BrowserError, chromiumPath, launchChromium, openTwinPage, waitSnapshot, measureTwinPage, processCpu };

@@ -21,7 +21,7 @@ function dataMarks(svg) {
   return n;
 }
 
-test('bench:smoke produces every table and plot from real samples', { timeout: 170000 }, async () => {
+test('bench:smoke produces every table and plot from real samples', { timeout: 300000 }, async () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-bench-smoke-'));
   try {
     const res = await runBench({ smoke: true, out, log: () => {} });
@@ -85,8 +85,26 @@ test('bench:smoke produces every table and plot from real samples', { timeout: 1
       assert.ok(md.includes(h), `report has "${h}"`);
     }
     if (Object.keys(s.profiles.local.productions).length) {
-      for (const h of ['## Table 1', '## Table 5', '## Table 3', '## Complete cycle time']) assert.ok(md.includes(h), `report has "${h}"`);
+      for (const h of ['## Table 1', '## Table 5', '## Table 3', '### Bytes per unit of work', '## Complete cycle time']) assert.ok(md.includes(h), `report has "${h}"`);
+      for (const [name, p] of Object.entries(s.profiles)) {
+        for (const prod of Object.values(p.productions)) if (prod.variables.overall.n > 0) assert.ok(prod.bytes.boxes > 0 && prod.bytes.inPerBox > 0 && prod.bytes.outPerInputChange > 0, `${name}: bytes per unit of work`);
+      }
     }
+    if (avail.mqttws && avail.http) assert.ok(md.includes('## HTTP, MQTT over TCP and MQTT over WebSocket (the related study)'));
+
+    // The browser twin in headless Chromium (the smoke measures it on the local profile): frames
+    // drawn, round trips seen by the page, its heap and Chromium's CPU.
+    const page = s.profiles.local.browser;
+    for (const proto of ['ws', 'mqttws', 'http'].filter((k) => avail[k])) {
+      const b = page[proto];
+      assert.ok(b, `browser twin measured over ${proto}`);
+      assert.ok(b.frames > 0 && b.frameInterval.n > 0, `${proto}: frames drawn`);
+      assert.ok(b.rtt.n > 0, `${proto}: round trips seen by the page`);
+      assert.ok(b.heapMB > 0 && b.workerHeapMB > 0, `${proto}: JS heap of the page and its worker`);
+      assert.equal(typeof b.cpuPct.renderer, 'number');
+      assert.deepEqual(b.pageErrors, []);
+    }
+    assert.ok(md.includes('## The browser twin: twin-side cost'));
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }

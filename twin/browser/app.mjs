@@ -6,7 +6,9 @@
  *
  * The token is typed once and kept in sessionStorage (or localStorage when "remember" is ticked),
  * never in the page or its URL. URL parameters: ?protocol=ws|mqttws|http, ?profile=study|fast
- * (plant speeds; every page watching one plant should use the driver's), ?pollMs= (HTTP).
+ * (plant speeds; every page watching one plant should use the driver's), ?pollMs= (HTTP),
+ * ?mqtt=ws://host:port/mqtt (the broker's WebSocket where it is not this host at the configured
+ * port: behind a proxy, or the benchmark's emulated WAN).
  *
  * window.s7twin is for tests and the benchmark: the last snapshot, actions, frame statistics.
  */
@@ -56,7 +58,11 @@ function onWorker(ev) {
   const m = ev.data;
   if (m.type === 'frame') lastScene = m.scene;
   else if (m.type === 'snapshot') { lastSnap = m.snapshot; refresh(); }
-  else if (m.type === 'rtt') chart.push(m.variable, performance.now(), m.ms);
+  else if (m.type === 'rtt') {
+    chart.push(m.variable, performance.now(), m.ms);
+    perf.rtt.push([m.variable, m.ms]);
+    if (perf.rtt.length > perf.max) perf.rtt.shift();
+  }
   else if (m.type === 'box') { if (scene) scene.leave(m.event, m.box); }
   else if (m.type === 'who' && m.status !== 200) {
     connected = false;
@@ -81,7 +87,8 @@ function connect(creds) {
   connected = true;
   setBadge('wait', 'connecting…');
   const id = `web-${Math.random().toString(36).slice(2, 10)}`;
-  worker.postMessage({ type: 'connect', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol, config, profile, id, pollMs: Number(params.get('pollMs')) || 25 });
+  const cfg = params.get('mqtt') && config.protocols.mqtt ? { ...config, protocols: { ...config.protocols, mqtt: { ...config.protocols.mqtt, url: params.get('mqtt') } } } : config;
+  worker.postMessage({ type: 'connect', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol, config: cfg, profile, id, pollMs: Number(params.get('pollMs')) || 25 });
   $('disconnect').disabled = false;
   $('connect-btn').textContent = 'Reconnect';
 }
@@ -113,7 +120,7 @@ function buildScene(cfg) {
   }
 }
 
-const perf = { intervals: [], work: [], longTasks: 0, longTaskMs: 0, last: 0, max: 20000, recent: [] };
+const perf = { intervals: [], work: [], rtt: [], longTasks: 0, longTaskMs: 0, last: 0, max: 20000, recent: [] };
 function frame(t) {
   requestAnimationFrame(frame);
   if (perf.last) {
@@ -297,8 +304,14 @@ window.s7twin = {
   act,
   get config() { return config; },
   perf: {
-    reset() { perf.intervals.length = 0; perf.work.length = 0; perf.longTasks = 0; perf.longTaskMs = 0; perf.last = 0; },
-    get() { return { intervals: perf.intervals.slice(), work: perf.work.slice(), longTasks: perf.longTasks, longTaskMs: perf.longTaskMs, webgl: Boolean(scene), software: Boolean(scene && scene.software), pixelRatio: scene ? scene.pixelRatio : null }; },
+    reset() { perf.intervals.length = 0; perf.work.length = 0; perf.rtt.length = 0; perf.longTasks = 0; perf.longTaskMs = 0; perf.last = 0; },
+    get() {
+      return {
+        intervals: perf.intervals.slice(), work: perf.work.slice(), rtt: perf.rtt.slice(), longTasks: perf.longTasks, longTaskMs: perf.longTaskMs,
+        webgl: Boolean(scene), software: Boolean(scene && scene.software), pixelRatio: scene ? scene.pixelRatio : null,
+        heap: performance.memory ? performance.memory.usedJSHeapSize : null,
+      };
+    },
   },
   ready: false,
 };

@@ -107,7 +107,10 @@ function textSprite(scale) {
  * @returns {{update(scene, state): void, leave(fate, box): void, render(): void, resize(): void, resetView(): void, zoom(f): void, dispose(): void, renderer: THREE.WebGLRenderer}}
  */
 export function createPlantScene(canvas, cfg, opts = {}) {
-  const mm = (v) => v / 1000;
+  // Drawn so that a box is 0.2 m whatever the profile (the fast profile's 100 mm boxes would make
+  // the lamp tower, pistons and bins look outsized): lengths and speeds scale alike.
+  const scale = 200 / cfg.boxMm;
+  const mm = (v) => (v / 1000) * scale;
   const B = mm(cfg.boxMm);
   const L1 = mm(cfg.c1LengthMm);
   const L2 = mm(cfg.c2LengthMm);
