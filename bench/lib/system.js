@@ -63,8 +63,12 @@ const PROBE_SLOTS = { ws: 1024, mqtt: 1024, modbus: 122, opcua: 122, stock: 1, m
  * polling of the REST endpoint (s7twin-rest), which relays over the WebSocket–S7 path's edge link.
  */
 const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'mqttws', 'http'];
-/** The flow tabs a path runs on: its own, or another path's. */
-const USES_TABS = { mqttws: 'mqtt', http: 'ws' };
+/**
+ * The flow tabs a path runs on besides its own: MQTT over WebSocket on the MQTT tab's broker,
+ * HTTP on the WebSocket–S7 tab's edge link; the browser twin's tab ('page': the page and the REST
+ * endpoint) with every path the page speaks.
+ */
+const USES_TABS = { ws: ['page'], mqttws: ['mqtt', 'page'], http: ['ws', 'page'] };
 
 /**
  * Distinct free loopback ports: all listeners are open at once before any closes, so the kernel
@@ -94,7 +98,7 @@ function readFlows(file) {
 }
 
 /** Which bundle path a flow tab carries, from the node types on it (null: none of them). */
-const TAB_PATHS = [['modbus', /modbus/i], ['opcua', /opcua/i], ['mqtt', /mqtt|broker/i], ['ws', /^s7twin-(link|s7$|plc$)/]];
+const TAB_PATHS = [['modbus', /modbus/i], ['opcua', /opcua/i], ['mqtt', /mqtt|broker/i], ['page', /^s7twin-(ui|rest)$/], ['ws', /^s7twin-(link|s7$|plc$)/]];
 function tabProtocol(types) {
   for (const [p, re] of TAB_PATHS) if (types.some((t) => re.test(t))) return p;
   return null;
@@ -111,7 +115,7 @@ function tabProtocol(types) {
  * @returns {object[]} a copy; `disabledTabs` lists the labels of what was disabled
  */
 function withPathsDisabled(flows, want) {
-  want = new Set([...want].map((p) => USES_TABS[p] || p).concat([...want]));
+  want = new Set([...want].flatMap((p) => [p, ...(USES_TABS[p] || [])]));
   const disabled = [];
   const out = flows.map((n) => {
     if (n.type !== 'tab') return n;
