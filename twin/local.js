@@ -23,6 +23,7 @@ const DEFAULTS = {
   S7T_SCAN_MS: '10',
   // Development tokens and passwords: set your own for anything but a laptop.
   S7T_TWIN_TOKEN: 'dev-twin-token',
+  S7T_VIEWER_TOKEN: 'dev-viewer-token', // watch-only: the browser twin's viewers, read-only twins
   S7T_EDGE_TOKEN: 'dev-edge-token',
   S7T_MQTT_USERS: 'twin:dev-twin-pw:twin,plc:dev-plc-pw:plc,monitor:dev-monitor-pw:monitor',
   S7T_MQTT_PLC_USER: 'plc',

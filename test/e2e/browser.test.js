@@ -59,6 +59,7 @@ test('the browser twin: drive, sort, mirror, refuse a viewer, reconnect after a 
   assert.equal(s.holder && typeof s.holder.id, 'string');
   assert.equal(await b.page.isDisabled('#feed-good'), true, 'only the driver feeds boxes');
   assert.equal(await b.page.isHidden('#takeover'), false, 'it may take over');
+  assert.ok(await b.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'at 390 px nothing needs sideways scrolling');
   await a.page.click('#feed-good');
   await b.page.waitForFunction(() => { const sc = window.s7twin.scene(); return sc && (sc.entry || sc.c1.length || sc.c2.length); }, null, { timeout: 60000 });
   await waitSnapshot(b.page, (x) => x.counts.good === g0 + 3, 120000);

@@ -132,15 +132,15 @@ export function createPlantScene(canvas, cfg, opts = {}) {
   scene.background = new THREE.Color(0xf8f9fa);
   const camera = new THREE.PerspectiveCamera(45, 1, 0.05, 100);
   // Home view: the whole plant (lamp tower to end stop, belts to bins) in frame at any aspect.
-  const home = { pos: new THREE.Vector3(), target: new THREE.Vector3(total / 2 - 0.1, H * 0.7, 0.45) };
+  const home = { pos: new THREE.Vector3(), target: new THREE.Vector3(total / 2 + 0.05, H * 0.55, 0.5) };
   let moved = false; // the user has moved the camera: a resize keeps their view
   function fitHome() {
     const vfov = THREE.MathUtils.degToRad(camera.fov);
     const hfov = 2 * Math.atan(Math.tan(vfov / 2) * camera.aspect);
-    const width = total + 1.1;
+    const width = total + 1.3;
     const depth = 1.8;
     const d = Math.max(width / 2 / Math.tan(hfov / 2), depth / 2 / Math.tan(vfov / 2));
-    const el = THREE.MathUtils.degToRad(27);
+    const el = THREE.MathUtils.degToRad(33);
     home.pos.set(home.target.x, home.target.y + d * Math.sin(el), home.target.z + d * Math.cos(el));
   }
   fitHome();
