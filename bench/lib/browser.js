@@ -155,6 +155,10 @@ async function measureTwinPage(browser, o) {
     await page.evaluate(() => window.s7twin.act('setAutoFeed', 0));
     await page.click('#stop');
     await waitSnapshot(page, (x) => !x.lamps.green, 30000).catch(() => {});
+    // Disconnect as a user would, so the page releases what it holds (the stop button, the
+    // driver lease) before the next page comes.
+    await page.click('#disconnect');
+    await page.waitForFunction(() => window.s7twin.closed === true, null, { timeout: 10000 }).catch(() => {});
     const cpu = {};
     for (const k of Object.keys(cpu1)) cpu[k] = (100 * (cpu1[k] - (cpu0[k] || 0))) / dt;
     return {

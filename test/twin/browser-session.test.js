@@ -58,7 +58,8 @@ test('one page drives, another mirrors the same plant; controls become commands;
   a.feed(true);
   a.feed(false);
   await waitFor(() => h.outputs.ng === 2 && h.outputs.nr === 1, 20000, 'two packed, one rejected by the PLC');
-  await waitFor(() => a.snapshot().counts.good === 2 && b.snapshot().counts.rejected === 1, 5000, 'both pages show the PLC counters');
+  const shows = (x) => x.snapshot().counts.good === 2 && x.snapshot().counts.rejected === 1;
+  await waitFor(() => shows(a) && shows(b), 5000, 'both pages show the PLC counters');
   const sa = a.snapshot();
   assert.equal(sa.mode, 'driving');
   assert.ok(sa.rtt.p1bw.n >= 3, 'piston 1 round trips measured by the driving page');
@@ -97,8 +98,7 @@ test('the page\'s link reconnects with back-off and resyncs: the whole input ima
   h.dropClients();
   await waitFor(() => s.snapshot().connection.reconnects === 1 && s.snapshot().connection.connected, 10000, 'reconnected');
   await waitFor(() => s.snapshot().counters.snaps === 2, 5000, 'a fresh snapshot after the reconnect');
-  const before = h.stats.cmds;
-  assert.ok(before >= 2, 'the whole image went out again as one command');
+  await waitFor(() => h.stats.cmds >= 2, 5000, 'the whole image went out again as one command');
   assert.equal(h.image.se, 1);
   assert.equal(h.image.p1b, 1);
   assert.match(summaryText(s.snapshot()), /^Connected over WebSocket–S7; this page drives the plant\. Plant stopped/);
@@ -116,4 +116,18 @@ test('a viewer token never drives: the lease is refused and the page says so', a
   assert.equal(s.readOnly, true);
   assert.equal(s.feed(true), false);
   assert.match(summaryText(s.snapshot()), /watching with a read-only token/);
+});
+
+test('a page that goes while it holds a button releases it first (a stuck StopButton would block every Start)', async (t) => {
+  const h = await startHarness({ token: 'T' });
+  t.after(() => h.close());
+  for (const mode of ['driving', 'watching']) {
+    const s = createSession({ transport: (log) => createTransport({ url: h.url, token: 'T', id: `b-${mode}`, log }), protocol: 'ws', plant: { profile: 'study' }, readOnly: mode === 'watching' });
+    await s.start();
+    assert.equal(s.driving, mode === 'driving');
+    s.pressStop(); // study profile: held for 300 ms
+    await waitFor(() => h.image.sp === 1, 5000, `${mode}: StopButton pressed in the PLC`);
+    await s.stop();
+    await waitFor(() => h.image.sp === 0, 5000, `${mode}: released before the page went`);
+  }
 });

@@ -64,6 +64,7 @@ function onWorker(ev) {
     if (perf.rtt.length > perf.max) perf.rtt.shift();
   }
   else if (m.type === 'box') { if (scene) scene.leave(m.event, m.box); }
+  else if (m.type === 'closed') window.s7twin.closed = true;
   else if (m.type === 'who' && m.status !== 200) {
     connected = false;
     setBadge('off', m.status === 401 ? 'token refused' : 'cloud unreachable');
@@ -96,6 +97,7 @@ function connect(creds) {
 function disconnect() {
   if (!worker || !connected) return;
   connected = false;
+  window.s7twin.closed = false;
   worker.postMessage({ type: 'disconnect' });
   lastSnap = null;
   setBadge('off', 'not connected');

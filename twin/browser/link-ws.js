@@ -21,6 +21,7 @@ const { codedError } = require('../../nodes/lib/errors');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
 const { createAnswers } = require('../transports/answers');
+const { createErrorCounter, createConnectWaiter } = require('../transports/common');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts (retries go on)
@@ -60,16 +61,8 @@ function createTransport(opts = {}) {
   let ws = null;
   let closed = false;
   let retryTimer = null;
-  let firstConnect = null;
-
-  function countError(code, msg) {
-    stats.errors += 1;
-    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
-      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
-    }
-    stats.lastError = `${code}${msg ? `: ${msg}` : ''}`;
-    log(`ws: ${stats.lastError}`);
-  }
+  const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'ws' });
 
   function write(env) {
     const text = envelope.stringify(env);
@@ -134,7 +127,7 @@ function createTransport(opts = {}) {
       backoff.connected();
       // Back after a drop: bring the PLC up to date with the plant as it is now.
       if (stats.connects > 1 && Object.keys(image).length) sendCmd({ ...image });
-      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.resolve(); firstConnect = null; }
+      firstConnect.resolve();
     };
     sock.onmessage = onMessage;
     sock.onerror = () => { /* onclose follows with the code */ };
@@ -166,14 +159,9 @@ function createTransport(opts = {}) {
     connect() {
       if (closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (stats.connected) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          firstConnect = null;
-          reject(new TransportError('E_CONNECT_TIMEOUT', `no connection to ${o.url} within ${o.connectTimeoutMs} ms (${stats.lastError})`));
-        }, o.connectTimeoutMs);
-        firstConnect = { resolve, reject, timer };
-        if (!ws && !retryTimer) open();
-      });
+      const p = firstConnect.wait(o.connectTimeoutMs, () => `no connection to ${o.url} within ${o.connectTimeoutMs} ms (${stats.lastError})`);
+      if (!ws && !retryTimer) open();
+      return p;
     },
     /** Send one frame with every input that changed in one tick. */
     send(values) {
@@ -191,7 +179,7 @@ function createTransport(opts = {}) {
       closed = true;
       stats.state = 'closed';
       if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
-      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(new TransportError('E_CLOSED', 'transport closed')); firstConnect = null; }
+      firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
       const sock = ws;
       if (!sock || sock.readyState === 3) return Promise.resolve();
       return new Promise((resolve) => {

@@ -32,44 +32,46 @@ function softwareGl() {
   }
 }
 
-/** A canvas texture of a cardboard box face: tape across, and crack marks if damaged. */
-function boxTexture(damaged) {
+/** A texture drawn on a small canvas by `paint(ctx)`. */
+function canvasTexture(w, h, paint) {
   const c = document.createElement('canvas');
-  c.width = 64;
-  c.height = 64;
-  const g = c.getContext('2d');
-  g.fillStyle = damaged ? '#9c4a2f' : '#c8a165';
-  g.fillRect(0, 0, 64, 64);
-  g.fillStyle = damaged ? '#7a3522' : '#b08a52';
-  g.fillRect(0, 26, 64, 12); // tape
-  if (damaged) {
-    g.strokeStyle = '#1b1b1b';
-    g.lineWidth = 3;
-    g.beginPath();
-    g.moveTo(8, 8); g.lineTo(22, 20); g.lineTo(14, 30); g.lineTo(30, 44); g.lineTo(24, 58);
-    g.moveTo(56, 6); g.lineTo(44, 18); g.lineTo(52, 30);
-    g.stroke();
-  }
+  c.width = w;
+  c.height = h;
+  paint(c.getContext('2d'));
   const t = new THREE.CanvasTexture(c);
   t.colorSpace = THREE.SRGBColorSpace;
   return t;
 }
 
-/** A belt surface texture: stripes that move with the belt. */
+/** A cardboard box face: tape across, and crack marks if damaged (not colour alone). */
+function boxTexture(damaged) {
+  return canvasTexture(64, 64, (g) => {
+    g.fillStyle = damaged ? '#9c4a2f' : '#c8a165';
+    g.fillRect(0, 0, 64, 64);
+    g.fillStyle = damaged ? '#7a3522' : '#b08a52';
+    g.fillRect(0, 26, 64, 12); // tape
+    if (damaged) {
+      g.strokeStyle = '#1b1b1b';
+      g.lineWidth = 3;
+      g.beginPath();
+      g.moveTo(8, 8); g.lineTo(22, 20); g.lineTo(14, 30); g.lineTo(30, 44); g.lineTo(24, 58);
+      g.moveTo(56, 6); g.lineTo(44, 18); g.lineTo(52, 30);
+      g.stroke();
+    }
+  });
+}
+
+/** A belt surface: stripes that move with the belt. */
 function beltTexture(lengthM) {
-  const c = document.createElement('canvas');
-  c.width = 64;
-  c.height = 16;
-  const g = c.getContext('2d');
-  g.fillStyle = '#2b2f33';
-  g.fillRect(0, 0, 64, 16);
-  g.fillStyle = '#495057';
-  g.fillRect(0, 0, 10, 16);
-  const t = new THREE.CanvasTexture(c);
+  const t = canvasTexture(64, 16, (g) => {
+    g.fillStyle = '#2b2f33';
+    g.fillRect(0, 0, 64, 16);
+    g.fillStyle = '#495057';
+    g.fillRect(0, 0, 10, 16);
+  });
   t.wrapS = THREE.RepeatWrapping;
   t.wrapT = THREE.RepeatWrapping;
   t.repeat.set(lengthM / 0.12, 1);
-  t.colorSpace = THREE.SRGBColorSpace;
   return t;
 }
 

@@ -101,6 +101,7 @@ function createSession(o) {
   let last = 0;
   let started = false;
   let stopped = false;
+  const held = new Map(); // watching: momentary buttons pressed, not yet released -> timer
 
   function log(text, kind = 'info') {
     logLines.push({ t: Date.now(), kind, text });
@@ -232,7 +233,8 @@ function createSession(o) {
     // refused publish would cost the connection: refused here.
     if (readOnly && o.protocol === 'mqttws') { counters.refused += 1; log('a viewer does not publish commands (read-only)', 'error'); return false; }
     transport.send({ [button]: 1 });
-    T.setTimeout(() => transport.send({ [button]: 0 }), plant.config.buttonHoldMs);
+    const timer = T.setTimeout(() => { held.delete(button); transport.send({ [button]: 0 }); }, plant.config.buttonHoldMs);
+    held.set(button, timer);
     return true;
   }
 
@@ -288,6 +290,17 @@ function createSession(o) {
       if (renewer) T.clearInterval(renewer);
       ticker = null;
       renewer = null;
+      // A button this page holds is released before it goes: a page closed within a press would
+      // leave StopButton held in the PLC, and no Start would ever latch again.
+      const release = {};
+      for (const [b, timer] of held) { T.clearTimeout(timer); release[b] = 0; }
+      held.clear();
+      if (driving) for (const [b, v] of Object.entries(plant.scene().buttons)) if (v) release[b] = 0;
+      if (Object.keys(release).length) {
+        transport.send(release);
+        const end = now() + 1000; // its answer, where the transport tracks answers
+        while ((transport.inFlight || 0) > 0 && now() < end) await new Promise((r) => T.setTimeout(r, 10));
+      }
       if (driving && o.lease) { try { await o.lease.release(); } catch { /* page going away */ } }
       driving = false;
       await transport.close();

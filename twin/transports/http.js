@@ -26,6 +26,7 @@ const { codedError } = require('../../nodes/lib/errors');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
 const { createAnswers } = require('./answers');
+const { createErrorCounter, createConnectWaiter } = require('./common');
 
 const DEFAULTS = {
   pollMs: 10, // a poll starts this long after the previous one started (as Modbus tuned polls)
@@ -118,16 +119,8 @@ function createTransport(opts = {}) {
   let sending = false;
   let dirty = false; // commands were merged into the image: send it whole when the queue is free
   let pollTimer = null;
-  let firstConnect = null;
-
-  function countError(code, msg) {
-    stats.errors += 1;
-    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
-      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
-    }
-    stats.lastError = `${code}${msg ? `: ${msg}` : ''}`;
-    log(`http: ${stats.lastError}`);
-  }
+  const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'http' });
 
   async function call(method, path, body) {
     const r = await request({ method, url: base + path, headers: body ? { ...headers, 'Content-Type': 'application/json' } : headers, body });
@@ -206,7 +199,7 @@ function createTransport(opts = {}) {
     const t0 = Date.now();
     const ok = await poll();
     if (closed) return;
-    if (ok && firstConnect && stats.version) { clearTimeout(firstConnect.timer); firstConnect.resolve(); firstConnect = null; }
+    if (ok && stats.version) firstConnect.resolve();
     schedulePoll(ok ? Math.max(0, pollMs - (Date.now() - t0)) : backoff.next());
   }
 
@@ -255,7 +248,7 @@ function createTransport(opts = {}) {
     closed = true;
     stats.state = 'closed';
     if (pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
-    if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(err); firstConnect = null; } else countError(err.code, err.message);
+    if (!firstConnect.reject(err)) countError(err.code, err.message);
   }
 
   return {
@@ -263,15 +256,10 @@ function createTransport(opts = {}) {
     connect() {
       if (closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (stats.connected && stats.version) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          firstConnect = null;
-          reject(new TransportError('E_CONNECT_TIMEOUT', `no plant state from ${base} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`));
-        }, o.connectTimeoutMs);
-        firstConnect = { resolve, reject, timer };
-        stats.state = 'connecting';
-        if (!pollTimer) loop();
-      });
+      const p = firstConnect.wait(o.connectTimeoutMs, () => `no plant state from ${base} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`);
+      stats.state = 'connecting';
+      if (!pollTimer) loop();
+      return p;
     },
     /** Send one command with every input that changed in one tick (in order, one POST at a time). */
     send(values) {
@@ -284,12 +272,14 @@ function createTransport(opts = {}) {
     onValues(cb) { valueCbs.push(cb); },
     /** cb({seq, ok, code, msg, dl}) once per command sent. */
     onAnswer: answers.onAnswer,
+    /** Commands sent and not answered yet. */
+    get inFlight() { return answers.inFlight; },
     /** Stop polling and sending; the keep-alive sockets are closed. */
     close() {
       closed = true;
       stats.state = 'closed';
       if (pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
-      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(new TransportError('E_CLOSED', 'transport closed')); firstConnect = null; }
+      firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (request.close) request.close();
       return Promise.resolve();
     },
