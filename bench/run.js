@@ -21,6 +21,7 @@ const { createCostMeter } = require('./lib/procs');
 const { writeReport } = require('./lib/report');
 const { createProgress } = require('./lib/progress');
 const { launchChromium, measureTwinPage } = require('./lib/browser');
+const faults = require('./lib/faults');
 
 const ROOT = path.join(__dirname, '..');
 const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'stock', 'mqttws', 'http'];
@@ -99,6 +100,8 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --stock-cycle <ms>   stock replica's S7 read cycle (default 50, the node's minimum)
   --browser-seconds <s> the browser twin's twin-side cost per protocol and profile (default 20)
   --no-productions, --no-load, --no-probes, --no-browser   skip a section
+  --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
+                       ${Object.keys(faults.FAULTS).join(', ')}
   --out <dir>          results folder (default results/<timestamp>)
   --smoke              few samples, levels 1 and 5: the whole pipeline in under two minutes
   -h, --help
@@ -115,6 +118,7 @@ function parseCli(argv) {
       boxes: { type: 'string' }, tuning: { type: 'string' }, scan: { type: 'string' }, 'stock-cycle': { type: 'string' }, out: { type: 'string' },
       'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
       'browser-seconds': { type: 'string' }, 'no-browser': { type: 'boolean' },
+      faults: { type: 'string' },
       smoke: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -142,6 +146,7 @@ function parseCli(argv) {
     probes: !values['no-probes'],
     browser: !values['no-browser'],
     browserSeconds: num(values['browser-seconds']),
+    faults: values.faults === undefined ? undefined : (values.faults === 'all' ? Object.keys(faults.FAULTS) : list(values.faults)),
   };
 }
 
@@ -233,7 +238,9 @@ async function runBench(cli = {}) {
     browser: cli.browser !== false,
     browserSeconds: cli.browserSeconds ?? base.browserSeconds,
     browserProfiles: base.browserProfiles || null, // null: every profile
+    faults: cli.faults || null,
   };
+  for (const f of o.faults || []) if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
   for (const p of o.profiles) if (!profileDefs[p]) throw Object.assign(new Error(`unknown profile "${p}" (have: ${Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ')})`), { code: 'E_BENCH_ARGS' });
   const avail = availablePaths();
@@ -407,6 +414,7 @@ async function runBench(cli = {}) {
         await sys.stop();
       }
     }
+    if (o.faults && o.faults.length) results.faults = await runFaultSection(o, profileDefs, progress);
   } finally {
     progress.stop();
   }
@@ -414,6 +422,28 @@ async function runBench(cli = {}) {
   const out = await writeReport(results, outDir);
   log(`results: ${path.relative(process.cwd(), outDir) || outDir}/report.md`);
   return out;
+}
+
+/**
+ * The fault suite on a system of its own (every bundle path, Toxiproxy in both links with no
+ * latency: the 'proxied' profile), so the measured sections above never see a fault.
+ * @returns {Promise<{profile: string, options: object, results: object[]}|{error: string}>}
+ */
+async function runFaultSection(o, profileDefs, progress) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-faults-'));
+  const inputLog = faults.inputLogFile(dir);
+  progress.phase(`faults: starting PLC, cloud and edge Node-RED, Toxiproxy (${o.faults.join(', ')})`);
+  let sys;
+  try {
+    sys = await startSystem({ profileName: 'proxied', links: profileDefs.proxied.links, protocols: BUNDLE_PROTOCOLS, tuning: o.tuning, scanMs: o.scanMs, plcInputLog: inputLog, log: (l) => progress.log(l) });
+    const list = await faults.runFaults(sys, { faults: o.faults, inputLog, log: (l) => progress.phase(l) });
+    return { profile: 'proxied', options: { ...faults.DEFAULTS }, results: list };
+  } catch (err) {
+    return { error: `${err.code || ''} ${err.message.split('\n')[0]}` };
+  } finally {
+    if (sys) await sys.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function main() {

@@ -3,8 +3,10 @@
  * The virtual PLC's input log: one JSON line for every scan whose inputs differ from the scan
  * before, whichever interface wrote them (S7, OPC UA, Modbus, MQTT):
  *
- *   {"t":1795300000123.4,"scan":4711,"in":{"st":0,"sp":0,"se":1,...}}
+ *   {"t":1795300000123.4,"tp":1795300000113.4,"scan":4711,"in":{"st":0,"sp":0,"se":1,...}}
  *
+ * A write that shows first in the scan starting at t landed after the scan before it started, at
+ * tp (null for the first scan of the process): it landed in (tp, t].
  * t is the scan's start on nodes/lib/clock.js's clock (monotonic, anchored to the wall clock), so a test on the same machine can put each change
  * beside what it sent and when: the fault suite (bench/lib/faults.js) checks from it that no
  * command was applied after its deadline and that nothing undid an acknowledged one. A real
@@ -16,15 +18,19 @@ const tags = require('../nodes/lib/tags');
 
 /**
  * @param {string} file appended to (created with its folder)
- * @returns {{scan(values: object, scan: number, t: number): void, close(): Promise<void>}}
+ * @returns {{scan(values: object, scan: number, t: number): void, close(): Promise<void>}} scan()
+ *   is called with every scan's values, its number and its start time
  */
 function createInputLog(file) {
   fs.mkdirSync(require('node:path').dirname(file), { recursive: true });
   const out = fs.createWriteStream(file, { flags: 'a' });
   let last = null;
+  let prevT = null;
   return {
     /** After a scan: log the inputs if they changed. */
     scan(values, scan, t) {
+      const tp = prevT;
+      prevT = t;
       const inputs = {};
       let same = last !== null;
       for (const tag of tags.inputs) {
@@ -33,7 +39,7 @@ function createInputLog(file) {
       }
       if (same) return;
       last = inputs;
-      out.write(`${JSON.stringify({ t, scan, in: inputs })}\n`);
+      out.write(`${JSON.stringify({ t, tp, scan, in: inputs })}\n`);
     },
     close() { return new Promise((resolve) => out.end(resolve)); },
   };
@@ -42,7 +48,7 @@ function createInputLog(file) {
 /**
  * Read an input log back.
  * @param {string} file
- * @returns {Array<{t: number, scan: number, in: object}>}
+ * @returns {Array<{t: number, tp: number|null, scan: number, in: object}>}
  */
 function readInputLog(file) {
   let text = '';

@@ -195,6 +195,8 @@ function createTracker(opts = {}) {
       return 'accept';
     },
     forget(src) { last.delete(src); },
+    /** Forget every sender (a new connection: nothing of the old one is replayed on it). */
+    reset() { last.clear(); },
     lastSeq(src) { return last.get(src); },
   };
 }

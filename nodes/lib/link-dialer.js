@@ -112,8 +112,11 @@ function createDialer(opts) {
       backoff.connected();
       heardAt = Date.now();
       // The cloud behind this connection may be another process (a restart, another instance)
-      // whose clock is anchored elsewhere: samples of an earlier connection do not bound it.
+      // whose clock is anchored elsewhere: samples of an earlier connection do not bound it. Nor
+      // do its senders' numbers follow on: a restarted cloud numbers from 1, and may have used
+      // some numbers (E_EDGE_DOWN answers) before this link; nothing is replayed over a new link.
       offset.reset();
+      tracker.reset();
       clearInterval(heartbeatTimer);
       heartbeatTimer = setInterval(heartbeat, o.heartbeatMs);
       heartbeat(); // first: the cloud relays no request before it has answered a sync

@@ -230,9 +230,9 @@ function createEndpoint(opts) {
       for (const s of c.srcs) {
         if (srcOwner.get(s) !== id) continue;
         srcOwner.delete(s);
-        // The edge never replays frames over a new link, and an edge process that restarted
-        // numbers from 1 again: its senders start afresh with its next link.
-        if (edge) tracker.forget(s);
+        // No peer replays frames over a new connection, and a process that restarted numbers
+        // from 1 again (or from wherever its sender got to meanwhile): its senders start afresh.
+        tracker.forget(s);
       }
       counters.connections = clients.size;
       updateDepth();

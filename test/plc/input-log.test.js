@@ -24,5 +24,7 @@ test('the input log has a line for the first scan and for every scan whose input
   assert.equal(lines.length, 3);
   assert.deepEqual(lines.map((l) => [l.in.se, l.in.sd, l.in.dmg]), [[0, 0, 0], [1, 0, 0], [1, 1, 1]]);
   assert.ok(lines[0].t <= lines[1].t && lines[1].scan < lines[2].scan);
+  assert.equal(lines[0].tp, null, 'the first scan has none before it');
+  assert.ok(lines[1].tp < lines[1].t && lines[1].tp >= lines[0].t, 'tp: the start of the scan before');
   assert.deepEqual(Object.keys(lines[0].in).sort(), ['dmg', 'p1b', 'p1f', 'p2f', 'p3f', 'sd', 'se', 'sk', 'sp', 'st']);
 });

@@ -13,7 +13,7 @@ const { openClient, waitFor } = require('../helpers/nodes');
 const env = (k, seq, d, more = {}) => ({ v: 1, k, src: 'edge-u', seq, ts: Date.now(), d, ...more });
 
 /** An HTTP server with an endpoint; `accepting = false` answers upgrades with 503. */
-async function startServer(epOpts = {}) {
+async function startServer(epOpts = {}, port = 0) {
   const ep = createEndpoint({ path: '/s7twin/edge', role: 'edge', tokens: ['tok'], src: 'cloud-u', ...epOpts });
   const server = http.createServer((req, res) => { res.statusCode = 404; res.end(); });
   const ctl = { accepting: true, ep, server };
@@ -21,7 +21,7 @@ async function startServer(epOpts = {}) {
     if (!ctl.accepting) { socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n'); return; }
     if (!ep.handleUpgrade(req, socket, head)) socket.destroy();
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise((r) => server.listen(port, '127.0.0.1', r));
   ctl.url = `ws://127.0.0.1:${server.address().port}/s7twin/edge`;
   ctl.got = [];
   ctl.invalid = [];
@@ -104,6 +104,24 @@ test('heartbeat: a cloud that stops answering syncs is dropped and redialled; th
   await waitFor(() => srv.ep.counters.timeouts + srv.ep.counters.staleEdges >= 1, 20000, 'the cloud to drop the silent edge');
   await waitFor(() => d.counters.reconnects >= 1 && d.connected && srv.ep.edgeReady(), 20000, 'a new link');
   assert.equal(srv.ep.counters.connections, 1);
+});
+
+test('a restarted cloud that already used some frame numbers is heard: syncs answered, a clock estimate again', async (t) => {
+  const srv = await startServer();
+  const port = Number(new URL(srv.url).port);
+  const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u', heartbeatMs: 30, backoff: { initialMs: 20, maxMs: 100 } });
+  t.after(() => d.close());
+  d.start();
+  await waitFor(() => d.counters.syncs >= 20, 20000, 'twenty syncs answered by the first cloud');
+  await srv.stop();
+  const again = await startServer({}, port);
+  t.after(() => again.stop());
+  // Numbers the new cloud's edge endpoint used before the edge came back (E_EDGE_DOWN answers).
+  for (let i = 0; i < 5; i += 1) again.ep.errorFor({ src: 'twin-x', seq: i + 1 }, 'E_EDGE_DOWN', 'no edge');
+  const before = d.counters.syncs;
+  await waitFor(() => d.connected && d.counters.syncs >= before + 3, 20000, 'syncs answered by the restarted cloud');
+  assert.notEqual(d.clockOffset(), null);
+  assert.equal(d.counters.duplicates, 0, 'its frames were not taken for duplicates of the old cloud\'s');
 });
 
 test('server keepalive: a twin that stops answering pings is terminated', async (t) => {

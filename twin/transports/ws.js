@@ -56,6 +56,7 @@ function createTransport(opts = {}) {
   const log = o.log || (() => {});
   const valueCbs = [];
   const probeCbs = [];
+  const sentCbs = [];
   const image = {}; // every input value sent so far (resent whole after a reconnect)
   const stats = {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, acks: 0, errors: 0,
@@ -89,6 +90,7 @@ function createTransport(opts = {}) {
   function sendCmd(d) {
     const env = sender.make('cmd', { d, ttl });
     answers.sent(env.seq, d);
+    for (const cb of sentCbs) cb({ seq: env.seq, d, image: { ...image } }); // before it can land anywhere
     write(env);
     return env.seq;
   }
@@ -236,6 +238,8 @@ function createTransport(opts = {}) {
     onValues(cb) { valueCbs.push(cb); },
     /** cb({seq, ok, code, msg, dl}) once per command sent: its ack, err, or E_OUTCOME_UNKNOWN (dl: the deadline the cloud gave it, when the answer says). */
     onAnswer: answers.onAnswer,
+    /** cb({seq, d, image}) for every command, the twin's own resyncs included, just before it goes out. */
+    onSent(cb) { sentCbs.push(cb); },
     /** Commands sent and not answered yet. */
     get inFlight() { return answers.inFlight; },
     /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
