@@ -29,15 +29,17 @@ test('start-all: up, a killed edge is restarted and serves again, Ctrl-C stops a
     fs.rmSync(dir, { recursive: true, force: true });
   });
   await waitFor(() => /Everything is up/.test(out), 120000, `everything up:\n${out}`);
-  const twin = { url: `ws://127.0.0.1:${env.S7T_CLOUD_PORT}/s7twin/twin`, token: 'dev-twin-token', boxes: 3, quiet: true };
-  assert.equal((await runTwin({ protocol: 'ws', ...twin })).ok, true);
+  // As a user would: a twin started once everything is up (it waits for the plant's snapshot).
+  const twin = { url: `ws://127.0.0.1:${env.S7T_CLOUD_PORT}/s7twin/twin`, token: 'dev-twin-token', boxes: 3, quiet: true, snapWaitMs: 15000 };
+  const first = await runTwin({ protocol: 'ws', ...twin });
+  assert.equal(first.ok, true, first.reason);
 
   const pid = Number(/processes .*edge pid (\d+)/.exec(out)?.[1]);
   assert.ok(pid, `the edge's pid is printed:\n${out}`);
   process.kill(pid, 'SIGKILL');
   await waitFor(() => /\[edge \] exited \(SIGKILL\); restarting in/.test(out), 20000, 'the restart notice');
-  await waitFor(() => /\[edge \] back up \(restart 1\)/.test(out), 120000, `the edge back up:\n${out.slice(-3000)}`);
-  const again = await runTwin({ protocol: 'ws', ...twin, snapWaitMs: 10000 });
+  await waitFor(() => /\[edge \] back up \(restart 1, pid \d+\)/.test(out), 120000, `the edge back up:\n${out.slice(-3000)}`);
+  const again = await runTwin({ protocol: 'ws', ...twin });
   assert.equal(again.ok, true, again.reason);
 
   child.kill('SIGINT');
