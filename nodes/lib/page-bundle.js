@@ -49,7 +49,14 @@ function collect(o) {
   const stubs = new Set(o.stubs || []);
   const globals = o.globals || {};
   const mods = new Map();
-  const idOf = (file) => path.relative(o.root, file).split(path.sep).join('/');
+  // A package the bundle depends on may sit outside it (installed into ~/.node-red, npm hoists
+  // its dependencies to ~/.node-red/node_modules): such a file gets its node_modules path as id.
+  const idOf = (file) => {
+    const rel = path.relative(o.root, file).split(path.sep).join('/');
+    if (!rel.startsWith('..')) return rel;
+    const i = file.split(path.sep).join('/').lastIndexOf('/node_modules/');
+    return i >= 0 ? file.split(path.sep).join('/').slice(i + 1) : rel;
+  };
   const queue = o.entries.map((e) => path.resolve(o.root, e));
   for (const f of queue) if (!fs.existsSync(f)) throw new BundleError('E_BUNDLE_ENTRY', `page module ${idOf(f)} does not exist`);
   while (queue.length) {

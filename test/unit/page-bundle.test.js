@@ -88,6 +88,25 @@ test('stubs throw E_NOT_IN_BROWSER when used; unbundled requires throw E_NOT_BUN
   assert.equal(typeof ctx2.S7Twin.require('twin/transports/mqtt.js').createTransport, 'function');
 });
 
+test('a dependency npm installed above the bundle (hoisted into ~/.node-red/node_modules) is served by its package path', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'page-bundle-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'node_modules', 'bundle', 'twin'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'node_modules', 'dep'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules', 'dep', 'index.js'), 'module.exports = { answer: 42 };\n');
+    fs.writeFileSync(path.join(dir, 'node_modules', 'bundle', 'twin', 'a.js'), "module.exports = require('dep').answer;\n");
+    const { text, modules } = bundle({ root: path.join(dir, 'node_modules', 'bundle'), entries: ['twin/a.js'] });
+    assert.deepEqual(modules, ['twin/a.js', 'node_modules/dep/index.js']);
+    const ctx = browserLike();
+    vm.runInContext(text, ctx);
+    assert.equal(ctx.S7Twin.require('twin/a.js'), 42);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('an entry that does not exist, or lies outside the root, is refused', () => {
   assert.throws(() => bundle({ ...OPTS, entries: ['twin/nope.js'] }), { code: 'E_BUNDLE_ENTRY' });
   assert.throws(() => bundle({ ...OPTS, root: path.join(ROOT, 'twin'), entries: ['plant.js'] }), { code: 'E_BUNDLE_OUTSIDE' });
