@@ -75,11 +75,13 @@ async function runTwin(opts = {}) {
   const recorder = createRecorder({ protocol: o.protocol, csv: o.csv, timeoutMs: Number(o.timeoutMs), onCsvError: (e) => log(`csv: ${e.message}`) });
   const plc = {}; // last PLC outputs seen
   let gotValues = false;
+  const frames = { out: 0, in: 0 }; // input changes sent (one per tick with changes), PLC state updates received
   const t0 = performance.now();
 
   transport.onValues((values, kind) => {
     const t = performance.now();
     recorder.received(values, t);
+    if (kind === 'state') frames.in += 1;
     plant.applyOutputs(values);
     Object.assign(plc, values);
     gotValues = true;
@@ -112,6 +114,7 @@ async function runTwin(opts = {}) {
       if (Object.keys(batch).length) {
         recorder.sent(batch, performance.now());
         transport.send(batch);
+        frames.out += 1;
       }
       recorder.sweep();
     };
@@ -171,6 +174,7 @@ async function runTwin(opts = {}) {
       errors: (ts.errors || 0) + summary.overall.expired,
       errorCodes: ts.errorCodes || {},
       transport: ts,
+      frames,
       durationMs: performance.now() - t0,
     };
   } finally {
@@ -197,7 +201,7 @@ function formatTable(summary) {
 }
 
 const USAGE = `usage: npm run twin -- [options]
-  --protocol ws|mqtt|opcua|modbus   transport (default ws)
+  --protocol ws|mqtt|mqttws|http|opcua|modbus   transport (default ws)
   --url URL                         endpoint, e.g. ws://127.0.0.1:1880/s7twin/twin
   --token T                         bearer token (or S7T_TWIN_TOKEN)
   --ca FILE                         CA certificate(s) for wss:// or mqtts:// (or S7T_CA_FILE)
