@@ -12,8 +12,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const net = require('node:net');
-const { startToxiproxy, freePort } = require('./toxiproxy');
+const { startToxiproxy } = require('./toxiproxy');
+const { freePort, freePorts } = require('../../plc/net');
 const { startPlc, startNodeRed } = require('./procs');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -95,23 +95,6 @@ const firstProbeSlot = (p) => (STOCK[p] ? STOCK[p].firstSlot : 1);
 const STUDY_OPCUA_SAMPLING_MS = 50;
 /** The study's plant id in the stock OPC UA replica's node ids (a hand-built flow names one plant). */
 const STOCK_OPCUA_PLANT = 'plant1';
-
-/**
- * Distinct free loopback ports: all listeners are open at once before any closes, so the kernel
- * cannot hand the same port out twice.
- * @param {string[]} names
- * @returns {Promise<Object<string, number>>}
- */
-async function freePorts(names) {
-  const servers = await Promise.all(names.map(() => new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, HOST, () => resolve(srv));
-  })));
-  const ports = Object.fromEntries(names.map((n, i) => [n, servers[i].address().port]));
-  await Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
-  return ports;
-}
 
 /** Read a flow file, or [] when it is not there yet. */
 function readFlows(file) {
@@ -235,7 +218,7 @@ async function startSystem(o) {
     // Order matters for ports: the cloud binds its ports first, and only then does Toxiproxy
     // create its proxies on ephemeral ports. (Proxies made earlier can take a port that was
     // picked for the cloud but not yet bound: a twin then reaches the wrong service.)
-    const cloudPorts = await freePorts(['http', 'mqtt', 'mqttWs', 'opcua', 'modbus', 'stockMqtt', 'stockOpcua', 'stockModbus']);
+    const cloudPorts = await freePorts(['http', 'mqtt', 'mqttWs', 'opcua', 'modbus', 'stockMqtt', 'stockOpcua', 'stockModbus'], HOST);
     let tp = null;
     if (o.links) {
       tp = await startToxiproxy();

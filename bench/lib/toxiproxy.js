@@ -17,7 +17,7 @@
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
+const { freePort } = require('../../plc/net');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -51,19 +51,6 @@ function ensureBinary() {
   } catch (err) {
     throw new ToxiproxyError('E_TOXIPROXY_BUILD', `could not build Toxiproxy (scripts/toxiproxy.sh): ${err.message}`);
   }
-}
-
-/** A free TCP port on loopback. */
-function freePort(host = DEFAULTS.host) {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -113,7 +100,7 @@ function request(apiPort, method, urlPath, body, timeoutMs = DEFAULTS.requestTim
  */
 async function startToxiproxy(opts = {}) {
   const bin = opts.bin || ensureBinary();
-  const apiPort = opts.apiPort || await freePort();
+  const apiPort = opts.apiPort || await freePort(DEFAULTS.host);
   const child = spawn(bin, ['-host', DEFAULTS.host, '-port', String(apiPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const collect = (d) => { log += d; if (log.length > 200000) log = log.slice(-100000); };
@@ -232,4 +219,4 @@ async function startToxiproxy(opts = {}) {
   };
 }
 
-module.exports = { startToxiproxy, ensureBinary, freePort, ToxiproxyError, DEFAULTS };
+module.exports = { startToxiproxy, ensureBinary, ToxiproxyError, DEFAULTS };
