@@ -28,6 +28,7 @@ const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const { summarise, round } = require('../nodes/lib/stats');
 const { s7Connect } = require('../test/helpers/plc');
+const { PROBE_SLOTS } = require('../nodes/lib/tags');
 
 const argv = process.argv.slice(2);
 const arg = (name, d) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? Number(argv[i + 1]) : d; };
@@ -82,7 +83,7 @@ async function main() {
       for (let k = 0; k < N + WARMUP; k++) {
         if (randomPhase) await new Promise((r) => setTimeout(r, Math.random() * SCAN_MS));
         seq += 1;
-        const slot = seq % 1024;
+        const slot = seq % PROBE_SLOTS;
         const value = (0x10000 + seq) >>> 0;
         const req = `DB2,DWORD${4 * slot}`;
         const res = `DB3,DWORD${4 * slot}`;

@@ -13,6 +13,7 @@
  */
 const { performance } = require('node:perf_hooks');
 const { createHist } = require('./hist');
+const tags = require('../../nodes/lib/tags');
 
 const DEFAULTS = {
   thinkMs: 100, // pause between a user's probes, ms
@@ -21,7 +22,7 @@ const DEFAULTS = {
   connectBatch: 50, // connections opened at once (a connect storm would measure the storm)
   connectTimeoutMs: 30000,
   slotBase: 1, // probe slots used: slotBase .. slotBase+users-1 (slot 0 is the stock replica's)
-  maxSlots: 1024, // the PLC's probe slots (io-table plc.probeSlots)
+  maxSlots: tags.PROBE_SLOTS, // the PLC's probe slots (io-table plc.probeSlots)
 };
 
 /** Error with a stable code. */
@@ -135,7 +136,7 @@ async function runLoad(o) {
     await sleep(startOffset(cfg.thinkMs, cfg.thinkWidthMs));
     while (performance.now() < endAt && (!cfg.probesPerUser || measured < cfg.probesPerUser)) {
       n += 1;
-      const value = (seqBase + k * 100000 + n) % 4294967295;
+      const value = (seqBase + k * 100000 + n) % tags.UDINT_MAX;
       const ms = await new Promise((resolve) => {
         const timer = setTimeout(() => { user.pending = null; resolve(null); }, cfg.timeoutMs);
         user.pending = { value, t0: performance.now(), resolve: (v) => { clearTimeout(timer); resolve(v); } };

@@ -15,6 +15,7 @@ const path = require('node:path');
 const { startToxiproxy } = require('./toxiproxy');
 const { freePort, freePorts } = require('../../plc/net');
 const { startPlc, startNodeRed } = require('./procs');
+const tags = require('../../nodes/lib/tags');
 
 const ROOT = path.join(__dirname, '..', '..');
 const HOST = '127.0.0.1';
@@ -57,7 +58,8 @@ const TUNINGS = {
  * poll); the stock WS, OPC UA and Modbus replicas map slot 0 only. Load levels needing more slots
  * are not run.
  */
-const PROBE_SLOTS = { ws: 1024, mqtt: 1024, modbus: 122, opcua: 122, stock: 1, mqttws: 1024, http: 0, 'stock-mqtt': 1024, 'stock-opcua': 1, 'stock-modbus': 1 };
+const ALL_SLOTS = tags.PROBE_SLOTS;
+const PROBE_SLOTS = { ws: ALL_SLOTS, mqtt: ALL_SLOTS, modbus: 122, opcua: 122, stock: 1, mqttws: ALL_SLOTS, http: 0, 'stock-mqtt': ALL_SLOTS, 'stock-opcua': 1, 'stock-modbus': 1 };
 /**
  * Protocols carried by the bundle's assembled flows (the stock replicas are not: STOCK). mqttws and
  * http are the related study's other two paths: MQTT over WebSocket to the same broker, and HTTP

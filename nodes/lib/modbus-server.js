@@ -27,13 +27,15 @@
 const net = require('node:net');
 const { EventEmitter } = require('node:events');
 const codec = require('./modbus-codec');
+const tags = require('./tags');
 const { createSourceFilter } = require('./source-filter');
 const peerLimits = require('./peer-limits');
 
 const DEFAULTS = {
   host: '127.0.0.1',
   port: 5021, // the cloud Modbus server (the PLC's own is 5020)
-  registers: 6048, // HR 0..6047: I/O block, probe requests 1000+2i and responses 4000+2i, 1,024 slots
+  // HR 0..6047: I/O block, probe requests 1000+2i and responses 4000+2i for the PLC's 1,024 slots
+  registers: tags.MODBUS_REGISTERS,
   // Connections served at once; further ones are closed at once (counters.refused, 'refused'
   // event). A cloud server serves the edge (two connections: I/O loops and probe relay), its own
   // flow-timer client and every twin: the benchmark's load levels run one twin per user.

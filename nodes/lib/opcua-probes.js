@@ -39,12 +39,13 @@
  */
 const { EventEmitter } = require('node:events');
 const ot = require('./opcua-tags');
+const tags = require('./tags');
 const { createSide } = require('./opcua-side');
 const { createFreshFilter } = require('./opcua-fresh');
 
 const DEFAULTS = {
   slots: 128, // relayed slots 0..127; the benchmark uses 1..users
-  maxSlots: 1024, // the PLC's probe slots
+  maxSlots: tags.PROBE_SLOTS, // the PLC's probe slots (io-table plc.probeSlots)
   publishingIntervalMs: 10,
   samplingIntervalMs: 10, // PLC Res items; the cloud Req items ask 0 (exception-based)
   maxItemsPerWrite: 256, // one Write request carries at most this many slots

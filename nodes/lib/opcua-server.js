@@ -43,7 +43,7 @@ const DEFAULTS = {
   // twin; slots 1..users are used). 128 covers the load levels up to 80 users (and 127) at the cost
   // of 256 variables here and 2 x 128 monitored items on the edge; 1,024 (the PLC's) for 1,000 users.
   probeSlots: 128,
-  maxProbeSlots: 1024, // the PLC has no more (io-table plc.probeSlots)
+  maxProbeSlots: tags.PROBE_SLOTS, // the PLC has no more (io-table plc.probeSlots)
   allowInsecure: true, // offer SecurityPolicy None next to Basic256Sha256/SignAndEncrypt
   allowAnonymous: false, // anonymous sessions may read only
   autoAcceptCertificates: true, // trust unknown client certificates (else: move them to pki/trusted)

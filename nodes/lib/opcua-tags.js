@@ -191,8 +191,8 @@ function parseProbeNodeId(nodeId) {
  * @throws {OpcuaTagError} E_PROBE_VALUE
  */
 function checkProbeValue(value) {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xFFFFFFFF) {
-    throw new OpcuaTagError('E_PROBE_VALUE', `probe value must be a UInt32 (0..4294967295), got ${JSON.stringify(value)}`);
+  if (!tags.isProbeValue(value)) {
+    throw new OpcuaTagError('E_PROBE_VALUE', `probe value must be a UInt32 (0..${tags.UDINT_MAX}), got ${JSON.stringify(value)}`);
   }
   return value;
 }
