@@ -19,7 +19,7 @@
  * reconnects), in case our resend reached the broker before the PLC did. A refused login
  * (CONNACK 4 or 5) is not retried.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { TransportError, createErrorCounter } = require('./common');
 const mqtt = require('mqtt');
 const tags = require('../../nodes/lib/tags');
 const payloads = require('../../nodes/lib/mqtt-payload');
@@ -40,8 +40,6 @@ const DEFAULTS = {
   noDelay: true, // TCP_NODELAY; false only to measure a stock mqtt.js client (bench)
 };
 
-/** Error with a stable `code`. */
-const TransportError = codedError('TransportError');
 
 /**
  * @param {object} opts
@@ -86,13 +84,7 @@ function createTransport(opts = {}) {
   let wire = null; // the TCP socket carrying the current connection
   const wireDone = { in: 0, out: 0 }; // bytes of earlier connections
 
-  function countError(code, msg) {
-    stats.errors += 1;
-    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
-      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
-    }
-    log(`mqtt transport: ${code}${msg ? ` ${msg}` : ''}`);
-  }
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'mqtt transport' });
 
   function useWire(sock) {
     if (!sock || sock === wire) return;

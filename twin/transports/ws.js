@@ -18,7 +18,7 @@
  * next state or snap that shows an input differing from the twin's image brings a fresh command
  * with the difference (fresh values, a fresh deadline), never a replay of the old frame.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { TransportError, createErrorCounter } = require('./common');
 const WebSocket = require('ws');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
@@ -34,8 +34,6 @@ const DEFAULTS = {
 };
 
 
-/** Error with a stable `code`. */
-const TransportError = codedError('TransportError');
 
 /**
  * @param {object} opts
@@ -73,13 +71,7 @@ function createTransport(opts = {}) {
   let awaitingPong = false;
   let firstConnect = null; // {resolve, reject, timer} while connect() waits
 
-  function countError(code, msg) {
-    stats.errors += 1;
-    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
-      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
-    }
-    log(`ws transport: ${code}${msg ? ` ${msg}` : ''}`);
-  }
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'ws transport' });
 
   function write(env) {
     const text = envelope.stringify(env);
