@@ -24,15 +24,20 @@ module.exports = function register(RED) {
     const node = this;
     const creds = node.credentials || {};
     const userDir = (RED.settings && RED.settings.userDir) || process.cwd();
+    // No password falls back to a default: without the edge account's password the bridge refuses.
+    const cloudPassword = creds.cloudPassword || process.env.S7T_OPCUA_EDGE_PASSWORD || '';
     let bridge;
     try {
+      if (!cloudPassword) {
+        throw Object.assign(new Error('no password for the cloud server\'s edge account: set Cloud password in the node or S7T_OPCUA_EDGE_PASSWORD; the bridge does not connect'), { code: 'E_NO_CREDENTIAL' });
+      }
       bridge = createOpcuaBridge({
         plcEndpoint: ot.endpointUrl(config.plcUrl, '127.0.0.1', PLC_PORT),
         cloudEndpoint: ot.endpointUrl(config.cloudUrl, '127.0.0.1', CLOUD_PORT),
         plant: (config.plant || '').trim() || undefined,
         cloudCredentials: {
           user: (config.cloudUser || '').trim() || 'edge',
-          password: creds.cloudPassword || process.env.S7T_OPCUA_EDGE_PASSWORD || 'edge',
+          password: cloudPassword,
         },
         cloudSecurityMode: config.securityMode || 'None',
         cloudSecurityPolicy: config.securityPolicy || 'None',
@@ -42,7 +47,7 @@ module.exports = function register(RED) {
         pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'client'),
       });
     } catch (err) {
-      node.status({ fill: 'red', shape: 'dot', text: err.code || 'config error' });
+      node.status({ fill: 'red', shape: 'dot', text: err.code === 'E_NO_CREDENTIAL' ? 'no password: not connected' : err.code || 'config error' });
       node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
       node.on('close', (removed, done) => { node.status({}); done(); });
       return;

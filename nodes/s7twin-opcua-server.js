@@ -24,10 +24,15 @@ module.exports = function register(RED) {
     const creds = node.credentials || {};
     const env = (name) => process.env[name] || '';
     const userDir = (RED.settings && RED.settings.userDir) || process.cwd();
-    const twinPassword = creds.twinPassword || env('S7T_OPCUA_TWIN_PASSWORD') || DEFAULTS.users.twin.password;
-    const edgePassword = creds.edgePassword || env('S7T_OPCUA_EDGE_PASSWORD') || DEFAULTS.users.edge.password;
+    const twinPassword = creds.twinPassword || env('S7T_OPCUA_TWIN_PASSWORD');
+    const edgePassword = creds.edgePassword || env('S7T_OPCUA_EDGE_PASSWORD');
     let server;
     try {
+      // No password falls back to a default: an account without one is refused, and so is the node.
+      const missing = [!twinPassword && 'twin (S7T_OPCUA_TWIN_PASSWORD)', !edgePassword && 'edge (S7T_OPCUA_EDGE_PASSWORD)'].filter(Boolean);
+      if (missing.length) {
+        throw Object.assign(new Error(`no password for the ${missing.join(' and the ')} account: set it in the node's credentials or the environment; the server does not start`), { code: 'E_NO_CREDENTIAL' });
+      }
       server = createOpcuaServer({
         host: (config.host || '').trim() || DEFAULTS.host,
         // The name twins and the edge dial (compose: the service name), in the certificate too.
@@ -50,7 +55,7 @@ module.exports = function register(RED) {
         initialValues: images.get(node.id) || {},
       });
     } catch (err) {
-      node.status({ fill: 'red', shape: 'dot', text: err.code || 'config error' });
+      node.status({ fill: 'red', shape: 'dot', text: err.code === 'E_NO_CREDENTIAL' ? 'no password: not started' : err.code || 'config error' });
       node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
       node.on('close', (removed, done) => { node.status({}); done(); });
       return;
