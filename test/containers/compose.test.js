@@ -94,7 +94,7 @@ test('docker-compose (against podman system service) brings up cloud, edge and p
   const cloudLine = ps.stdout.split('\n').find((l) => /cloud/.test(l));
   assert.ok(cloudLine, ps.stdout);
   const published = [...cloudLine.matchAll(/->(\d+)\/tcp/g)].map((m) => m[1]).sort();
-  assert.deepEqual(published, ['1880', '1883', '8883']);
+  assert.deepEqual(published, ['1880', '1883', '9001']);
   const edgeLine = ps.stdout.split('\n').find((l) => /edge/.test(l));
   assert.match(edgeLine, new RegExp(`127\\.0\\.0\\.1:${ports.edge}->1881/tcp`), 'the edge editor on this machine only');
   assert.doesNotMatch(ps.stdout.split('\n').find((l) => /plc/.test(l)) || '', /->/, 'the PLC publishes nothing');

@@ -66,7 +66,7 @@ test('compose has no development secret: each is required from .env; OPC UA and 
     assert.ok(!text.includes(DEFAULTS[name]), `the development value of ${name} is nowhere in compose`);
   }
   const published = compose.services.cloud.ports.map((p) => p.split(':').pop().split(' ')[0]);
-  assert.deepEqual(published.sort(), ['1880', '1883', '8883']);
+  assert.deepEqual(published.sort(), ['1880', '1883', '9001']);
   const more = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.ports.yml'), 'utf8'));
   assert.deepEqual(more.services.cloud.ports.map((p) => p.split(':').pop()).sort(), ['4841', '5021']);
 });

@@ -8,7 +8,7 @@
  * `.../probe/res`.
  *
  *   npm run twin -- --protocol mqtt --url mqtt://127.0.0.1:1883 --username twin --password pw \
- *                   [--plant plant1] [--qos 0|1]        (or --url ws://127.0.0.1:8883/mqtt)
+ *                   [--plant plant1] [--qos 0|1]        (or --url ws://127.0.0.1:9001/mqtt)
  *
  * mqtt.js does not set TCP_NODELAY: it is set on the TCP socket on connect and on the socket
  * under the WebSocket at upgrade (Nagle + delayed ACK cost tens of ms per small message).
@@ -56,7 +56,7 @@ const DEFAULTS = {
 function createTransport(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   if (!o.url || !/^(mqtts?|wss?):\/\//.test(o.url)) {
-    throw new TransportError('E_TRANSPORT_CONFIG', 'the mqtt transport needs a url (mqtt://host:1883 or ws://host:8883/mqtt)');
+    throw new TransportError('E_TRANSPORT_CONFIG', 'the mqtt transport needs a url (mqtt://host:1883 or ws://host:9001/mqtt)');
   }
   const qos = Number(o.qos);
   if (qos !== 0 && qos !== 1) throw new TransportError('E_TRANSPORT_CONFIG', `qos must be 0 or 1, got ${o.qos}`);
