@@ -28,7 +28,7 @@ const { parseArgs } = require('node:util');
 const { startNodeRed, freePort, waitFor } = require('../test/helpers/nodered');
 const { pkiDir, countMonitoredItems } = require('../test/helpers/opcua');
 const { createPlc } = require('../plc');
-const { runTwin } = require('../twin/cli');
+const { runTwin } = require('../twin/run');
 const { summarise } = require('../nodes/lib/stats');
 
 const ROOT = path.join(__dirname, '..');

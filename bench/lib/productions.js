@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Table 1 / Table 5 / Table 3 / cycle time: productions of the headless twin (twin/cli.js
+ * Table 1 / Table 5 / Table 3 / cycle time: productions of the headless twin (twin/run.js
  * runTwin) per protocol, in round-robin blocks so that drift of the machine hits every protocol
  * alike. Each production records, per timed variable, input event written → matching PLC output
  * seen, on one monotonic clock. A warm-up production per protocol is run first and discarded.

@@ -17,7 +17,7 @@ const { spawn } = require('node:child_process');
 const { freePort, waitFor, ROOT } = require('../helpers/nodered');
 const { run, must, projectImage, makeEnv, tempDir, firstAck, waitSettled, stats } = require('../helpers/containers');
 const { makeCerts } = require('../helpers/certs');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 
 // Conveyor 1 at half the fast profile's speed: the plant then tolerates 300 ms instead of 150 ms
 // each way before a box is mis-sorted. These tests are about the containers serving a production

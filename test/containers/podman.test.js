@@ -16,7 +16,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { freePort } = require('../helpers/nodered');
 const { podman, must, projectImage, makeEnv, composeService, tempDir, firstAck, waitSettled, stats, opcuaCertNames } = require('../helpers/containers');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 
 // Conveyor 1 at half the fast profile's speed: the plant then tolerates 300 ms instead of 150 ms
 // each way before a box is mis-sorted. These tests are about the containers serving a production

@@ -12,7 +12,7 @@ const path = require('node:path');
 const ModbusRTU = require('modbus-serial');
 const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
 const { startPlc } = require('../helpers/plc');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 const tags = require('../../nodes/lib/tags');
 
 const ROOT = path.join(__dirname, '..', '..');

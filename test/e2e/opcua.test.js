@@ -12,7 +12,7 @@ const path = require('node:path');
 const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
 const { pkiDir, countMonitoredItems } = require('../helpers/opcua');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 
 const ROOT = path.join(__dirname, '..', '..');
 const CLOUD_FLOW = path.join(ROOT, 'flows', 'parts', 'cloud-opcua.json');

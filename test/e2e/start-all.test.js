@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnWithLifeline } = require('../../scripts/lifeline');
 const { freePort, waitFor } = require('../helpers/nodered');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 
 test('start-all: up, a killed edge is restarted and serves again, Ctrl-C stops all', { timeout: 240000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-start-'));

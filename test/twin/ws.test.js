@@ -11,7 +11,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { startHarness } = require('../helpers/twin');
 const { waitFor } = require('../helpers/nodered');
-const { runTwin, loadTransport } = require('../../twin/cli');
+const { runTwin, loadTransport } = require('../../twin/run');
 const { createTransport } = require('../../twin/transports/ws');
 
 const ROOT = path.join(__dirname, '..', '..');
