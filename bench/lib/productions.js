@@ -35,7 +35,7 @@ const DEFAULTS = {
  *   warmupSamples:number, productions:number, failed:number, reasons:string[], cycleMs:number[], bytes:object}>>}
  */
 async function runProductions(o) {
-  const { runTwin } = require(path.join(ROOT, 'twin', 'cli.js'));
+  const { runTwin } = require(path.join(ROOT, 'twin', 'run.js'));
   const vars = tags.timedPairs().map((p) => p.output);
   const boxes = o.boxes || DEFAULTS.boxes;
   const out = {};
