@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Figures of the virtual S7-1500's S7 interface (docs/plc.md), measured with nodes7 as an edge
- * would use it, against the PLC running in its own process (`node plc/index.js`):
+ * would use it, against the PLC running in its own process (`node plc/cli.js`):
  *
  *   node bench/plc-bench.js [--n 1000] [--scan-ms 10] [--inproc]
  *
@@ -39,7 +39,7 @@ const WARMUP = 50;
 
 /** Start the PLC in a child process (S7 only) and return {port, stop}. */
 async function startChildPlc() {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'plc', 'index.js'), '--s7-port', '0', '--no-opcua', '--no-modbus', '--scan-ms', String(SCAN_MS)],
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'plc', 'cli.js'), '--s7-port', '0', '--no-opcua', '--no-modbus', '--scan-ms', String(SCAN_MS)],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const port = await new Promise((resolve, reject) => {

@@ -222,5 +222,3 @@ async function createPlc(opts = {}) {
 }
 
 module.exports = { createPlc, DEFAULTS };
-
-if (require.main === module) require('./cli').main(process.argv.slice(2));

@@ -64,7 +64,7 @@ const SETTINGS = path.join(ROOT, 'settings.js');
 function services(env, opts) {
   const list = [];
   if (opts.plc) {
-    list.push({ name: 'plc', args: [path.join(ROOT, 'plc', 'index.js')], env: {}, ready: /listen|S7/i });
+    list.push({ name: 'plc', args: [path.join(ROOT, 'plc', 'cli.js')], env: {}, ready: /listen|S7/i });
   }
   list.push({ name: 'cloud', args: [RED, '--settings', SETTINGS], env: { S7T_ROLE: 'cloud', PORT: env.S7T_CLOUD_PORT }, ready: /Started flows/ });
   list.push({ name: 'edge', args: [RED, '--settings', SETTINGS], env: { S7T_ROLE: 'edge', PORT: env.S7T_EDGE_PORT }, ready: /Started flows/ });
