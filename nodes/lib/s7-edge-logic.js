@@ -1,7 +1,8 @@
 'use strict';
 /**
- * What the edge's `s7twin-s7` node decides, without Node-RED or a PLC: which items a command or a
- * probe writes (all or nothing), and which streamed tags changed between two reads.
+ * What the edge's `s7twin-s7` node decides, without Node-RED or a PLC: which nodes7 items a command
+ * or a probe writes (all or nothing), and which streamed tags changed between two reads of DB1.
+ * S7 only (the WebSocket–S7 path); the other paths' edges are their own nodes.
  */
 const tags = require('./tags');
 const { nodes7Address } = require('./s7-connection');
