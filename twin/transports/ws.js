@@ -110,9 +110,8 @@ function createTransport(opts = {}) {
       res.resume();
       sock.terminate();
     });
-    sock.on('upgrade', (res) => { if (res.socket) res.socket.setNoDelay(true); });
+    // TCP_NODELAY: ws sets it on the socket it takes over (websocket.js setSocket).
     sock.on('open', () => {
-      if (sock._socket) sock._socket.setNoDelay(true);
       stats.connected = true;
       stats.connects += 1;
       if (stats.connects > 1) stats.reconnects += 1;
