@@ -24,6 +24,7 @@
  * counters. Why not modbus-serial's ServerTCP: it defers every request with setTimeout(0) and
  * keeps its sockets private (no setNoDelay), the same reasons plc/modbus.js gives.
  */
+const { codedError } = require('./errors');
 const net = require('node:net');
 const { EventEmitter } = require('node:events');
 const codec = require('./modbus-codec');
@@ -59,14 +60,7 @@ const EX = mbtcp.EXCEPTIONS; // framing, requests and their limits: modbus-tcp.j
 const CLOSE_AFTER_MS = 1000; // a limited connection gets this long to read its exception
 
 /** Error with a stable `code`; `exception` is the Modbus exception code sent back. */
-class ModbusServerError extends Error {
-  constructor(code, message, exception) {
-    super(message);
-    this.name = 'ModbusServerError';
-    this.code = code;
-    if (exception) this.exception = exception;
-  }
-}
+const ModbusServerError = codedError('ModbusServerError');
 
 /**
  * Create (not yet listening) a Modbus TCP server.
@@ -106,7 +100,7 @@ function createModbusServer(opts = {}) {
 
   function range(address, qty) {
     if (address + qty > bank.length) {
-      throw new ModbusServerError('E_MODBUS_ADDRESS', `registers ${address}..${address + qty - 1} outside 0..${bank.length - 1}`, EX.ADDRESS);
+      throw new ModbusServerError('E_MODBUS_ADDRESS', `registers ${address}..${address + qty - 1} outside 0..${bank.length - 1}`, { exception: EX.ADDRESS });
     }
   }
 
@@ -115,7 +109,7 @@ function createModbusServer(opts = {}) {
     if (peer.edge || open(address, qty)) return;
     counters.writeRefused += 1;
     ee.emit('write-refused', { address, qty, from: peer.from });
-    throw new ModbusServerError('E_MODBUS_NOT_EDGE', `registers ${address}..${address + qty - 1} are written by the edge only`, EX.ADDRESS);
+    throw new ModbusServerError('E_MODBUS_NOT_EDGE', `registers ${address}..${address + qty - 1} are written by the edge only`, { exception: EX.ADDRESS });
   }
 
   /** Answer one PDU. @returns {{res: Buffer, write?: {address, words}, exception?: boolean}} */

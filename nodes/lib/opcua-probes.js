@@ -37,6 +37,7 @@
  *   for 1,024). So a PLC Res[i] is monitored only from the first non-zero request of slot i on:
  *   the PLC pays for the slots in use, not for N.
  */
+const { codedError } = require('./errors');
 const { EventEmitter } = require('node:events');
 const ot = require('./opcua-tags');
 const tags = require('./tags');
@@ -59,13 +60,7 @@ const DEFAULTS = {
 };
 
 /** Error with a stable `code`. */
-class ProbeRelayError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'ProbeRelayError';
-    this.code = code;
-  }
-}
+const ProbeRelayError = codedError('ProbeRelayError');
 
 /**
  * Create the probe relay (not started).

@@ -24,6 +24,7 @@
  * then the channel is closed and counted (rateLimited, errorBudget). The edge account is exempt:
  * it relays every probe of every twin.
  */
+const { codedError } = require('./errors');
 const { EventEmitter } = require('node:events');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -61,13 +62,7 @@ const CLOSE_AFTER_MS = 200; // a limited channel gets this long to read its Serv
 const wildcard = (h) => h === '0.0.0.0' || h === '::';
 
 /** Error with a stable `code`. */
-class OpcuaServerError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'OpcuaServerError';
-    this.code = code;
-  }
-}
+const OpcuaServerError = codedError('OpcuaServerError');
 
 /**
  * node-opcua clamps every sampling interval to MonitoredItem.minimumSamplingInterval (50 ms) and

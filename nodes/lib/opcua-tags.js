@@ -10,6 +10,7 @@
  * `Objects/<plant>/States/<Name>` for the PLC outputs (dir `out`).
  * PLC node ids: the table's `opcua` column (`ns=3;s="DB1"."ConveyorBelt"`, as an S7-1500 names them).
  */
+const { codedError } = require('./errors');
 const tags = require('./tags');
 
 const DEFAULTS = {
@@ -18,13 +19,7 @@ const DEFAULTS = {
 };
 
 /** Error with a stable `code`. */
-class OpcuaTagError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'OpcuaTagError';
-    this.code = code;
-  }
-}
+const OpcuaTagError = codedError('OpcuaTagError');
 
 /** Plant ids become part of node ids and browse names: keep them to a safe alphabet. */
 function checkPlant(plant) {
