@@ -9,6 +9,7 @@
 const { createMqttServer, DEFAULTS } = require('./lib/mqtt-server');
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
+const { closeWithin } = require('./lib/close-guard');
 const { serverTls } = require('./lib/tls');
 
 const CLOSE_TIMEOUT_MS = 5000; // done() is reached even if a socket refuses to close
@@ -134,21 +135,10 @@ module.exports = function register(RED) {
       registry.remove(node);
       if (statusTimer) clearInterval(statusTimer);
       statusTimer = null;
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(guard);
-        setStatus('clear');
-        done();
-      };
-      const guard = setTimeout(() => {
-        node.warn('MQTT broker did not close within 5 s; continuing');
-        finish();
-      }, CLOSE_TIMEOUT_MS);
-      starting
-        .then(() => (server ? server.close() : undefined))
-        .then(finish, (err) => { node.warn(`closing the MQTT broker: ${err.message}`); finish(); });
+      closeWithin(node, done, {
+        ms: CLOSE_TIMEOUT_MS, what: 'MQTT broker close', after: () => setStatus('clear'),
+        work: () => starting.then(() => (server ? server.close() : undefined)),
+      });
     });
   }
 

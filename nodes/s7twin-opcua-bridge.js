@@ -13,6 +13,7 @@ const path = require('node:path');
 const { createOpcuaBridge, DEFAULTS } = require('./lib/opcua-bridge');
 const ot = require('./lib/opcua-tags');
 const registry = require('./lib/registry');
+const { closeWithin } = require('./lib/close-guard');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const PLC_PORT = 4840;
@@ -99,18 +100,11 @@ module.exports = function register(RED) {
     node.on('close', (removed, done) => {
       closing = true;
       registry.remove(node);
-      let finished = false;
-      const finish = (err) => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(guard);
-        if (err) node.warn(`OPC UA bridge close: ${err.message}`);
-        node.status({});
-        done();
-      };
-      const guard = setTimeout(() => finish(new Error(`not closed after ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
       // stop() first: a start still retrying against a dead server is cut short by it.
-      bridge.stop().then(() => started).then(() => finish(), finish);
+      closeWithin(node, done, {
+        ms: CLOSE_TIMEOUT_MS, what: 'OPC UA bridge close', after: () => node.status({}),
+        work: () => bridge.stop().then(() => started),
+      });
     });
   }
 

@@ -9,6 +9,7 @@ const path = require('node:path');
 const { createOpcuaServer, DEFAULTS } = require('./lib/opcua-server');
 const ot = require('./lib/opcua-tags');
 const registry = require('./lib/registry');
+const { closeWithin } = require('./lib/close-guard');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second
@@ -135,17 +136,10 @@ module.exports = function register(RED) {
       clearInterval(poll);
       // Keep the image for the next deploy of this node: twins and edge find the plant as it was.
       if (removed) images.delete(node.id); else images.set(node.id, server.values());
-      let finished = false;
-      const finish = (err) => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(guard);
-        if (err) node.warn(`OPC UA server close: ${err.message}`);
-        node.status({});
-        done();
-      };
-      const guard = setTimeout(() => finish(new Error(`not closed after ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
-      started.then(() => server.stop()).then(() => finish(), finish);
+      closeWithin(node, done, {
+        ms: CLOSE_TIMEOUT_MS, what: 'OPC UA server close', after: () => node.status({}),
+        work: () => started.then(() => server.stop()),
+      });
     });
   }
 

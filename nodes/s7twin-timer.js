@@ -7,6 +7,7 @@
  */
 const path = require('node:path');
 const { createFlowTimer, createCsvAppender, csvLine, DEFAULTS } = require('./lib/flow-timer');
+const { closeWithin } = require('./lib/close-guard');
 
 const STATUS_MIN_MS = 1000; // status text refreshed at most once a second
 const DEFAULT_STATS_INTERVAL_S = 10;
@@ -110,8 +111,7 @@ module.exports = function register(RED) {
       timer.clear();
       node.status({});
       // Flush what is buffered; reach done even if the disk fails, well inside the 15 s limit.
-      const guard = setTimeout(done, 5000);
-      csv.close().then(() => { clearTimeout(guard); done(); }, () => { clearTimeout(guard); done(); });
+      closeWithin(node, done, { ms: 5000, what: 'flow-timer CSV close', work: () => csv.close() });
     });
   }
 
