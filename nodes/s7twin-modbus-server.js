@@ -7,6 +7,7 @@
  */
 const { createModbusServer, DEFAULTS } = require('./lib/modbus-server');
 const registry = require('./lib/registry');
+const { dedupStatus } = require('./lib/status');
 
 const STATUS = {
   starting: { fill: 'yellow', shape: 'ring', text: 'starting' },
@@ -32,11 +33,7 @@ module.exports = function register(RED) {
     // Who may write the edge-only registers (issue 18): empty = loopback, the lib's default.
     const edgeHosts = prop(config.edgeHosts) || DEFAULTS.edgeHosts;
     const ratePerS = prop(config.ratePerS) === '' ? DEFAULTS.ratePerS : Number(prop(config.ratePerS));
-    let lastStatus = '';
-    const status = (s) => {
-      const key = JSON.stringify(s);
-      if (key !== lastStatus) { lastStatus = key; node.status(s); }
-    };
+    const status = dedupStatus(node);
 
     let server;
     try {

@@ -13,6 +13,7 @@ const path = require('node:path');
 const { createOpcuaBridge, DEFAULTS } = require('./lib/opcua-bridge');
 const ot = require('./lib/opcua-tags');
 const registry = require('./lib/registry');
+const { dedupStatus } = require('./lib/status');
 const { closeWithin } = require('./lib/close-guard');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
@@ -58,7 +59,7 @@ module.exports = function register(RED) {
     const sideStatus = bridge.probes
       ? { plc: 'connecting', cloud: 'connecting', 'plc-probes': 'connecting', 'cloud-probes': 'connecting' }
       : { plc: 'connecting', cloud: 'connecting' };
-    let lastStatus = '';
+    const setStatus = dedupStatus(node);
     let closing = false;
     function showStatus() {
       if (closing) return;
@@ -66,10 +67,7 @@ module.exports = function register(RED) {
       const text = Object.entries(sideStatus).filter(([k, v]) => v !== 'connected' || k === 'plc' || k === 'cloud').map(([k, v]) => `${k} ${v}`).join(', ');
       let fill = 'green'; let shape = 'dot';
       if (s.includes('error')) { fill = 'red'; shape = 'dot'; } else if (s.includes('disconnected')) { fill = 'red'; shape = 'ring'; } else if (s.includes('connecting')) { fill = 'yellow'; shape = 'ring'; }
-      const key = `${fill}|${shape}|${text}`;
-      if (key === lastStatus) return;
-      lastStatus = key;
-      node.status({ fill, shape, text: fill === 'green' ? 'connected' : text });
+      setStatus({ fill, shape, text: fill === 'green' ? 'connected' : text });
     }
     showStatus();
 

@@ -9,6 +9,7 @@ const path = require('node:path');
 const { createOpcuaServer, DEFAULTS } = require('./lib/opcua-server');
 const ot = require('./lib/opcua-tags');
 const registry = require('./lib/registry');
+const { dedupStatus } = require('./lib/status');
 const { closeWithin } = require('./lib/close-guard');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
@@ -66,15 +67,10 @@ module.exports = function register(RED) {
     }
 
     registry.add(node, () => ({ ...server.counters, monitoredItems: server.monitoredItemCount() }));
-    let lastStatus = '';
+    const setStatus = dedupStatus(node);
     let lastStatusAt = 0;
     let closing = false;
-    function status(fill, shape, text) {
-      const key = `${fill}|${shape}|${text}`;
-      if (key === lastStatus) return;
-      lastStatus = key;
-      node.status({ fill, shape, text });
-    }
+    const status = (fill, shape, text) => setStatus({ fill, shape, text });
     function showRunning() {
       if (closing || !server.running) return;
       lastStatusAt = Date.now();
