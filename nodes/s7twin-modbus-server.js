@@ -7,6 +7,7 @@
  */
 const { createModbusServer, DEFAULTS } = require('./lib/modbus-server');
 const registry = require('./lib/registry');
+const { prop } = require('./lib/props');
 const { dedupStatus } = require('./lib/status');
 
 const STATUS = {
@@ -14,13 +15,6 @@ const STATUS = {
   error: (text) => ({ fill: 'red', shape: 'dot', text }),
   listening: (port, n) => ({ fill: 'green', shape: 'dot', text: `:${port} · ${n} client${n === 1 ? '' : 's'}` }),
 };
-
-/** A property still reading `${NAME}` (env var not set) counts as empty. */
-function prop(v) {
-  if (v === undefined || v === null) return '';
-  const s = String(v).trim();
-  return /^\$\{[^}]*\}$/.test(s) ? '' : s;
-}
 
 module.exports = function register(RED) {
   function S7TwinModbusServerNode(config) {

@@ -8,18 +8,12 @@
 const path = require('node:path');
 const { createFlowTimer, createCsvAppender, csvLine, DEFAULTS } = require('./lib/flow-timer');
 const { closeWithin } = require('./lib/close-guard');
+const { prop } = require('./lib/props');
 
 const STATUS_MIN_MS = 1000; // status text refreshed at most once a second
 const DEFAULT_STATS_INTERVAL_S = 10;
 const MIN_SWEEP_MS = 50; // expiry checked at least this often when the timeout is short
 const MAX_SWEEP_MS = 250;
-
-/** A property still reading `${NAME}` was not set in the subflow instance: treat as empty. */
-function prop(v) {
-  if (v === undefined || v === null) return '';
-  const s = String(v).trim();
-  return /^\$\{[^}]*\}$/.test(s) ? '' : s;
-}
 
 /**
  * Where the CSV goes: the configured file, else `${S7T_TIMER_DIR or ./results}/flow-timer-<protocol>.csv`.

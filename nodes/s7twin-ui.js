@@ -15,6 +15,7 @@ const { twinTokens } = require('./lib/auth');
 const { mount, cleanPath } = require('./lib/http-util');
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
+const { setting } = require('./lib/props');
 
 const ROOT = path.join(__dirname, '..');
 const THREE = path.join(path.dirname(require.resolve('three')), '..');
@@ -38,8 +39,6 @@ const MODULES = {
   globals: { mqtt: 'mqtt' }, // mqtt.js' browser build, a script tag of the page
 };
 
-const UNSET = /^\$\{[^}]*\}$/; // an ${ENV} reference Node-RED could not resolve
-const setting = (v, dflt) => (v === undefined || v === null || String(v).trim() === '' || UNSET.test(String(v).trim()) ? dflt : String(v).trim());
 
 module.exports = function register(RED) {
   function UiNode(config) {

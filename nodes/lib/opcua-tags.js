@@ -12,6 +12,7 @@
  */
 const { codedError } = require('./errors');
 const tags = require('./tags');
+const { numberOr } = require('./props');
 
 const DEFAULTS = {
   plant: 'plant1',
@@ -119,18 +120,6 @@ module.exports = {
 };
 
 /**
- * A node property as a number: empty (an unset `${S7T_...}` becomes '') or invalid → the default.
- * @param {*} v
- * @param {number} def
- * @returns {number}
- */
-function numberOr(v, def) {
-  if (v === undefined || v === null || String(v).trim() === '' || /^\$\{/.test(String(v))) return def;
-  const n = Number(v);
-  return Number.isFinite(n) && n >= 0 ? n : def;
-}
-
-/**
  * An opc.tcp:// URL with host and port filled in when a flow's env vars left them empty
  * ("opc.tcp://:" after `opc.tcp://${S7T_PLC_HOST}:${S7T_PLC_OPCUA_PORT}` with neither set).
  * @param {string} url
@@ -196,5 +185,5 @@ module.exports.probeNodeId = probeNodeId;
 module.exports.plcProbeNodeId = plcProbeNodeId;
 module.exports.parseProbeNodeId = parseProbeNodeId;
 module.exports.checkProbeValue = checkProbeValue;
-module.exports.numberOr = numberOr;
+module.exports.numberOr = numberOr; // nodes/lib/props.js, here for the OPC UA nodes
 module.exports.endpointUrl = endpointUrl;
