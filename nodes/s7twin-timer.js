@@ -6,7 +6,8 @@
  * nodes/lib/flow-timer.js; this file only wires it to Node-RED.
  */
 const path = require('node:path');
-const { createFlowTimer, createCsvAppender, csvLine, DEFAULTS } = require('./lib/flow-timer');
+const { createFlowTimer, csvLine, CSV_HEADER, DEFAULTS } = require('./lib/flow-timer');
+const { createCsvAppender } = require('./lib/csv-appender');
 const { closeWithin } = require('./lib/close-guard');
 const { prop } = require('./lib/props');
 
@@ -39,6 +40,7 @@ module.exports = function register(RED) {
     const timer = createFlowTimer({ protocol, timeoutMs });
     let csvErrorLogged = false;
     const csv = createCsvAppender(file, {
+      header: CSV_HEADER,
       onError(err) {
         // One warning, not one per flush: a full disk must not flood the log.
         if (!csvErrorLogged) { csvErrorLogged = true; node.warn(`cannot write ${file}: ${err.message}`); }
