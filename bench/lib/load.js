@@ -11,6 +11,7 @@
  * value for the user's own slot), connect failures. Warm-up probes (each user's first ones) are
  * timed but kept apart and reported as warm-up.
  */
+const { codedError } = require('../../nodes/lib/errors');
 const { performance } = require('node:perf_hooks');
 const { createHist } = require('./hist');
 const tags = require('../../nodes/lib/tags');
@@ -25,14 +26,8 @@ const DEFAULTS = {
   maxSlots: tags.PROBE_SLOTS, // the PLC's probe slots (io-table plc.probeSlots)
 };
 
-/** Error with a stable code. */
-class LoadError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'LoadError';
-    this.code = code;
-  }
-}
+/** Error with a stable `code`. */
+const LoadError = codedError('LoadError');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

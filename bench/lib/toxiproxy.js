@@ -14,6 +14,7 @@
  * toxic delays every chunk by latency ± jitter (uniform), in order per connection: it adds delay
  * but never reorders bytes, which is what TCP over a WAN looks like to the application.
  */
+const { codedError } = require('../../nodes/lib/errors');
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
@@ -28,14 +29,8 @@ const DEFAULTS = {
   requestTimeoutMs: 5000, // one API call, ms
 };
 
-/** Error with a stable code. */
-class ToxiproxyError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'ToxiproxyError';
-    this.code = code;
-  }
-}
+/** Error with a stable `code`. */
+const ToxiproxyError = codedError('ToxiproxyError');
 
 /**
  * Path to the toxiproxy-server binary, building it with scripts/toxiproxy.sh when missing.
