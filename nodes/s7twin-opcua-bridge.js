@@ -15,6 +15,7 @@ const ot = require('./lib/opcua-tags');
 const registry = require('./lib/registry');
 const { dedupStatus } = require('./lib/status');
 const { closeWithin } = require('./lib/close-guard');
+const { numberReader } = require('./lib/props');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const PLC_PORT = 4840;
@@ -25,6 +26,7 @@ module.exports = function register(RED) {
     RED.nodes.createNode(this, config);
     const node = this;
     const creds = node.credentials || {};
+    const num = numberReader(node);
     const userDir = (RED.settings && RED.settings.userDir) || process.cwd();
     // No password falls back to a default: without the edge account's password the bridge refuses.
     const cloudPassword = creds.cloudPassword || process.env.S7T_OPCUA_EDGE_PASSWORD || '';
@@ -43,9 +45,9 @@ module.exports = function register(RED) {
         },
         cloudSecurityMode: config.securityMode || 'None',
         cloudSecurityPolicy: config.securityPolicy || 'None',
-        publishingIntervalMs: ot.numberOr(config.publishingInterval, DEFAULTS.publishingIntervalMs),
-        samplingIntervalMs: ot.numberOr(config.samplingInterval, DEFAULTS.samplingIntervalMs),
-        probeSlots: ot.numberOr(config.probeSlots, DEFAULTS.probeSlots),
+        publishingIntervalMs: num('Publishing', config.publishingInterval, DEFAULTS.publishingIntervalMs),
+        samplingIntervalMs: num('Sampling', config.samplingInterval, DEFAULTS.samplingIntervalMs),
+        probeSlots: num('Probe slots', config.probeSlots, DEFAULTS.probeSlots),
         pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'client'),
       });
     } catch (err) {

@@ -7,10 +7,10 @@
  */
 const path = require('node:path');
 const { createOpcuaServer, DEFAULTS } = require('./lib/opcua-server');
-const ot = require('./lib/opcua-tags');
 const registry = require('./lib/registry');
 const { dedupStatus } = require('./lib/status');
 const { closeWithin } = require('./lib/close-guard');
+const { numberReader } = require('./lib/props');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second
@@ -24,6 +24,8 @@ module.exports = function register(RED) {
     RED.nodes.createNode(this, config);
     const node = this;
     const creds = node.credentials || {};
+    const num = numberReader(node);
+    const ratePerS = num('Rate per s', config.ratePerS, DEFAULTS.ratePerS);
     const env = (name) => process.env[name] || '';
     const userDir = (RED.settings && RED.settings.userDir) || process.cwd();
     const twinPassword = creds.twinPassword || env('S7T_OPCUA_TWIN_PASSWORD');
@@ -39,14 +41,14 @@ module.exports = function register(RED) {
         host: (config.host || '').trim() || DEFAULTS.host,
         // The name twins and the edge dial (compose: the service name), in the certificate too.
         publicHost: (config.publicHost || '').trim() || undefined,
-        ratePerS: ot.numberOr(config.ratePerS, DEFAULTS.ratePerS),
-        burst: 2 * ot.numberOr(config.ratePerS, DEFAULTS.ratePerS),
-        port: ot.numberOr(config.port, DEFAULTS.port),
+        ratePerS,
+        burst: 2 * ratePerS,
+        port: num('Port', config.port, DEFAULTS.port),
         plant: (config.plant || '').trim() || undefined,
         pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'server'),
-        minimumSamplingIntervalMs: ot.numberOr(config.minimumSamplingInterval, DEFAULTS.minimumSamplingIntervalMs),
-        minimumPublishingIntervalMs: ot.numberOr(config.minimumPublishingInterval, DEFAULTS.minimumPublishingIntervalMs),
-        probeSlots: ot.numberOr(config.probeSlots, DEFAULTS.probeSlots),
+        minimumSamplingIntervalMs: num('Minimum sampling', config.minimumSamplingInterval, DEFAULTS.minimumSamplingIntervalMs),
+        minimumPublishingIntervalMs: num('Minimum publishing', config.minimumPublishingInterval, DEFAULTS.minimumPublishingIntervalMs),
+        probeSlots: num('Probe slots', config.probeSlots, DEFAULTS.probeSlots),
         allowInsecure: config.allowInsecure !== false && config.allowInsecure !== 'false',
         allowAnonymous: config.allowAnonymous === true || config.allowAnonymous === 'true',
         autoAcceptCertificates: config.autoAcceptCertificates !== false && config.autoAcceptCertificates !== 'false',

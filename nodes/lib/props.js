@@ -32,17 +32,29 @@ function setting(v, dflt) {
 }
 
 /**
- * A property as a number >= 0, or `dflt` when it is empty or not such a number (the library the
- * node configures checks the ranges and names a bad value).
+ * A property as a number >= 0, or `dflt` when it is empty; a value that is no such number gets
+ * `dflt` too, never silently: `onBad(text)` is told (a node warns with the property's name).
  * @param {*} v
  * @param {number} dflt
+ * @param {(text: string) => void} [onBad]
  * @returns {number}
  */
-function numberOr(v, dflt) {
+function numberOr(v, dflt, onBad) {
   const s = prop(v);
   if (s === '') return dflt;
   const n = Number(s);
-  return Number.isFinite(n) && n >= 0 ? n : dflt;
+  if (Number.isFinite(n) && n >= 0) return n;
+  if (onBad) onBad(s);
+  return dflt;
 }
 
-module.exports = { prop, setting, numberOr, UNSET };
+/**
+ * numberOr for one node: a bad value is a warning naming the property and the default used.
+ * @param {{warn: (msg: string) => void}} node
+ * @returns {(name: string, v: *, dflt: number) => number}
+ */
+function numberReader(node) {
+  return (name, v, dflt) => numberOr(v, dflt, (s) => node.warn(`E_CONFIG: ${name} "${s}" is not a number >= 0; using ${dflt}`));
+}
+
+module.exports = { prop, setting, numberOr, numberReader, UNSET };

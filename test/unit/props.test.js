@@ -17,3 +17,15 @@ test('prop, setting and numberOr read a property the same way in every node', ()
   assert.equal(numberOr('-1', 7), 7);
   assert.equal(numberOr('ten', 7), 7);
 });
+
+test('a value that is no number >= 0 gets the default, never silently: the node warns with the property\'s name', () => {
+  const { numberReader } = require('../../nodes/lib/props');
+  const warnings = [];
+  const num = numberReader({ warn: (m) => warnings.push(m) });
+  assert.equal(num('Publishing', '25', 10), 25);
+  assert.equal(num('Publishing', '${S7T_UNSET}', 10), 10);
+  assert.deepEqual(warnings, []);
+  assert.equal(num('Publishing', 'fast', 10), 10);
+  assert.equal(num('Probe slots', '-3', 128), 128);
+  assert.deepEqual(warnings, ['E_CONFIG: Publishing "fast" is not a number >= 0; using 10', 'E_CONFIG: Probe slots "-3" is not a number >= 0; using 128']);
+});
