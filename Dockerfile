@@ -6,7 +6,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends build-essential
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+# devDependencies too: the image runs Node-RED itself, the Modbus contrib nodes and the virtual
+# PLC (node-snap7), which the published node package leaves to the user's own Node-RED.
+RUN npm ci --no-audit --no-fund
 
 FROM node:22-bookworm-slim
 WORKDIR /app
