@@ -1,0 +1,156 @@
+'use strict';
+/**
+ * Drive the real Node-RED editor in a page (test/helpers/browser.js): load it, open a node's edit
+ * dialog and press Done as a user would, deploy with the Deploy button, import an example from
+ * the Import → Examples dialog, and read what the editor holds.
+ */
+const { waitFor } = require('./nodered');
+
+/**
+ * Open the editor and wait until it shows the flows.
+ * @param {import('playwright-core').Page} page
+ * @param {string} url the runtime's editor URL
+ */
+async function openEditor(page, url) {
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(url);
+  await page.waitForFunction(() => window.RED && RED.nodes && RED.workspaces && RED.workspaces.count() > 0
+    && document.querySelector('#red-ui-header-button-deploy') && !document.querySelector('#red-ui-loading-progress:not([style*="none"])'),
+  null, { timeout: 120000 });
+  // The flows arrive after the palette: wait until the node count stops changing.
+  let last = -1;
+  await waitFor(async () => {
+    const n = await page.evaluate(() => { let c = 0; RED.nodes.eachNode(() => { c += 1; }); RED.nodes.eachConfig(() => { c += 1; }); return c; });
+    const stable = n === last;
+    last = n;
+    return stable;
+  }, 60000, 'the editor to load the flows');
+  // Node-RED 4+ asks once whether to enable update notifications (a modal over everything):
+  // answer no, as a user of an offline plant would.
+  // No animations: a tray that slides in is still moving when a loaded machine would click it.
+  await page.evaluate(() => {
+    $.fx.off = true;
+    const style = document.createElement('style');
+    style.textContent = '*, *::before, *::after { transition: none !important; animation: none !important; }';
+    document.head.appendChild(style);
+  });
+  if (await page.evaluate(() => RED.settings.telemetryEnabled === undefined && RED.user.hasPermission('settings.write'))) {
+    const no = page.locator('button', { hasText: 'No, do not enable notifications' });
+    await no.first().click({ timeout: 30000 });
+    await no.first().waitFor({ state: 'detached' });
+  }
+  return { errors };
+}
+
+/**
+ * Every node the editor holds that a user can open: tabs, configuration nodes and flow nodes.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<{id:string, type:string, kind:'tab'|'config'|'node'}[]>}
+ */
+function editableNodes(page) {
+  return page.evaluate(() => {
+    const out = [];
+    RED.nodes.eachWorkspace((w) => out.push({ id: w.id, type: 'tab', kind: 'tab' }));
+    RED.nodes.eachConfig((n) => { if (n.type !== 'global-config') out.push({ id: n.id, type: n.type, kind: 'config' }); });
+    RED.nodes.eachNode((n) => out.push({ id: n.id, type: n.type, kind: 'node' }));
+    return out;
+  });
+}
+
+/**
+ * Open one node's edit dialog, wait until it is ready, press Done, wait until it has closed.
+ * @param {import('playwright-core').Page} page
+ * @param {{id:string, kind:string}} n
+ */
+async function openAndDone(page, n) {
+  await page.evaluate(({ id, kind }) => {
+    if (kind === 'tab') {
+      RED.workspaces.show(id);
+      RED.editor.editFlow(RED.nodes.workspace(id));
+    } else if (kind === 'config') {
+      const node = RED.nodes.node(id);
+      RED.editor.editConfig('', node.type, id);
+    } else {
+      const node = RED.nodes.node(id);
+      RED.workspaces.show(node.z);
+      RED.editor.edit(node);
+    }
+  }, n);
+  const ok = n.kind === 'config' ? '#node-config-dialog-ok' : '#node-dialog-ok';
+  await page.locator(ok).waitFor({ state: 'visible', timeout: 30000 });
+  await page.locator(ok).click();
+  await page.waitForFunction(() => document.querySelectorAll('.red-ui-tray').length === 0, null, { timeout: 30000 });
+}
+
+/**
+ * What the editor would deploy: RED.nodes.createCompleteNodeSet(), as the Deploy button sends it.
+ * @param {import('playwright-core').Page} page
+ */
+function editorFlows(page) {
+  return page.evaluate(() => JSON.parse(JSON.stringify(RED.nodes.createCompleteNodeSet({ credentials: false }))));
+}
+
+/**
+ * Press Deploy. Resolves with the text of the notification that followed: `ok` when it is the
+ * plain success, otherwise the warning the editor showed (unknown or invalid nodes, unused
+ * configuration nodes), which is then dismissed without deploying.
+ * @param {import('playwright-core').Page} page
+ * @param {{full?: boolean}} [opts] full: deploy even when the editor has no changes
+ * @returns {Promise<{ok: boolean, text: string}>}
+ */
+async function deploy(page, opts = {}) {
+  await page.evaluate(() => { for (const el of document.querySelectorAll('.red-ui-notification')) el.remove(); });
+  if (opts.full) await page.evaluate(() => RED.nodes.dirty(true));
+  await page.locator('#red-ui-header-button-deploy').click();
+  const note = page.locator('.red-ui-notification').first();
+  await note.waitFor({ state: 'visible', timeout: 60000 });
+  const text = (await note.innerText()).trim();
+  const ok = await page.evaluate(() => {
+    const n = document.querySelector('.red-ui-notification');
+    return n.classList.contains('red-ui-notification-success') && !n.querySelector('button');
+  });
+  if (!ok && await page.locator('#red-ui-deploy-dialog-confirm-deploy-deploy').count()) {
+    await page.locator('.red-ui-notification button', { hasText: /cancel/i }).first().click();
+  }
+  return { ok, text };
+}
+
+/**
+ * Import an example through Menu → Import → Examples → <module> → <name>, into a new tab.
+ * @param {import('playwright-core').Page} page
+ * @param {string} module the package name
+ * @param {string} name the example's file name without .json
+ */
+async function importExample(page, module, name) {
+  await page.evaluate(() => RED.actions.invoke('core:show-import-dialog'));
+  await page.locator('#red-ui-clipboard-dialog').waitFor({ state: 'visible' });
+  await page.locator('#red-ui-clipboard-dialog-tab-library-examples, a[href="#red-ui-clipboard-dialog-import-tab-examples"]').first().click();
+  const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+  await tree.locator('.red-ui-treeList-label', { hasText: module }).first().click();
+  await tree.locator('.red-ui-treeList-label', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }).first().click();
+  await page.locator('#red-ui-clipboard-dialog-import-opt-new').click().catch(() => {});
+  await page.locator('#red-ui-clipboard-dialog-ok').click();
+  await page.waitForFunction(() => !document.querySelector('#red-ui-clipboard-dialog') || getComputedStyle(document.querySelector('#red-ui-clipboard-dialog').closest('.ui-dialog') || document.body).display === 'none');
+  // An import places the nodes under the mouse: drop them where they are.
+  await page.mouse.click(400, 300);
+}
+
+/**
+ * The boxes the editor drew for every node of every tab (showing each tab in turn).
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<object[]>} nodes with id, type, z, name, x, y, w, h
+ */
+async function drawnBoxes(page) {
+  const tabs = await page.evaluate(() => { const t = []; RED.nodes.eachWorkspace((w) => t.push(w.id)); return t; });
+  const out = [];
+  for (const z of tabs) {
+    await page.evaluate((id) => RED.workspaces.show(id), z);
+    await page.waitForFunction((id) => RED.nodes.filterNodes({ z: id }).every((n) => n.w && n.h), z);
+    out.push(...await page.evaluate((id) => RED.nodes.filterNodes({ z: id })
+      .map((n) => ({ id: n.id, type: n.type, z: n.z, name: n.name, x: n.x, y: n.y, w: n.w, h: n.h })), z));
+  }
+  return out;
+}
+
+module.exports = { openEditor, editableNodes, openAndDone, editorFlows, deploy, importExample, drawnBoxes };
