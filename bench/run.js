@@ -20,6 +20,7 @@ const { runProductions } = require('./lib/productions');
 const { createCostMeter } = require('./lib/procs');
 const { writeReport } = require('./lib/report');
 const { createProgress } = require('./lib/progress');
+const faults = require('./lib/faults');
 
 const ROOT = path.join(__dirname, '..');
 const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'stock'];
@@ -92,6 +93,8 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --scan <ms>          PLC scan cycle (default 10)
   --stock-cycle <ms>   stock replica's S7 read cycle (default 50, the node's minimum)
   --no-productions, --no-load, --no-probes   skip a section
+  --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
+                       ${Object.keys(faults.FAULTS).join(', ')}
   --out <dir>          results folder (default results/<timestamp>)
   --smoke              few samples, levels 1 and 5: the whole pipeline in under two minutes
   -h, --help
@@ -107,6 +110,7 @@ function parseCli(argv) {
       'floor-samples': { type: 'string' }, 'load-seconds': { type: 'string' }, think: { type: 'string' },
       boxes: { type: 'string' }, tuning: { type: 'string' }, scan: { type: 'string' }, 'stock-cycle': { type: 'string' }, out: { type: 'string' },
       'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
+      faults: { type: 'string' },
       smoke: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -132,6 +136,7 @@ function parseCli(argv) {
     productions: !values['no-productions'],
     load: !values['no-load'],
     probes: !values['no-probes'],
+    faults: values.faults === undefined ? undefined : (values.faults === 'all' ? Object.keys(faults.FAULTS) : list(values.faults)),
   };
 }
 
@@ -220,7 +225,9 @@ async function runBench(cli = {}) {
     productions: cli.productions !== false,
     load: cli.load !== false,
     probes: cli.probes !== false,
+    faults: cli.faults || null,
   };
+  for (const f of o.faults || []) if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
   for (const p of o.profiles) if (!profileDefs[p]) throw Object.assign(new Error(`unknown profile "${p}" (have: ${Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ')})`), { code: 'E_BENCH_ARGS' });
   const avail = availablePaths();
@@ -368,6 +375,7 @@ async function runBench(cli = {}) {
         await sys.stop();
       }
     }
+    if (o.faults && o.faults.length) results.faults = await runFaultSection(o, profileDefs, progress);
   } finally {
     progress.stop();
   }
@@ -375,6 +383,28 @@ async function runBench(cli = {}) {
   const out = await writeReport(results, outDir);
   log(`results: ${path.relative(process.cwd(), outDir) || outDir}/report.md`);
   return out;
+}
+
+/**
+ * The fault suite on a system of its own (every bundle path, Toxiproxy in both links with no
+ * latency: the 'proxied' profile), so the measured sections above never see a fault.
+ * @returns {Promise<{profile: string, options: object, results: object[]}|{error: string}>}
+ */
+async function runFaultSection(o, profileDefs, progress) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-faults-'));
+  const inputLog = faults.inputLogFile(dir);
+  progress.phase(`faults: starting PLC, cloud and edge Node-RED, Toxiproxy (${o.faults.join(', ')})`);
+  let sys;
+  try {
+    sys = await startSystem({ profileName: 'proxied', links: profileDefs.proxied.links, protocols: BUNDLE_PROTOCOLS, tuning: o.tuning, scanMs: o.scanMs, plcInputLog: inputLog, log: (l) => progress.log(l) });
+    const list = await faults.runFaults(sys, { faults: o.faults, inputLog, log: (l) => progress.phase(l) });
+    return { profile: 'proxied', options: { ...faults.DEFAULTS }, results: list };
+  } catch (err) {
+    return { error: `${err.code || ''} ${err.message.split('\n')[0]}` };
+  } finally {
+    if (sys) await sys.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function main() {

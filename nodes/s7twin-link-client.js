@@ -48,6 +48,8 @@ module.exports = function register(RED) {
     node.register = (u) => { node.users.add(u); if (u.linkStatus) u.linkStatus(node.statusInfo()); };
     node.deregister = (u) => { node.users.delete(u); };
     node.sendEnvelope = (env) => (d.send(env) === 'dropped' ? 0 : 1);
+    /** A request's deadline (cloud clock) on this edge's clock, conservatively; null = unknown. */
+    node.localDeadline = (dl) => d.localDeadline(dl);
     d.start();
 
     node.on('close', (removed, done) => {

@@ -6,6 +6,9 @@
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
 
+const LOG_BURST = 20; // invalid frames reported per window; more are counted only
+const LOG_WINDOW_MS = 10000;
+
 module.exports = function register(RED) {
   function LinkInNode(config) {
     RED.nodes.createNode(this, config);
@@ -28,11 +31,25 @@ module.exports = function register(RED) {
     node.linkEnvelope = (env, clientId) => {
       const msg = { topic: env.k, payload: env };
       if (clientId !== undefined) msg._client = clientId;
+      // At the edge: a request's deadline (the cloud's clock) as a time on this edge's clock, from
+      // the link's clock-offset estimate (lib/clock.js). 0 (long past) while there is no estimate.
+      if (node.mode === 'client' && env.dl !== undefined && node.cfg.localDeadline) {
+        msg.deadline = node.cfg.localDeadline(env.dl) ?? 0;
+      }
       node.counters.framesOut += 1;
       node.send(msg);
     };
+    // A peer sending a stream of bad frames must not turn into a stream of log lines (every
+    // node.error also goes to Catch nodes and every open editor): at most LOG_BURST per
+    // LOG_WINDOW_MS are reported, the rest only counted.
+    let logWindowAt = 0;
+    let logged = 0;
     node.invalid = (err, clientId, extra) => {
       node.counters.invalid += 1;
+      const t = Date.now();
+      if (t - logWindowAt > LOG_WINDOW_MS) { logWindowAt = t; logged = 0; }
+      if (logged >= LOG_BURST) { node.counters.invalidNotLogged = (node.counters.invalidNotLogged || 0) + 1; return; }
+      logged += 1;
       const msg = { topic: 'invalid', payload: extra && extra.raw, error: { code: err.code, message: err.message } };
       if (clientId !== undefined) msg._client = clientId;
       // The sender was already answered with an err envelope; this lets a Catch node see it too.

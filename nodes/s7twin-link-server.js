@@ -33,8 +33,26 @@ module.exports = function register(RED) {
     node.path = fullPath(config.path || `/s7twin/${node.role}`);
     node.users = new Set();
     const envName = node.role === 'edge' ? 'S7T_EDGE_TOKEN' : 'S7T_TWIN_TOKEN';
-    const tokens = parseTokens((node.credentials && node.credentials.token) || process.env[envName]);
+    const creds = node.credentials || {};
+    const tokens = parseTokens(creds.token || process.env[envName]);
+    const viewerTokens = node.role === 'twin' ? parseTokens(creds.viewerToken || process.env.S7T_VIEWER_TOKEN) : [];
     if (!tokens.length) node.warn(`no token configured (credentials or ${envName}): every connection to ${node.path} will be refused`);
+    // The edge speaks for the plant: a token a twin (or a viewer) may hold must never open the
+    // edge endpoint. Checked against the environment's and every other endpoint's tokens.
+    node.tokens = node.role === 'edge' ? tokens : tokens.concat(viewerTokens);
+    const others = [...endpoints.values()].filter((n) => n.role !== node.role).flatMap((n) => n.tokens || []);
+    const envOthers = node.role === 'edge'
+      ? parseTokens(process.env.S7T_TWIN_TOKEN).concat(parseTokens(process.env.S7T_VIEWER_TOKEN))
+      : parseTokens(process.env.S7T_EDGE_TOKEN);
+    if (node.tokens.some((t) => others.includes(t) || envOthers.includes(t))) {
+      node.error(`the edge token is also a twin or viewer token: refusing to serve ${node.path} (set distinct S7T_EDGE_TOKEN and S7T_TWIN_TOKEN / S7T_VIEWER_TOKEN)`);
+      node.status({ fill: 'red', shape: 'dot', text: 'edge token shared with twins' });
+      node.sendEnvelope = () => 0;
+      node.register = () => {};
+      node.deregister = () => {};
+      node.statusInfo = () => ({ kind: 'error', text: 'edge token shared with twins' });
+      return;
+    }
     if (endpoints.has(node.path)) {
       node.error(`another s7twin-link-server already serves ${node.path}`);
       node.sendEnvelope = () => 0;
@@ -44,15 +62,22 @@ module.exports = function register(RED) {
       return;
     }
     const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
+    const numOrOff = (v, d) => (v === undefined || v === '' || !(Number(v) >= 0) ? d : Number(v));
     node.endpoint = createEndpoint({
       path: node.path,
       role: node.role,
       tokens,
+      viewerTokens,
       src: `cloud-${node.role}-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
       pingMs: num(config.pingS, 10) * 1000,
+      linkTimeoutMs: num(config.linkTimeoutS, 3) * 1000,
       maxPayload: num(config.maxPayloadKiB, 64) * 1024,
       highWaterBytes: num(config.highWaterKiB, 256) * 1024,
       maxClients: num(config.maxClients, 1000),
+      lifetimeMs: num(config.lifetimeMs, 1000),
+      maxLifetimeMs: num(config.maxLifetimeMs, 10000),
+      ratePerS: numOrOff(config.ratePerS, 200),
+      burst: 2 * numOrOff(config.ratePerS, 200),
     });
     const ep = node.endpoint;
     endpoints.set(node.path, node);
@@ -67,14 +92,17 @@ module.exports = function register(RED) {
     ep.on('invalid', (err, id, extra) => each((u) => u.invalid && u.invalid(err, id, extra)));
     const peers = () => each((u) => u.linkStatus && u.linkStatus(node.statusInfo()));
     ep.on('connect', peers);
+    ep.on('ready', peers);
     ep.on('disconnect', peers);
     ep.on('refused', (reason, req) => {
       if (reason === 'token') node.log(`refused ${req.socket.remoteAddress}: bad or missing token (HTTP 401)`);
+      if (reason === 'edge-taken') node.warn(`refused a second edge from ${req.socket.remoteAddress} while the current edge is alive (HTTP 409)`);
     });
 
     /** Status for the users: connected while at least one peer is. */
     node.statusInfo = () => {
       const n = ep.counters.connections;
+      if (node.role === 'edge' && n > 0 && !ep.edgeReady()) return { kind: 'connecting', text: 'edge connecting' };
       return n > 0 ? { kind: 'connected', text: `${n} ${node.role}${n === 1 ? '' : 's'}` } : { kind: 'disconnected', text: `no ${node.role}` };
     };
     node.register = (u) => { node.users.add(u); if (u.linkStatus) u.linkStatus(node.statusInfo()); };
@@ -108,7 +136,7 @@ module.exports = function register(RED) {
   }
 
   RED.nodes.registerType('s7twin-link-server', LinkServerNode, {
-    credentials: { token: { type: 'password' } },
+    credentials: { token: { type: 'password' }, viewerToken: { type: 'password' } },
   });
   registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
 };

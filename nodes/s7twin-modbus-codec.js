@@ -3,11 +3,15 @@
  * s7twin-modbus-codec: turns a block of holding registers read by a Modbus Read node into
  * (1) an envelope-like message of the tags that changed, for the flow-timer, and (2) the block
  * masked to the table's bits, only when it changed, for a Modbus Write node. Optionally watches
- * the Modbus client that the block is written to: after it (re)connects the whole block is
- * passed on again (a write dropped while it was down is not lost), and its state is this node's
- * status. The table logic is nodes/lib/modbus-codec.js (tags.packRegister/unpackRegister).
+ * the Modbus client that the block is written to: its state is this node's status, and towards
+ * a cloud server the whole block is passed on again after it (re)connects (a server that
+ * restarted empty is brought up to date). Towards a PLC ("Fresh changes only", on by default for
+ * commands) nothing is ever passed on again, and the first read after start and after the
+ * source client (the one the block is read through) reconnects is a baseline, not a command
+ * (issue 16). The table logic is nodes/lib/modbus-codec.js (tags.packRegister/unpackRegister).
  */
 const codec = require('./lib/modbus-codec');
+const registry = require('./lib/registry');
 
 const STATUS = {
   connecting: { fill: 'yellow', shape: 'ring', text: 'connecting' },
@@ -33,7 +37,19 @@ module.exports = function register(RED) {
     // msg.modbusRequest), one relay per block, and the write goes out for a Modbus Flex Write
     // (the edge's probe relay reads many blocks through one Getter). "fixed": this node's block.
     const perMessage = config.block === 'message';
-    const relay = perMessage ? codec.createBlockRelays({ refreshMs }) : codec.createRelay({ address, count, refreshMs });
+    // Fresh changes only (towards a PLC): "on", "off", or "auto"/unset = on for commands.
+    const baseline = config.baseline === 'on' || config.baseline === true
+      || ((config.baseline === undefined || config.baseline === '' || config.baseline === 'auto') && kind === 'cmd');
+    let relay;
+    try {
+      relay = perMessage ? codec.createBlockRelays({ refreshMs, baseline }) : codec.createRelay({ address, count, refreshMs, baseline });
+    } catch (err) {
+      node.status(STATUS.error(err.code || 'config error'));
+      node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
+      node.on('input', (msg, send, done) => done(err));
+      node.on('close', (removed, done) => { node.status({}); done(); });
+      return;
+    }
     let seq = 0;
     let lastStatus = '';
     const status = (s) => {
@@ -41,18 +57,32 @@ module.exports = function register(RED) {
       if (key !== lastStatus) { lastStatus = key; node.status(s); }
     };
     node.relay = relay;
+    // failedWrites: the Write node wired back reported a failure (passed on again, or with
+    // baseline dropped: a write sent again later would be a late one); failedReads: reads that
+    // failed; sourceConnects: the source client (re)connected, so the next read is a baseline.
+    node.counters = { failedWrites: 0, failedReads: 0, sourceConnects: 0 };
+    registry.add(node, () => ({ ...relay.counters, baseline, ...(perMessage ? { blocks: relay.size, baselines: relay.baselines } : {}), ...node.counters }));
 
-    const target = config.target ? RED.nodes.getNode(config.target) : null;
     const listeners = [];
+    const watch = (client, ev, fn) => { client.on(ev, fn); listeners.push([client, ev, fn]); };
+    const target = config.target ? RED.nodes.getNode(config.target) : null;
     if (target && typeof target.on === 'function') {
-      const on = (ev, fn) => { target.on(ev, fn); listeners.push([ev, fn]); };
       status(STATUS.connecting);
-      on('mbconnected', () => {
-        relay.reset(); // the destination may have restarted empty or missed writes
+      watch(target, 'mbconnected', () => {
+        // A cloud server may have restarted empty or missed writes: bring it up to date. A PLC
+        // gets nothing again: what it missed while down is stale now.
+        if (!baseline) relay.reset();
         status(STATUS.connected);
       });
-      on('mbactive', () => status(STATUS.connected));
-      for (const ev of DOWN_EVENTS) on(ev, () => status(STATUS.disconnected));
+      watch(target, 'mbactive', () => status(STATUS.connected));
+      for (const ev of DOWN_EVENTS) watch(target, ev, () => status(STATUS.disconnected));
+    }
+    // The source: what the block is read through. After it was down, its server may be a
+    // restarted one (registers 0) or hold values written meanwhile: neither is a fresh command.
+    const source = config.source ? RED.nodes.getNode(config.source) : null;
+    if (source && typeof source.on === 'function' && baseline) {
+      watch(source, 'mbconnected', () => { node.counters.sourceConnects += 1; relay.rebase(); });
+      for (const ev of DOWN_EVENTS) watch(source, ev, () => relay.rebase());
     }
 
     const ownTopic = `hr${address}`;
@@ -63,8 +93,8 @@ module.exports = function register(RED) {
       // read passes the whole block on again. A write that went through needs nothing.
       if (!perMessage && msg.topic === ownTopic) {
         if (msg.error) {
-          node.failedWrites = (node.failedWrites || 0) + 1;
-          relay.reset();
+          node.counters.failedWrites += 1;
+          if (!baseline) relay.reset(); // towards a PLC it is dropped (counted): later it would be late
         }
         done();
         return;
@@ -72,7 +102,7 @@ module.exports = function register(RED) {
       // A failed read from a Modbus Getter with "empty message on fail" (the flows use it so the
       // poll loop hears about failures at once): nothing was read, so there is nothing to relay.
       if (msg.error && (msg.payload === '' || msg.payload === undefined)) {
-        node.failedReads = (node.failedReads || 0) + 1;
+        node.counters.failedReads += 1;
         done();
         return;
       }
@@ -106,10 +136,12 @@ module.exports = function register(RED) {
     });
 
     node.on('close', (removed, done) => {
-      for (const [ev, fn] of listeners) target.removeListener(ev, fn);
+      for (const [client, ev, fn] of listeners) client.removeListener(ev, fn);
+      registry.remove(node);
       node.status({});
       done();
     });
   }
   RED.nodes.registerType('s7twin-modbus-codec', S7TwinModbusCodecNode);
+  registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
 };

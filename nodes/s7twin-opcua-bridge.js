@@ -12,6 +12,7 @@
 const path = require('node:path');
 const { createOpcuaBridge, DEFAULTS } = require('./lib/opcua-bridge');
 const ot = require('./lib/opcua-tags');
+const registry = require('./lib/registry');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const PLC_PORT = 4840;
@@ -79,6 +80,7 @@ module.exports = function register(RED) {
     });
     bridge.on('forward', ({ to, values }) => node.send({ topic: to, payload: values }));
 
+    registry.add(node, () => bridge.stats());
     const started = bridge.start().catch((err) => {
       if (!closing) node.error(`${err.code || 'E_START'}: ${err.message}`);
     });
@@ -91,6 +93,7 @@ module.exports = function register(RED) {
 
     node.on('close', (removed, done) => {
       closing = true;
+      registry.remove(node);
       let finished = false;
       const finish = (err) => {
         if (finished) return;
@@ -109,4 +112,5 @@ module.exports = function register(RED) {
   RED.nodes.registerType('s7twin-opcua-bridge', S7TwinOpcuaBridgeNode, {
     credentials: { cloudPassword: { type: 'password' } },
   });
+  registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
 };

@@ -3,8 +3,14 @@
  * s7twin-s7 (edge): writes `cmd` envelopes to the PLC in one write each (all values checked
  * first: all or nothing), answers ack/err, writes `probe` slots and answers `probe-res`, and
  * streams PLC changes as `state` envelopes (one per read cycle with changes) and `snap`s.
+ *
+ * Every request (cmd, probe) gets exactly one answer. A request with a deadline
+ * (`msg.deadline`, this edge's clock, set by s7twin-link-in from the cloud's `dl`) is never
+ * written after it: it is answered E_EXPIRED when it arrives late, or when its turn in the write
+ * queue comes too late (lib/s7-connection.js checks again right before the write request).
  */
 const envelope = require('./lib/envelope');
+const clock = require('./lib/clock');
 const { commandItems, probeItems, createStateDiffer } = require('./lib/edge-logic');
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
@@ -20,7 +26,7 @@ module.exports = function register(RED) {
     node.plc = RED.nodes.getNode(config.plc);
     node.counters = {
       cmds: 0, acks: 0, refused: 0, writeErrors: 0, states: 0, snaps: 0, probes: 0, probeRes: 0,
-      probeTimeouts: 0, invalid: 0,
+      probeTimeouts: 0, invalid: 0, expired: 0, superseded: 0,
     };
     if (!node.plc) {
       setStatus('error', 'no PLC configured');
@@ -33,7 +39,8 @@ module.exports = function register(RED) {
     const probeTimeoutMs = Number(config.probeTimeoutMs) > 0 ? Number(config.probeTimeoutMs) : PROBE_TIMEOUT_MS;
     const differ = createStateDiffer();
     const conn = node.plc.conn;
-    const pending = new Map(); // probe slot -> {value, resAddr, resIndex, about, client, deadline}
+    const frames = new Map(); // "src seq" of a probe frame written -> {about, client, left: Map(slot -> item), got, deadline}
+    const frameOfSlot = new Map(); // probe slot -> the key of the frame waiting on it
     const blocks = new Map(); // response block read item -> pending probes in it
     // A block whose last probe was answered stays in the read for BLOCK_LINGER_MS: with many
     // twins, blocks empty and refill all the time, and every change of nodes7's item list re-parses
@@ -54,7 +61,7 @@ module.exports = function register(RED) {
       lingering.set(addr, setTimeout(() => { lingering.delete(addr); conn.unwatch(addr); }, BLOCK_LINGER_MS));
     };
     let snapNext = true; // the first read after (re)connect goes out as a snap
-    registry.add(node, () => ({ ...node.counters, pendingProbes: pending.size, probeBlocks: blocks.size + lingering.size, src, seq: sender.seq }));
+    registry.add(node, () => ({ ...node.counters, pendingProbes: frameOfSlot.size, probeBlocks: blocks.size + lingering.size, src, seq: sender.seq }));
 
     const emit = (env, client) => {
       const msg = { topic: env.k, payload: env };
@@ -63,7 +70,7 @@ module.exports = function register(RED) {
     };
     const answerErr = (err, about, client) => {
       const ref = about && about.src && about.seq ? { src: about.src, seq: about.seq } : undefined;
-      emit(sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid), client);
+      emit(sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid, about && about.dl), client);
     };
 
     function onStatus(s, detail) {
@@ -72,12 +79,20 @@ module.exports = function register(RED) {
       else setStatus('disconnected', detail === 'closed' ? 'PLC disconnected' : 'PLC down');
     }
     function onConnect() { snapNext = true; differ.reset(); }
-    function onDisconnect(err) {
-      for (const [slot, p] of pending) {
-        unwatchBlock(p.resAddr);
-        answerErr({ code: 'E_PLC_DOWN', message: `probe slot ${slot} lost with the PLC connection: ${err.message}` }, p.about, p.client);
+    /** Forget a probe frame (its slots no longer watched) and answer it with an error. */
+    function failFrame(key, code, message) {
+      const f = frames.get(key);
+      frames.delete(key);
+      for (const [slot, item] of f.left) {
+        frameOfSlot.delete(slot);
+        unwatchBlock(item.resAddr);
       }
-      pending.clear();
+      answerErr({ code, message }, f.about, f.client);
+    }
+    function onDisconnect(err) {
+      for (const key of [...frames.keys()]) {
+        failFrame(key, 'E_PLC_DOWN', `probe slot(s) ${[...frames.get(key).left.keys()].join(', ')} lost with the PLC connection: ${err.message}`);
+      }
     }
     function onData(buf, extra) {
       const { values, changed, first } = differ.update(buf);
@@ -89,32 +104,46 @@ module.exports = function register(RED) {
         node.counters.states += 1;
         emit(sender.make('state', { d: changed }));
       }
-      if (pending.size) answerProbes(extra);
+      if (frames.size) answerProbes(extra);
     }
+    /** A probe frame is answered once: probe-res when every slot shows its value, else one err. */
     function answerProbes(extra) {
       const now = Date.now();
-      const groups = new Map(); // "src:seq" -> {about, client, d}
-      for (const [slot, p] of pending) {
-        const block = extra[p.resAddr];
-        if (Array.isArray(block) && block[p.resIndex] === p.value) {
-          const key = `${p.about.src}:${p.about.seq}`;
-          if (!groups.has(key)) groups.set(key, { about: p.about, client: p.client, d: {} });
-          groups.get(key).d[slot] = p.value;
-        } else if (now < p.deadline) {
-          continue;
-        } else {
-          node.counters.probeTimeouts += 1;
-          answerErr({ code: 'E_PROBE_TIMEOUT', message: `probe slot ${slot} did not answer ${p.value} within ${probeTimeoutMs} ms` }, p.about, p.client);
+      for (const [key, f] of frames) {
+        for (const [slot, item] of f.left) {
+          const block = extra[item.resAddr];
+          if (!Array.isArray(block) || block[item.resIndex] !== item.value) continue;
+          f.got[slot] = item.value;
+          f.left.delete(slot);
+          frameOfSlot.delete(slot);
+          unwatchBlock(item.resAddr);
         }
-        pending.delete(slot);
-        unwatchBlock(p.resAddr);
+        if (f.left.size === 0) {
+          frames.delete(key);
+          node.counters.probeRes += 1;
+          const fields = { d: f.got, ref: { src: f.about.src, seq: f.about.seq }, dl: f.about.dl };
+          if (f.about.cid !== undefined) fields.cid = f.about.cid;
+          emit(sender.make('probe-res', fields), f.client);
+        } else if (now >= f.deadline) {
+          node.counters.probeTimeouts += 1;
+          failFrame(key, 'E_PROBE_TIMEOUT', `probe slot(s) ${[...f.left].map(([slot, i]) => `${slot}=${i.value}`).join(', ')} did not answer within ${probeTimeoutMs} ms`);
+        }
       }
-      for (const g of groups.values()) {
-        node.counters.probeRes += 1;
-        const fields = { d: g.d, ref: { src: g.about.src, seq: g.about.seq } };
-        if (g.about.cid !== undefined) fields.cid = g.about.cid;
-        emit(sender.make('probe-res', fields), g.client);
+    }
+    /** Why a request may not be written now (its deadline, judged on this edge's clock), or null. */
+    function lateness(env, msg) {
+      if (typeof msg.deadline === 'number') {
+        const left = msg.deadline - clock.now();
+        return left > 0 ? null : `its deadline passed ${Math.round(-left)} ms before it could be written`;
       }
+      // A deadline on the cloud's clock with no offset estimate to judge it by: the clocks of two
+      // hosts are never taken to be equal. (s7twin-link-in sets msg.deadline on the edge.)
+      if (env.dl !== undefined) return 'it carries a deadline on another host\'s clock and no estimate of that clock (msg.deadline); send it through an s7twin-link-in on an s7twin-link-client';
+      return null;
+    }
+    function expire(env, why, client) {
+      node.counters.expired += 1;
+      answerErr({ code: 'E_EXPIRED', message: `${env.k} not written: ${why}` }, env, client);
     }
     conn.on('status', onStatus);
     conn.on('connect', onConnect);
@@ -144,6 +173,11 @@ module.exports = function register(RED) {
         done(err);
         return;
       }
+      if (envelope.REQUEST_KINDS.has(env.k)) {
+        const late = lateness(env, msg);
+        if (late) { node.counters[env.k === 'cmd' ? 'cmds' : 'probes'] += 1; expire(env, late, msg._client); done(); return; }
+      }
+      const writeOpts = typeof msg.deadline === 'number' ? { deadline: msg.deadline } : {};
       if (env.k === 'cmd') {
         node.counters.cmds += 1;
         let items;
@@ -155,14 +189,16 @@ module.exports = function register(RED) {
           done();
           return;
         }
-        conn.write(items).then(() => {
+        conn.write(items, writeOpts).then(() => {
           node.counters.acks += 1;
-          const fields = { ref: { src: env.src, seq: env.seq } };
+          const fields = { ref: { src: env.src, seq: env.seq }, dl: env.dl };
           if (env.cid !== undefined) fields.cid = env.cid;
           emit(sender.make('ack', fields), msg._client);
           done();
         }, (err) => {
-          if (err.code === 'E_PLC_DOWN' || err.code === 'E_BUSY') node.counters.refused += 1;
+          if (err.code === 'E_EXPIRED') node.counters.expired += 1;
+          else if (err.code === 'E_PLC_DOWN' || err.code === 'E_BUSY') node.counters.refused += 1;
+          else if (err.code === 'E_OUTCOME_UNKNOWN') node.counters.unknownOutcomes = (node.counters.unknownOutcomes || 0) + 1;
           else node.counters.writeErrors += 1;
           answerErr(err, env, msg._client);
           done();
@@ -180,18 +216,25 @@ module.exports = function register(RED) {
           done();
           return;
         }
-        conn.write(items.map((i) => ({ addr: i.addr, value: i.value })), { independent: true }).then(() => {
-          const about = { src: env.src, seq: env.seq, cid: env.cid };
+        conn.write(items.map((i) => ({ addr: i.addr, value: i.value })), { ...writeOpts, independent: true }).then(() => {
+          const key = `${env.src} ${env.seq}`;
+          const f = { about: { src: env.src, seq: env.seq, cid: env.cid, dl: env.dl }, client: msg._client, left: new Map(), got: {}, deadline: Date.now() + probeTimeoutMs };
           for (const i of items) {
-            const prev = pending.get(i.slot);
-            if (prev) unwatchBlock(prev.resAddr); // a new probe on a slot replaces the old one
-            pending.set(i.slot, { value: i.value, resAddr: i.resAddr, resIndex: i.resIndex, about, client: msg._client, deadline: Date.now() + probeTimeoutMs });
+            // A new probe on a slot replaces the one waiting there: that frame is answered now.
+            const prev = frameOfSlot.get(i.slot);
+            if (prev !== undefined && prev !== key && frames.has(prev)) {
+              node.counters.superseded += 1;
+              failFrame(prev, 'E_PROBE_SUPERSEDED', `probe slot ${i.slot} was probed again before it answered`);
+            }
+            f.left.set(i.slot, i);
+            frameOfSlot.set(i.slot, key);
             watchBlock(i.resAddr);
           }
+          frames.set(key, f);
           conn.readSoon();
           done();
         }, (err) => {
-          node.counters.refused += 1;
+          node.counters[err.code === 'E_EXPIRED' ? 'expired' : 'refused'] += 1;
           answerErr(err, env, msg._client);
           done();
         });
@@ -212,7 +255,8 @@ module.exports = function register(RED) {
       for (const [addr, timer] of lingering) { clearTimeout(timer); conn.unwatch(addr); }
       lingering.clear();
       blocks.clear();
-      pending.clear();
+      frames.clear();
+      frameOfSlot.clear();
       setStatus('clear');
       Promise.resolve(node.plc.deregister(node)).then(() => done(), () => done());
     });

@@ -19,6 +19,8 @@ const HELP = `Usage: npm run plc -- [options]
   --mqtt-password <pw>   MQTT password                       S7T_PLC_MQTT_PASSWORD
   --mqtt-qos <0|1>       MQTT QoS                            S7T_PLC_MQTT_QOS (0)
   --pki-dir <dir>        OPC UA PKI folder                   S7T_PLC_PKI_DIR (<tmp>/s7twin-plc-pki)
+  --input-log <file>     a JSON line per scan whose inputs   S7T_PLC_INPUT_LOG (off)
+                         changed (plc/input-log.js)
   -h, --help             this text
 `;
 
@@ -40,6 +42,7 @@ function parse(argv, env = process.env) {
         'no-s7': { type: 'boolean' }, 'no-opcua': { type: 'boolean' }, 'no-modbus': { type: 'boolean' },
         mqtt: { type: 'string' }, plant: { type: 'string' }, 'mqtt-user': { type: 'string' },
         'mqtt-password': { type: 'string' }, 'mqtt-qos': { type: 'string' }, 'pki-dir': { type: 'string' },
+        'input-log': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -78,6 +81,8 @@ function parse(argv, env = process.env) {
       qos: num('mqtt-qos', 'S7T_PLC_MQTT_QOS', 0),
     } : false,
   };
+  const inputLog = values['input-log'] ?? env.S7T_PLC_INPUT_LOG;
+  if (inputLog) opts.inputLog = inputLog;
   if (opts.scanMs < 1) {
     const e = new Error('--scan-ms must be at least 1');
     e.code = 'E_CONFIG';

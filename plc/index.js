@@ -18,6 +18,8 @@ const program = require('./program');
 const { createImage } = require('./image');
 const { freePort } = require('./net');
 const { PlcError } = require('./errors');
+const { createInputLog } = require('./input-log');
+const { now: clockNow } = require('../nodes/lib/clock');
 
 const DEFAULTS = {
   scanMs: 10, // scan cycle, ms (an S7-1500 OB1 with a 10 ms minimum cycle time)
@@ -44,6 +46,7 @@ function iface(opt, defaults) {
  * @param {{host?:string, port?:number}|false} [opts.modbus] Modbus TCP server; default on
  * @param {{url:string, plant?:string, username?:string, password?:string, qos?:0|1}|false} [opts.mqtt]
  *   MQTT client; default off (it needs a broker)
+ * @param {string} [opts.inputLog] file: a JSON line for every scan whose inputs changed (plc/input-log.js)
  * @returns {Promise<object>} the running PLC, an EventEmitter: 'scan' {changed, probes, scans} after
  *   each scan, 'reject' {source, code, message} for refused MQTT input, 'error' for a failed scan, 'stop'
  */
@@ -69,6 +72,7 @@ async function createPlc(opts = {}) {
   image.writeOutputs(first);
   let lastValues = image.values();
   const services = {}; // running interfaces by name
+  const inputLog = opts.inputLog ? createInputLog(opts.inputLog) : null;
   let timer = null;
   let stopped = false;
 
@@ -96,6 +100,7 @@ async function createPlc(opts = {}) {
 
   function runScan() {
     const t0 = performance.now();
+    const startedAt = clockNow();
     if (services.s7) services.s7.pull();
     const applied = image.applyPending();
     const res = program.scan(state, image.readInputs());
@@ -109,6 +114,7 @@ async function createPlc(opts = {}) {
     const values = image.values();
     const changed = tags.diff(lastValues, values);
     lastValues = values;
+    if (inputLog) inputLog.scan(values, counters.scans, startedAt);
     const ev = { changed, probes, applied, scans: counters.scans };
     for (const s of Object.values(services)) if (s.afterScan) s.afterScan(ev);
     if (plc.listenerCount('scan')) plc.emit('scan', ev);
@@ -143,7 +149,7 @@ async function createPlc(opts = {}) {
     timer = null;
     plc.emit('stop');
     const names = Object.keys(services).reverse();
-    const results = await Promise.allSettled(names.map((n) => services[n].stop()));
+    const results = await Promise.allSettled([...names.map((n) => services[n].stop()), inputLog && inputLog.close()]);
     for (const n of names) delete services[n];
     const failed = results.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;

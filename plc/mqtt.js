@@ -10,7 +10,11 @@
  * - answers probes: `.../probe/req` `{"i":slot,"v":value}` (or an array of them) is written to
  *   the request slots, and after the scan that copied them `.../probe/res` carries
  *   `{"i":slot,"v":response}` (an array for an array request);
- * - reconnects by itself (mqtt.js reconnectPeriod).
+ * - reconnects by itself (mqtt.js reconnectPeriod) with a clean session, so no broker keeps
+ *   commands for it while it is away;
+ * - never applies a retained command or probe request: a broker hands those to every new
+ *   subscriber, however old they are (MQTT-3.3.1-6, flagged retained, MQTT-3.3.1-8), and the
+ *   PLC takes only what a twin sends now (issue 16); they are counted in mqttStale.
  * Topic names come from the table's `mqtt` section.
  */
 const mqtt = require('mqtt');
@@ -77,7 +81,7 @@ function startMqtt(image, opts) {
   const c = cfg.counters;
   Object.assign(c, {
     mqttConnects: 0, mqttDisconnects: 0, mqttErrors: 0, mqttPublished: 0, mqttCommands: 0, mqttRejected: 0,
-    mqttProbes: 0,
+    mqttProbes: 0, mqttStale: 0,
   });
   const topic = (t) => tags.template(t, { plant: cfg.plant });
   const T = {
@@ -96,7 +100,7 @@ function startMqtt(image, opts) {
     reconnectOnConnackError: true,
     connectTimeout: cfg.connectTimeoutMs,
     keepalive: cfg.keepaliveS,
-    clean: true,
+    clean: true, // no persistent session: nothing is queued for the PLC while it is away
   });
   let waiting = []; // probe requests queued for the next scan
   let connected = false;
@@ -121,7 +125,9 @@ function startMqtt(image, opts) {
   });
   client.on('close', () => { if (connected) c.mqttDisconnects += 1; connected = false; });
   client.on('error', () => { c.mqttErrors += 1; }); // refused, bad credentials...: mqtt.js retries
-  client.on('message', (t, payload) => {
+  client.on('message', (t, payload, packet) => {
+    // A retained message comes from the broker's store, not from a twin now: never applied.
+    if (packet && packet.retain) { c.mqttStale += 1; return; }
     if (payload.length > cfg.maxPayload) { reject(t === T.req ? 'mqtt-probe' : 'mqtt-cmd', new PlcError('E_TOO_LARGE', `payload of ${payload.length} bytes`)); return; }
     if (t === T.cmd) {
       try {

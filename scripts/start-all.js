@@ -13,11 +13,13 @@
  * Every S7T_* variable already set in the environment wins over the defaults below.
  */
 const { spawnWithLifeline } = require('./lifeline');
+const { createBackoff } = require('../nodes/lib/backoff');
 const path = require('node:path');
 
 const { localEnv } = require('../twin/local');
 
 const ROOT = path.join(__dirname, '..');
+const STABLE_MS = 30000; // a part up this long counts as recovered: its restart back-off starts over
 
 function parseArgs(argv) {
   const opts = { plc: true, verbose: false };
@@ -76,15 +78,17 @@ function main() {
     return;
   }
   const env = buildEnv(opts);
-  const children = [];
+  const list = []; // the services, in start order
+  const live = new Map(); // name -> its current child process
   let stopping = false;
 
   const stopAll = (code) => {
     if (stopping) return;
     stopping = true;
     console.log('\nstopping…');
+    for (const svc of list) clearTimeout(svc.timer);
     // Reverse order: edge first (it writes the PLC), the PLC last.
-    const alive = children.filter((c) => c.exitCode === null && c.signalCode === null).reverse();
+    const alive = list.map((svc) => live.get(svc.name)).filter((c) => c && c.exitCode === null && c.signalCode === null).reverse();
     let left = alive.length;
     if (!left) process.exit(code);
     const force = setTimeout(() => { for (const c of alive) c.kill('SIGKILL'); process.exit(code || 1); }, 15000);
@@ -97,37 +101,48 @@ function main() {
   process.on('SIGTERM', () => stopAll(0));
 
   const pending = new Set();
-  for (const svc of services(env, opts)) {
-    pending.add(svc.name);
+  const start = (svc) => {
     // Killed outright, this script takes its children with it (scripts/lifeline.js).
     const child = spawnWithLifeline(svc.args, { cwd: ROOT, env: { ...env, ...svc.env } });
-    children.push(child);
+    live.set(svc.name, child);
     const prefix = `[${svc.name.padEnd(5)}] `;
     let partial = '';
+    let up = false;
     const onData = (d) => {
       const lines = (partial + d).split('\n');
       partial = lines.pop();
       for (const line of lines) {
-        const up = pending.has(svc.name) && svc.ready.test(line);
-        if (opts.verbose || up || /\[(warn|error)\]|error|Error/.test(line) || svc.name === 'plc') console.log(prefix + line);
-        if (up) {
-          pending.delete(svc.name);
-          if (pending.size === 0) summary(env, opts);
-        }
+        const ready = !up && svc.ready.test(line);
+        if (opts.verbose || ready || /\[(warn|error)\]|error|Error/.test(line) || svc.name === 'plc') console.log(prefix + line);
+        if (!ready) continue;
+        up = true;
+        svc.upAt = Date.now();
+        if (pending.delete(svc.name) && pending.size === 0) summary(env, opts, live);
+        else if (svc.restarts) console.log(`${prefix}back up (restart ${svc.restarts}, pid ${child.pid})`);
       }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.on('exit', (code, sig) => {
-      if (!stopping) {
-        console.error(`${prefix}exited (${sig || code}); stopping the rest`);
-        stopAll(1);
-      }
+      if (stopping) return;
+      // A part that dies is restarted with back-off, as a supervisor would: the demo shows the
+      // recovery the bridge is built for (the others reconnect by themselves). Ctrl-C stops all.
+      if (svc.upAt && Date.now() - svc.upAt > STABLE_MS) svc.backoff.reset();
+      const wait = svc.backoff.next();
+      svc.restarts = (svc.restarts || 0) + 1;
+      console.error(`${prefix}exited (${sig || code}); restarting in ${(wait / 1000).toFixed(1)} s`);
+      svc.timer = setTimeout(() => { svc.timer = null; if (!stopping) start(svc); }, wait);
     });
+  };
+  for (const svc of services(env, opts)) {
+    pending.add(svc.name);
+    svc.backoff = createBackoff({ initialMs: 500, maxMs: 30000, stableMs: STABLE_MS });
+    list.push(svc);
+    start(svc);
   }
 }
 
-function summary(env, opts) {
+function summary(env, opts, live) {
   const cloud = `http://${env.S7T_CLOUD_HOST}:${env.S7T_CLOUD_PORT}`;
   console.log(`
 Everything is up.
@@ -139,6 +154,7 @@ Everything is up.
   Modbus server  ${env.S7T_CLOUD_HOST}:${env.S7T_MODBUS_PORT}
   ${opts.plc ? `virtual PLC    S7 ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT} (rack 0, slot 1), scan ${env.S7T_SCAN_MS} ms` : `PLC            ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT}`}
   flow-timers    ${env.S7T_TIMER_DIR}/
+  processes      ${[...live].map(([name, c]) => `${name} pid ${c.pid}`).join(', ')} (one that dies is restarted)
 Run a headless twin in another terminal:
   bash scripts/npm.sh run twin -- --protocol ws --boxes 20
 Ctrl-C stops everything.`);

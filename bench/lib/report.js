@@ -430,6 +430,8 @@ function markdown(s, plotFiles) {
   for (const line of loadTimeLines(s)) L.push(line);
   L.push('');
 
+  if (s.faults) for (const line of faultLines(s.faults)) L.push(line);
+
   if (plotFiles.length || (s.plotErrors || []).length) {
     L.push('## Plots', '');
     for (const e of s.plotErrors || []) L.push(`- plot not drawn: ${e}`);
@@ -437,6 +439,32 @@ function markdown(s, plotFiles) {
   }
   L.push('## Files', '', '- `samples.csv`: every timed sample (profile, section, protocol, variable, users, seq, ms); warm-up samples are not in it (counted in the tables).', '- `summary.json`: every statistic above, machine, versions and options.', '- `plots/*.svg`: the plots.', '- `logs/`: the last 200 kB of the output of each process (PLC, cloud, edge) per profile.', '');
   return `${L.join('\n')}\n`;
+}
+
+/**
+ * The faults section (issue 16): per fault, what the command stream got and what the PLC applied.
+ * @param {{results?: object[], options?: object, error?: string}} f results.faults
+ * @returns {string[]} markdown lines
+ */
+function faultLines(f) {
+  const L = ['## Faults (issue 16)', ''];
+  if (f.error) { L.push(`The fault suite did not run: ${f.error}`, ''); return L; }
+  const o = f.options || {};
+  L.push(`A twin sends one command every ${o.intervalMs} ms (lifetime ${o.ttlMs} ms, all ten inputs, a pattern unique to each command) over the WebSocket–S7 path while one fault at a time hits the system; the MQTT, OPC UA and Modbus paths run beside it, Toxiproxy sits in both links (no latency). The columns from "unanswered" to "undone" come from the twin's answers and the virtual PLC's input log (one line per scan whose inputs changed), and must all be 0. "First non-ack answer": from the start of the fault until the twin is first told something is wrong. "Acknowledged again": from the end of the fault (link healed, process resumed, or the kill, whose restart is counted in) until the first command sent after it is acknowledged.`, '');
+  const codes = ['ack', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_EXPIRED', 'E_PLC_DOWN'];
+  const rows = (f.results || []).map((r) => {
+    const other = Object.entries(r.answers).filter(([c]) => !codes.includes(c)).map(([c, n]) => `${c} ${n}`).join(', ') || '0';
+    return [r.label, r.sent, ...codes.map((c) => r.answers[c] || 0), other, r.unanswered, r.duplicates, r.appliedLate, r.appliedRefused, r.notCommanded, r.wentBack, r.finalOk ? 'yes' : '**no**',
+      r.detectedMs === null ? '–' : fmt(r.detectedMs / 1000), r.restartMs === null ? '–' : fmt(r.restartMs / 1000), r.recoveryMs === null ? '**never**' : fmt(r.recoveryMs / 1000)];
+  });
+  L.push(table(['fault', 'commands', 'ack', 'outcome unknown', 'edge down', 'expired', 'PLC down', 'other answers', 'unanswered', 'two answers', 'applied after deadline', 'applied though refused', 'inputs no command set', 'undone', 'PLC ends with the last acknowledged', 'first non-ack answer after (s)', 'restart (s)', 'acknowledged again after (s)'], rows), '');
+  const notes = (f.results || []).filter((r) => r.problems.length || r.transients);
+  for (const r of notes) {
+    if (r.transients) L.push(`- ${r.id}: ${r.transients} scan(s) read a write request half applied (a mix of two commands' bits for one scan; per-item consistency, as on a real S7 PLC), not counted above.`);
+    for (const p of r.problems.slice(0, 5)) L.push(`- ${r.id}: ${p}`);
+  }
+  if (notes.length) L.push('');
+  return L;
 }
 
 /**
@@ -514,4 +542,4 @@ async function writeReport(results, outDir) {
   return { dir: outDir, files, plots: plotFiles, summary: s };
 }
 
-module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, TARGETS };
+module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, faultLines, TARGETS };

@@ -145,8 +145,9 @@ function availablePaths() {
  * @param {number} [o.stockCycleMs]
  * @param {'tuned'|'study'} [o.tuning] protocol intervals (default tuned)
  * @param {object} [o.env] extra S7T_* for both Node-RED processes
+ * @param {string} [o.plcInputLog] the virtual PLC's input log file (plc/input-log.js)
  * @param {(line:string)=>void} [o.log]
- * @returns {Promise<object>} {endpoints, pids, toxiproxy, stop()}
+ * @returns {Promise<object>} {endpoints, pids, procs, toxiproxy, plantProxies, stop(), signal(), restart()}
  */
 async function startSystem(o) {
   const log = o.log || (() => {});
@@ -206,7 +207,7 @@ async function startSystem(o) {
     ];
     const off = [...new Set([...bundleCloud.disabledTabs, ...bundleEdge.disabledTabs])];
     if (off.length) log(`flow tabs disabled (paths not in this run): ${off.join(', ')}`);
-    const cloud = await startNodeRed({
+    const cloudOpts = {
       role: 'cloud',
       port: cloudPorts.http,
       flows: cloudFlows,
@@ -221,8 +222,11 @@ async function startSystem(o) {
         S7T_OPCUA_PORT: String(cloudPorts.opcua),
         S7T_MODBUS_PORT: String(cloudPorts.modbus),
       },
-    });
-    stoppers.push(() => cloud.stop());
+    };
+    const procs = {};
+    procs.cloud = await startNodeRed(cloudOpts);
+    const cloud = procs.cloud;
+    stoppers.push(() => procs.cloud.stop());
     log(`cloud Node-RED up (pid ${cloud.pid}, port ${cloud.port})`);
 
     // Proxies, now that every cloud port is bound: one per service for twins, one for the plant.
@@ -242,20 +246,25 @@ async function startSystem(o) {
     }
 
     const mqttOn = want.has('mqtt');
-    const plc = await startPlc({
+    const plcOpts = {
       scanMs,
       s7: { host: HOST, port: 0 },
       opcua: want.has('opcua') ? { host: HOST, port: 0 } : false,
       modbus: want.has('modbus') ? { host: HOST, port: 0 } : false,
       mqtt: mqttOn ? { url: `mqtt://${HOST}:${plantPorts.mqtt}`, plant: DEFAULTS.plant, ...DEFAULTS.mqttPlc, qos: 0 } : false,
-    });
-    stoppers.push(() => plc.stop());
+      ...(o.plcInputLog ? { inputLog: o.plcInputLog } : {}),
+    };
+    procs.plc = await startPlc(plcOpts);
+    const plc = procs.plc;
+    // A restart comes back on the same ports, as a real PLC does.
+    for (const k of ['s7', 'opcua', 'modbus']) if (plcOpts[k]) plcOpts[k] = { ...plcOpts[k], port: plc.ports[k] };
+    stoppers.push(() => procs.plc.stop());
     log(`virtual PLC up (pid ${plc.pid}, S7 ${plc.ports.s7})`);
 
 
     // The edge reaches every cloud service through the plant-side proxies (same process env
     // names, other ports): it never learns the cloud's real ports.
-    const edge = await startNodeRed({
+    const edgeOpts = {
       role: 'edge',
       port: await freePort(),
       flows: edgeFlows,
@@ -277,8 +286,10 @@ async function startSystem(o) {
         S7T_STOCK_EDGE_URL: `ws://${HOST}:${plantPorts.http}/stock/edge`,
         S7T_STOCK_PLC_URL: `ws://${HOST}:${plantPorts.http}/stock/plctounity`,
       },
-    });
-    stoppers.push(() => edge.stop());
+    };
+    procs.edge = await startNodeRed(edgeOpts);
+    const edge = procs.edge;
+    stoppers.push(() => procs.edge.stop());
     log(`edge Node-RED up (pid ${edge.pid}, port ${edge.port})`);
 
     const endpoints = {
@@ -296,10 +307,26 @@ async function startSystem(o) {
       tuning: o.tuning || 'tuned',
       endpoints,
       cloudPorts,
-      pids: { cloud: cloud.pid, edge: edge.pid, plc: plc.pid },
-      procs: { cloud, edge, plc },
+      get pids() { return { cloud: procs.cloud.pid, edge: procs.edge.pid, plc: procs.plc.pid }; },
+      procs,
       toxiproxy: tp,
+      plantProxies: tp ? Object.keys(cloudPorts).map((svc) => `plant-${svc}`) : [],
       stop,
+      /**
+       * Signal one process (the fault suite: SIGKILL, SIGSTOP, SIGCONT).
+       * @param {'cloud'|'edge'|'plc'} name
+       * @param {string} signal
+       */
+      signal(name, signal) { process.kill(procs[name].pid, signal); },
+      /**
+       * Start a process again with its options and ports (after it was killed); `pids` follows.
+       * @param {'cloud'|'edge'|'plc'} name
+       */
+      async restart(name) {
+        await procs[name].stop().catch(() => {}); // reaps a killed child, removes its user dir
+        procs[name] = name === 'plc' ? await startPlc(plcOpts) : await startNodeRed(name === 'cloud' ? cloudOpts : edgeOpts);
+        return procs[name];
+      },
     };
   } catch (err) {
     await stop();

@@ -16,12 +16,26 @@
  * ref  (ack, err) the {src, seq} of the frame being answered
  * e    (err) {code, msg}
  * cid  optional correlation id a sender may attach; answers echo it
+ * ttl  (cmd, probe) optional lifetime in ms a twin asks for; the cloud bounds it (see dl)
+ * dl   (cmd, probe, relayed by the cloud) deadline on the CLOUD's clock (ms since the epoch,
+ *      lib/clock.js): the cloud sets it from the frame's arrival plus its lifetime; the edge
+ *      never writes the frame after it, judged with the link's clock-offset estimate. A dl a
+ *      twin sends is overwritten. Answers (ack, err, probe-res) echo the request's dl.
+ *
+ * Link control between the cloud's edge endpoint and the edge (never passed to the flows):
+ * sync     the edge's heartbeat; its ts is the send time t1 on the edge's clock
+ * sync-res the cloud's answer: ref = the sync's {src, seq}, d = {t1, t2} (t2: arrival on the
+ *          cloud's clock), ts = t3 (the answer's send time); lib/clock.js turns it into an offset
  *
  * Pure functions: parse/validate, build, and a receiver-side duplicate/gap tracker.
  */
 
 const VERSION = 1;
-const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res']);
+const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res']);
+/** Kinds that ask the PLC for a write and get exactly one answer (ack/probe-res or err). */
+const REQUEST_KINDS = new Set(['cmd', 'probe']);
+/** Kinds that answer a request (they carry its ref). */
+const ANSWER_KINDS = new Set(['ack', 'err', 'probe-res']);
 const MAX_FRAME_BYTES = 64 * 1024; // default size limit; a whole-plant snapshot is ~300 bytes
 const SRC_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
@@ -75,7 +89,7 @@ function validate(env) {
   if (env.d !== undefined && (env.d === null || typeof env.d !== 'object' || Array.isArray(env.d))) {
     throw new EnvelopeError('E_SCHEMA', 'd must be an object of values keyed by tag short name', ref);
   }
-  if (env.k === 'cmd' || env.k === 'state' || env.k === 'snap' || env.k === 'probe' || env.k === 'probe-res') {
+  if (env.k === 'cmd' || env.k === 'state' || env.k === 'snap' || env.k === 'probe' || env.k === 'probe-res' || env.k === 'sync-res') {
     if (!env.d) throw new EnvelopeError('E_SCHEMA', `a "${env.k}" frame needs d`, ref);
     for (const [key, val] of Object.entries(env.d)) {
       if (typeof val !== 'number' && typeof val !== 'boolean') {
@@ -83,7 +97,16 @@ function validate(env) {
       }
     }
   }
-  if ((env.k === 'ack' || env.k === 'err') && env.ref !== undefined) {
+  if (env.ttl !== undefined && (!Number.isSafeInteger(env.ttl) || env.ttl < 1)) {
+    throw new EnvelopeError('E_SCHEMA', 'ttl must be a positive integer (ms)', ref);
+  }
+  if (env.dl !== undefined && (typeof env.dl !== 'number' || !Number.isFinite(env.dl))) {
+    throw new EnvelopeError('E_SCHEMA', 'dl must be a number (ms since the epoch)', ref);
+  }
+  if (env.k === 'sync-res' && (!env.ref || !env.d || !Number.isFinite(env.d.t1) || !Number.isFinite(env.d.t2))) {
+    throw new EnvelopeError('E_SCHEMA', 'a "sync-res" frame needs ref and d {t1, t2}', ref);
+  }
+  if ((env.k === 'ack' || env.k === 'err' || env.k === 'sync-res') && env.ref !== undefined) {
     if (typeof env.ref !== 'object' || env.ref === null || typeof env.ref.src !== 'string' || !Number.isSafeInteger(env.ref.seq)) {
       throw new EnvelopeError('E_SCHEMA', 'ref must be {src, seq}', ref);
     }
@@ -109,7 +132,7 @@ function createSender(src, opts = {}) {
     /**
      * Build one envelope.
      * @param {string} k kind
-     * @param {object} [fields] d, ref, e, cid
+     * @param {object} [fields] d, ref, e, cid, ttl, dl
      */
     make(k, fields = {}) {
       seq += 1;
@@ -118,13 +141,19 @@ function createSender(src, opts = {}) {
       if (fields.ref !== undefined) env.ref = fields.ref;
       if (fields.e !== undefined) env.e = fields.e;
       if (fields.cid !== undefined) env.cid = fields.cid;
+      if (fields.ttl !== undefined) env.ttl = fields.ttl;
+      if (fields.dl !== undefined) env.dl = fields.dl;
       return env;
     },
-    /** An error answer to `about` (an envelope or an EnvelopeError's ref). */
-    error(code, msg, ref, cid) {
+    /**
+     * An error answer to `about` (an envelope or an EnvelopeError's ref).
+     * @param {number} [dl] the answered request's deadline (answers echo it)
+     */
+    error(code, msg, ref, cid, dl) {
       const fields = { e: { code, msg } };
       if (ref) fields.ref = ref;
       if (cid !== undefined) fields.cid = cid;
+      if (dl !== undefined) fields.dl = dl;
       return this.make('err', fields);
     },
   };
@@ -166,6 +195,8 @@ function createTracker(opts = {}) {
       return 'accept';
     },
     forget(src) { last.delete(src); },
+    /** Forget every sender (a new connection: nothing of the old one is replayed on it). */
+    reset() { last.clear(); },
     lastSeq(src) { return last.get(src); },
   };
 }
@@ -175,4 +206,4 @@ function stringify(env) {
   return JSON.stringify(env);
 }
 
-module.exports = { VERSION, KINDS, MAX_FRAME_BYTES, EnvelopeError, parse, validate, createSender, createTracker, stringify };
+module.exports = { VERSION, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, EnvelopeError, parse, validate, createSender, createTracker, stringify };

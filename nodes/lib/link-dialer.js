@@ -4,8 +4,12 @@
  * No Node-RED here: the `s7twin-link-client` config node wraps it.
  *
  * - token as `Authorization: Bearer`, noDelay, no per-message deflate;
- * - the client pings too (a NAT or proxy may drop a quiet connection without telling anyone):
- *   no pong within one ping period → terminate → reconnect;
+ * - a heartbeat: a `sync` frame every `heartbeatMs` (500 ms), answered by the cloud with its
+ *   receive and send times. The answers feed the clock-offset estimate (lib/clock.js) that turns
+ *   a command's deadline, set on the cloud's clock, into a conservative one on the edge's own
+ *   (`localDeadline`). Nothing heard from the cloud for `linkTimeoutMs` (3 s) → terminate →
+ *   reconnect: a black-holed link is torn down within seconds (the cloud drops a silent edge on
+ *   the same timeout), where TCP alone would take minutes;
  * - reconnect with exponential back-off and jitter (lib/backoff.js), reset after a stable link;
  * - while down, state frames coalesce into one pending state (latest value per tag, bounded);
  *   other frames (acks, errors) are dropped and counted, because their sender has timed out
@@ -20,10 +24,12 @@ const WebSocket = require('ws');
 const envelope = require('./envelope');
 const { createOutbox } = require('./outbox');
 const { createBackoff } = require('./backoff');
+const clock = require('./clock');
 
 const DEFAULTS = {
-  pingMs: 10000, // client ping period; no pong within it → terminate and reconnect
-  handshakeTimeoutMs: 10000, // opening handshake limit
+  heartbeatMs: 500, // a sync frame this often: heartbeat and clock-offset sample
+  linkTimeoutMs: 3000, // nothing heard from the cloud this long → terminate and reconnect
+  handshakeTimeoutMs: 3000, // opening handshake limit (a black-holed link hangs here otherwise)
   maxPayload: 64 * 1024, // bytes; larger frames from the cloud are refused with an err envelope
   hardMaxPayload: 1024 * 1024, // bytes; ws closes with 1009 past this
   highWaterBytes: 256 * 1024, // socket bufferedAmount above which frames wait in the outbox
@@ -38,31 +44,35 @@ const DEFAULTS = {
  * @param {object} opts
  * @param {string} opts.url ws:// or wss:// URL of the cloud edge endpoint
  * @param {string} [opts.token]
- * @param {string} opts.src sender id for the frames the dialer makes itself (err answers)
+ * @param {string} opts.src sender id for the frames the dialer makes itself (err answers, sync)
+ * @param {object} [opts.ca] CA certificate(s) to verify a wss:// cloud with (PEM), passed to ws
  * @returns {EventEmitter & object} events: status('connecting'|'connected'|'disconnected', detail),
  *   connect(), disconnect(code, reason), envelope(env), invalid(err), failure(err)
  */
 function createDialer(opts) {
   const o = { ...DEFAULTS, ...opts };
   const ee = new EventEmitter();
-  const sender = envelope.createSender(o.src);
+  const sender = envelope.createSender(o.src, { now: clock.now });
   const tracker = envelope.createTracker();
   const backoff = createBackoff(o.backoff);
+  const offset = clock.createOffsetEstimator(o.clock);
   const outbox = createOutbox({ maxFrames: o.maxFrames, maxTags: o.maxTags });
   const counters = {
     connects: 0, reconnects: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0,
     tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0, authFailures: 0,
-    queueDepth: 0,
+    queueDepth: 0, refusedBusy: 0,
+    // clock: the latest exchange's round trip, and the offset estimate (cloud − edge) with its bound
+    syncs: 0, syncRttMs: null, offsetMs: null, offsetUncertaintyMs: null,
   };
   let ws = null;
   let state = 'disconnected';
   let stopped = true;
   let retryTimer = null;
-  let pingTimer = null;
+  let heartbeatTimer = null;
+  let heardAt = 0;
   let drainTimer = null;
   let snapTimer = null;
   let awaitingSnap = false;
-  let awaitingPong = false;
   let everConnected = false;
 
   function setState(s, detail) {
@@ -79,27 +89,37 @@ function createDialer(opts) {
     const sock = new WebSocket(o.url, {
       headers, perMessageDeflate: false, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload),
       handshakeTimeout: o.handshakeTimeoutMs,
+      ...(o.ca ? { ca: o.ca } : {}),
     });
     ws = sock;
     sock.on('unexpected-response', (req, res) => {
       if (res.statusCode === 401) counters.authFailures += 1;
-      const err = new Error(`cloud refused the link: HTTP ${res.statusCode}`);
-      err.code = res.statusCode === 401 ? 'E_AUTH' : 'E_HTTP';
+      if (res.statusCode === 409) counters.refusedBusy += 1;
+      const err = new Error(res.statusCode === 409
+        ? 'cloud refused the link: HTTP 409, another edge is connected for this plant'
+        : `cloud refused the link: HTTP ${res.statusCode}`);
+      err.code = { 401: 'E_AUTH', 409: 'E_EDGE_TAKEN' }[res.statusCode] || 'E_HTTP';
       counters.errors += 1;
       ee.emit('failure', err);
       res.resume();
       sock.terminate();
     });
     sock.on('open', () => {
-      if (sock !== ws) return;
-      sock._socket.setNoDelay(true);
+      if (sock !== ws) return; // ws sets noDelay on its socket itself
       counters.connects += 1;
       if (everConnected) counters.reconnects += 1;
       everConnected = true;
       backoff.connected();
-      awaitingPong = false;
-      clearInterval(pingTimer);
-      pingTimer = setInterval(ping, o.pingMs);
+      heardAt = Date.now();
+      // The cloud behind this connection may be another process (a restart, another instance)
+      // whose clock is anchored elsewhere: samples of an earlier connection do not bound it. Nor
+      // do its senders' numbers follow on: a restarted cloud numbers from 1, and may have used
+      // some numbers (E_EDGE_DOWN answers) before this link; nothing is replayed over a new link.
+      offset.reset();
+      tracker.reset();
+      clearInterval(heartbeatTimer);
+      heartbeatTimer = setInterval(heartbeat, o.heartbeatMs);
+      heartbeat(); // first: the cloud relays no request before it has answered a sync
       setState('connected');
       // Hold the pending state until the snapshot the flow is about to send.
       if (!outbox.empty) {
@@ -109,7 +129,7 @@ function createDialer(opts) {
       }
       ee.emit('connect');
     });
-    sock.on('pong', () => { awaitingPong = false; });
+    sock.on('pong', () => { heardAt = Date.now(); });
     sock.on('message', (data, isBinary) => onFrame(data, isBinary));
     sock.on('error', (err) => {
       if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') counters.tooLarge += 1;
@@ -119,7 +139,7 @@ function createDialer(opts) {
     sock.on('close', (code, reason) => {
       if (sock !== ws) return;
       ws = null;
-      clearInterval(pingTimer); pingTimer = null;
+      clearInterval(heartbeatTimer); heartbeatTimer = null;
       clearInterval(drainTimer); drainTimer = null;
       clearTimeout(snapTimer); snapTimer = null;
       awaitingSnap = false;
@@ -135,19 +155,34 @@ function createDialer(opts) {
     retryTimer = setTimeout(connect, backoff.next());
   }
 
-  function ping() {
+  function heartbeat() {
     if (!ws || ws.readyState !== WebSocket.OPEN) return;
-    if (awaitingPong) {
+    if (Date.now() - heardAt > o.linkTimeoutMs) {
       counters.timeouts += 1;
       ws.terminate(); // 'close' follows and reconnects
       return;
     }
-    awaitingPong = true;
-    try { ws.ping(); } catch { /* closing */ }
+    // Straight to the socket, past the outbox: a sync that waited in a queue would measure the
+    // queue, and a congested link is one whose silence should count.
+    const t = envelope.stringify(sender.make('sync'));
+    try { ws.send(t); } catch { return; }
+    counters.framesOut += 1;
+    counters.bytesOut += t.length;
+  }
+
+  function onSync(env, arrived) {
+    const s = offset.add(env.d.t1, env.d.t2, env.ts, arrived);
+    if (!s) return;
+    counters.syncs += 1;
+    counters.syncRttMs = Math.round(s.delay * 100) / 100;
+    const est = offset.estimate(arrived);
+    counters.offsetMs = Math.round(est.offset * 100) / 100;
+    counters.offsetUncertaintyMs = Math.round(est.uncertainty * 100) / 100;
   }
 
   function onFrame(data, isBinary) {
-    awaitingPong = false; // any traffic proves the peer is alive
+    const arrived = clock.now();
+    heardAt = Date.now(); // any traffic proves the peer is alive
     counters.bytesIn += data.length;
     if (data.length > o.maxPayload) {
       counters.tooLarge += 1;
@@ -166,6 +201,7 @@ function createDialer(opts) {
     const gapsBefore = tracker.stats.gaps;
     if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; return; }
     counters.gaps += tracker.stats.gaps - gapsBefore;
+    if (env.k === 'sync-res') { onSync(env, arrived); return; }
     ee.emit('envelope', env);
   }
 
@@ -243,6 +279,16 @@ function createDialer(opts) {
     get state() { return state; },
     get connected() { return state === 'connected'; },
     get backoffAttempt() { return backoff.attempt; },
+    /**
+     * A deadline on the cloud's clock (a request's `dl`) as a time on this edge's clock
+     * (lib/clock.js now()) before which it has surely not passed, judged with the offset estimate
+     * and its bound; null while there is no estimate (nothing may be written on it then).
+     * @param {number} dl
+     * @returns {number|null}
+     */
+    localDeadline(dl) { return offset.localDeadline(dl); },
+    /** The clock-offset estimate (cloud − edge) now, or null. */
+    clockOffset() { return offset.estimate(); },
     /** Start dialing (idempotent). */
     start() {
       if (!stopped) return;
@@ -254,7 +300,7 @@ function createDialer(opts) {
     close() {
       stopped = true;
       clearTimeout(retryTimer); retryTimer = null;
-      clearInterval(pingTimer); pingTimer = null;
+      clearInterval(heartbeatTimer); heartbeatTimer = null;
       clearInterval(drainTimer); drainTimer = null;
       clearTimeout(snapTimer); snapTimer = null;
       outbox.clear();

@@ -4,51 +4,93 @@
  * for the edge), mounted on an existing HTTP server's 'upgrade' event. No Node-RED here: the
  * `s7twin-link-server` config node wraps it.
  *
- * What it does per peer: token check before the upgrade (401, no socket), noDelay, no deflate,
- * a frame size limit (E_TOO_LARGE answer then close 1009), parse + validate + duplicate/gap
- * tracking of every frame (a malformed frame is answered with an `err` envelope and counted,
- * never passed on), a server-initiated ping that terminates half-open peers, and a bounded
- * outbox (lib/outbox.js) so a slow peer never grows memory or slows the others.
+ * Per peer: token check before the upgrade (401, no socket), noDelay, no deflate, a frame size
+ * limit (E_TOO_LARGE answer then close 1009), parse + validate + duplicate/gap tracking of every
+ * frame (a malformed frame is answered with an `err` envelope and counted, never passed on), a
+ * message rate and an error budget (lib/peer-limits.js: past them the peer is told why and closed
+ * with 1008), a bounded outbox (lib/outbox.js) so a slow peer never grows memory or slows the
+ * others.
  *
- * What it does per endpoint: fan-out of frames to every peer, routing of answers (ack, err,
- * probe-res) to the peer whose frame they answer (by ref.src, learnt from that peer's frames),
- * and the latest full plant state (merged from every state/snap it sent) as a `snap` for each
- * fresh peer.
+ * Twin endpoint (role 'twin'):
+ * - twins send only `cmd` and `probe`; a peer that presented a viewer token is read-only (its
+ *   requests are answered E_READ_ONLY and go nowhere);
+ * - every request gets its deadline here, on the cloud's clock (lib/clock.js): its arrival plus
+ *   the lifetime its `ttl` asks for (at most `maxLifetimeMs`) or `lifetimeMs`;
+ * - answers (ack, err, probe-res) go to the peer whose frame they answer (by ref.src); the latest
+ *   full plant state (merged from every state/snap) goes as a `snap` to each fresh peer;
+ * - a peer silent for a whole `pingMs` is pinged and dropped if it stays silent.
+ *
+ * Edge endpoint (role 'edge'): one authority per endpoint (one plant).
+ * - One edge at a time: a second connection is refused (HTTP 409, counted) while the current edge
+ *   is alive, i.e. heard within `linkTimeoutMs`; a newcomer is accepted only once the current one
+ *   is gone or has been silent that long, never by displacing a live edge.
+ * - The edge sends a `sync` every 500 ms (lib/link-dialer.js); each is answered at once with a
+ *   `sync-res` carrying the cloud's receive and send times (the edge's clock-offset estimate,
+ *   lib/clock.js). An edge silent for `linkTimeoutMs` (3 s) is dropped: a black-holed link is
+ *   torn down within seconds, not after TCP's minutes. Requests go to the edge only once it has
+ *   had its first sync answered (it can judge deadlines from then on).
+ * - Every request sent to the edge is held (lib/inflight.js) until its answer. When the edge
+ *   link drops, or the answer is not back by the request's deadline, the endpoint answers it
+ *   itself, at once, with E_OUTCOME_UNKNOWN (the twin resyncs from the next state). An answer
+ *   that comes after that, or answers nothing held, is counted and dropped: exactly one answer
+ *   per request.
+ * - The edge may send state, snap, ack, err, probe-res and sync, and its state and snap frames
+ *   may carry only streamed tags of the I/O table, with values of their type and range.
  */
 const { EventEmitter } = require('node:events');
 const { WebSocketServer } = require('ws');
 const envelope = require('./envelope');
+const tags = require('./tags');
+const clock = require('./clock');
 const { createOutbox } = require('./outbox');
+const { createInflight } = require('./inflight');
+const { createPeerLimits } = require('./peer-limits');
 const { createChecker, requestToken } = require('./auth');
 
 const DEFAULTS = {
-  pingMs: 10000, // server ping period; a peer silent for a whole period is terminated
+  pingMs: 10000, // twins: server ping period; a peer silent for a whole period is terminated
+  linkTimeoutMs: 3000, // edge: a peer silent this long (no sync, no frame) is dropped
   maxPayload: 64 * 1024, // bytes; larger frames: err E_TOO_LARGE, then close 1009
   hardMaxPayload: 1024 * 1024, // bytes; ws itself refuses frames past this (close 1009, no answer)
   highWaterBytes: 256 * 1024, // socket bufferedAmount above which frames wait in the outbox
   drainPollMs: 10, // how often a congested peer is looked at again
-  maxClients: 1000, // peers per endpoint; more are refused with 503 before the upgrade
+  maxClients: 1000, // twins per endpoint; more are refused with 503 before the upgrade
   maxFrames: 1000, // queued non-state frames per congested peer
   maxTags: 4096, // tags in a pending coalesced state / in the latest plant state
   closeGraceMs: 1000, // on close, how long peers get to answer the close handshake
+  lifetimeMs: 1000, // a request's lifetime when it asks for none (ttl)
+  maxLifetimeMs: 10000, // the longest lifetime a request may ask for; more is refused (E_RANGE)
+  graceMs: 250, // edge: how long past a command's deadline its answer may still be on its way
+  probeAnswerMs: 5000, // edge: how long past a probe's deadline the edge may wait for its slot
+  ratePerS: 200, // frames a second per peer on average (0 = off; the edge endpoint: off)
+  burst: 400, // frames a peer may send at once above that rate
+  errors: 50, // refused frames per peer within errorWindowMs before it is disconnected (0 = off)
+  errorWindowMs: 10000,
 };
 
-const ANSWER_KINDS = new Set(['ack', 'err', 'probe-res']);
+const TWIN_KINDS = envelope.REQUEST_KINDS;
+const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync']);
+const POLICY_CLOSE = 1008; // WebSocket close code: policy violation
 
 /**
  * @param {object} opts
  * @param {string} opts.path e.g. '/s7twin/twin'
  * @param {string[]} opts.tokens accepted tokens (empty = every peer refused)
- * @param {string} opts.src sender id for the frames the endpoint makes itself (err, snap)
- * @param {string} [opts.role] 'twin' | 'edge' (a label for client ids)
- * @returns {EventEmitter & object} events: envelope(env, clientId), invalid(err, clientId),
- *   connect(clientId, info), disconnect(clientId, code), refused(reason, req)
+ * @param {string[]} [opts.viewerTokens] twin role: tokens of read-only peers
+ * @param {string} opts.src sender id for the frames the endpoint makes itself (err, snap, sync-res)
+ * @param {'twin'|'edge'} [opts.role] default 'twin'
+ * @returns {EventEmitter & object} events: envelope(env, clientId), invalid(err, clientId, extra),
+ *   connect(clientId, info), ready(clientId) (edge: first sync answered), disconnect(clientId, code),
+ *   refused(reason, req)
  */
 function createEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
+  const role = o.role === 'edge' ? 'edge' : 'twin';
+  const edge = role === 'edge';
   const ee = new EventEmitter();
   const check = createChecker(o.tokens || []);
-  const sender = envelope.createSender(o.src);
+  const checkViewer = createChecker(edge ? [] : (o.viewerTokens || []));
+  const sender = envelope.createSender(o.src, { now: clock.now });
   const tracker = envelope.createTracker();
   const wss = new WebSocketServer({
     noServer: true,
@@ -67,14 +109,34 @@ function createEndpoint(opts) {
     connections: 0, accepted: 0, refused: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0,
     errors: 0, tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0,
     unroutable: 0, queueDepth: 0, pings: 0,
+    viewers: 0, readOnly: 0, kindRefused: 0, rateLimited: 0, errorBudget: 0,
+    // edge endpoint
+    edgeRefused: 0, staleEdges: 0, syncs: 0, inflight: 0, unknownOutcomes: 0, lateAnswers: 0,
+    edgeErrors: 0, busy: 0,
   };
 
-  // Keepalive: only a peer we have not heard from for a whole period is pinged, and one that then
-  // stays silent for another period is terminated. A frame proves the peer alive as well as a
-  // pong does, so busy peers get no pings at all: pinging 1,000 busy twins at once every period
-  // showed as a 68 ms busy stretch of the cloud, 20 ms of it sending pings, in a CPU profile.
+  // Edge endpoint: every request held until its one answer (see header).
+  const inflight = edge ? createInflight({
+    graceMs: o.graceMs,
+    probeAnswerMs: o.probeAnswerMs,
+    onExpire(e, why) {
+      counters.unknownOutcomes += 1;
+      counters.inflight = inflight.size;
+      ee.emit('envelope', sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid, e.dl), e.peer);
+    },
+  }) : null;
+
+  // Keepalive. Twins: only a peer not heard from for a whole period is pinged, and one that then
+  // stays silent for another period is terminated; busy peers get no pings at all (pinging 1,000
+  // busy twins every period showed as a 68 ms busy stretch of the cloud in a CPU profile). The
+  // edge heartbeats every 500 ms on its own, so silence is judged against linkTimeoutMs.
   const pingTimer = setInterval(() => {
+    const t = Date.now();
     for (const c of clients.values()) {
+      if (edge) {
+        if (t - c.heardAt > o.linkTimeoutMs) { counters.timeouts += 1; c.ws.terminate(); }
+        continue;
+      }
       if (c.heard) {
         c.heard = false;
         c.pinged = false;
@@ -89,7 +151,7 @@ function createEndpoint(opts) {
       counters.pings += 1;
       try { c.ws.ping(); } catch { /* socket already closing */ }
     }
-  }, o.pingMs);
+  }, edge ? Math.max(50, Math.round(o.linkTimeoutMs / 6)) : o.pingMs);
   pingTimer.unref?.();
 
   function refuse(socket, status, text, reason, req) {
@@ -103,6 +165,9 @@ function createEndpoint(opts) {
     socket.destroy();
   }
 
+  /** The current edge (edge endpoint), if any. */
+  const currentEdge = () => (clients.size ? clients.values().next().value : null);
+
   /**
    * Handle an HTTP upgrade request if it is for this endpoint's path.
    * @returns {boolean} true if handled (accepted or refused), false if not ours
@@ -112,27 +177,45 @@ function createEndpoint(opts) {
     try { pathname = new URL(req.url, 'http://localhost').pathname; } catch { return false; }
     if (pathname !== o.path) return false;
     if (closed) { refuse(socket, 503, 'Service Unavailable', 'closed', req); return true; }
-    if (!check(requestToken(req))) { refuse(socket, 401, 'Unauthorized', 'token', req); return true; }
-    if (clients.size >= o.maxClients) { refuse(socket, 503, 'Service Unavailable', 'full', req); return true; }
+    const token = requestToken(req);
+    const viewer = !check(token);
+    if (viewer && !checkViewer(token)) { refuse(socket, 401, 'Unauthorized', 'token', req); return true; }
+    if (edge) {
+      const cur = currentEdge();
+      if (cur && Date.now() - cur.heardAt <= o.linkTimeoutMs) {
+        counters.edgeRefused += 1;
+        refuse(socket, 409, 'Conflict: an edge is connected for this plant', 'edge-taken', req);
+        return true;
+      }
+      if (cur) { counters.staleEdges += 1; cur.ws.terminate(); } // silent: gone in all but name
+    } else if (clients.size >= o.maxClients) {
+      refuse(socket, 503, 'Service Unavailable', 'full', req);
+      return true;
+    }
     socket.setNoDelay(true);
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req, viewer));
     return true;
   }
 
-  function accept(ws, req) {
+  function accept(ws, req, viewer) {
     if (closed) { ws.terminate(); return; }
     nextId += 1;
-    const id = `${o.role || 'peer'}-${nextId}`;
+    const id = `${role}-${nextId}`;
     const c = {
-      id, ws, heard: true, pinged: false, srcs: new Set(), drainTimer: null,
+      id, ws, viewer, heard: true, heardAt: Date.now(), pinged: false, ready: false, closing: false,
+      srcs: new Set(), drainTimer: null,
       outbox: createOutbox({ maxFrames: o.maxFrames, maxTags: o.maxTags }),
+      limits: createPeerLimits(edge ? { ratePerS: 0, errors: o.errors, errorWindowMs: o.errorWindowMs }
+        : { ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs }),
       remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`,
     };
     clients.set(id, c);
     counters.accepted += 1;
+    if (viewer) counters.viewers += 1;
     counters.connections = clients.size;
-    ws.on('pong', () => { c.heard = true; });
-    ws.on('ping', () => { c.heard = true; }); // the edge's dialer pings on its own schedule
+    const alive = () => { c.heard = true; c.heardAt = Date.now(); };
+    ws.on('pong', alive);
+    ws.on('ping', alive);
     ws.on('message', (data, isBinary) => onFrame(c, data, isBinary));
     ws.on('error', (err) => {
       // ws reports oversized frames (past hardMaxPayload) here and closes with 1009 itself.
@@ -141,28 +224,57 @@ function createEndpoint(opts) {
     });
     ws.on('close', (code) => {
       clearInterval(c.drainTimer);
+      clearTimeout(c.killTimer);
       c.outbox.clear();
       clients.delete(id);
-      for (const s of c.srcs) if (srcOwner.get(s) === id) srcOwner.delete(s);
+      for (const s of c.srcs) {
+        if (srcOwner.get(s) !== id) continue;
+        srcOwner.delete(s);
+        // No peer replays frames over a new connection, and a process that restarted numbers
+        // from 1 again (or from wherever its sender got to meanwhile): its senders start afresh.
+        tracker.forget(s);
+      }
       counters.connections = clients.size;
       updateDepth();
+      if (inflight) {
+        inflight.dropPeer(id, `the edge link was lost (close ${code}) before the answer`);
+        counters.inflight = inflight.size;
+      }
       ee.emit('disconnect', id, code);
     });
-    ee.emit('connect', id, { remote: c.remote, url: req.url });
-    if (latestKeys > 0) deliver(c, sender.make('snap', { d: { ...latest } }));
+    ee.emit('connect', id, { remote: c.remote, url: req.url, viewer });
+    if (!edge && latestKeys > 0) deliver(c, sender.make('snap', { d: { ...latest } }));
+  }
+
+  /** Tell a peer why, then close it with 1008 (and cut it off if it does not answer the close). */
+  function expel(c, why) {
+    if (c.closing) return;
+    c.closing = true;
+    deliver(c, sender.error(why.code, why.message));
+    try { c.ws.close(POLICY_CLOSE, why.code); } catch { /* already closing */ }
+    c.killTimer = setTimeout(() => c.ws.terminate(), o.closeGraceMs);
+    c.killTimer.unref?.();
   }
 
   function answerError(c, err, extra) {
     counters.errors += 1;
-    const e = sender.error(err.code || 'E_SCHEMA', err.message, err.ref);
-    deliver(c, e);
+    deliver(c, sender.error(err.code || 'E_SCHEMA', err.message, err.ref, err.cid));
     ee.emit('invalid', err, c.id, extra);
+    const over = c.limits.error();
+    if (over) { counters.errorBudget += 1; expel(c, over); }
   }
 
+  const refusal = (code, message, env) => new envelope.EnvelopeError(code, message, { src: env.src, seq: env.seq });
+
   function onFrame(c, data, isBinary) {
+    const arrived = clock.now();
     c.heard = true;
+    c.heardAt = Date.now();
+    if (c.closing) return;
     const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.length;
     counters.bytesIn += size;
+    const over = c.limits.frame();
+    if (over) { counters.rateLimited += 1; expel(c, over); return; }
     if (size > o.maxPayload) {
       counters.tooLarge += 1;
       answerError(c, new envelope.EnvelopeError('E_TOO_LARGE', `frame of ${size} bytes exceeds the ${o.maxPayload}-byte limit`));
@@ -189,7 +301,61 @@ function createEndpoint(opts) {
       srcOwner.set(env.src, c.id);
       c.srcs.add(env.src);
     }
+    if (edge ? !fromEdge(c, env, arrived) : !fromTwin(c, env, arrived)) return;
     ee.emit('envelope', env, c.id);
+  }
+
+  /** A twin's frame: false if refused (answered already). Stamps a request's deadline. */
+  function fromTwin(c, env, arrived) {
+    if (!TWIN_KINDS.has(env.k)) {
+      counters.kindRefused += 1;
+      answerError(c, refusal('E_KIND', `twins send cmd and probe frames, not "${env.k}"`, env));
+      return false;
+    }
+    if (c.viewer) {
+      counters.readOnly += 1;
+      answerError(c, Object.assign(refusal('E_READ_ONLY', `this connection is read-only (a viewer token): the ${env.k} was not relayed`, env), { cid: env.cid }));
+      return false;
+    }
+    if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
+      answerError(c, Object.assign(refusal('E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`, env), { cid: env.cid }));
+      return false;
+    }
+    env.dl = arrived + (env.ttl || o.lifetimeMs); // a dl the twin sent means nothing here
+    return true;
+  }
+
+  /** The edge's frame: false if it is not passed on. Answers syncs, checks states and answers. */
+  function fromEdge(c, env, arrived) {
+    if (!EDGE_KINDS.has(env.k)) {
+      counters.kindRefused += 1;
+      answerError(c, refusal('E_KIND', `the edge sends state, snap, ack, err, probe-res and sync frames, not "${env.k}"`, env));
+      return false;
+    }
+    if (env.k === 'sync') {
+      counters.syncs += 1;
+      deliver(c, sender.make('sync-res', { ref: { src: env.src, seq: env.seq }, d: { t1: env.ts, t2: arrived } }));
+      if (!c.ready) { c.ready = true; ee.emit('ready', c.id); }
+      return false;
+    }
+    if (env.k === 'state' || env.k === 'snap') {
+      try {
+        tags.checkState(env.d);
+      } catch (err) {
+        answerError(c, Object.assign(err, { ref: { src: env.src, seq: env.seq } }));
+        return false;
+      }
+      return true;
+    }
+    if (!env.ref) { // an err about a frame it could not read: the cloud's own doing, not a twin's
+      counters.edgeErrors += 1;
+      ee.emit('invalid', Object.assign(new Error(`the edge reported ${env.e ? `${env.e.code}: ${env.e.msg}` : env.k} without a ref`), { code: env.e ? env.e.code : 'E_SCHEMA' }), c.id);
+      return false;
+    }
+    const held = inflight.answer(env.ref);
+    counters.inflight = inflight.size;
+    if (!held) { counters.lateAnswers += 1; return false; }
+    return true;
   }
 
   function updateDepth() {
@@ -237,22 +403,40 @@ function createEndpoint(opts) {
     }
   }
 
+  /** Edge endpoint: send a request to the edge and hold it until its answer. */
+  function sendRequest(env) {
+    const c = currentEdge();
+    if (!c || !c.ready || c.closing || c.ws.readyState !== c.ws.OPEN) return 0;
+    if (inflight.full) {
+      counters.busy += 1;
+      ee.emit('envelope', sender.error('E_BUSY', `${inflight.size} requests already wait for the edge's answer: the ${env.k} was not relayed`, { src: env.src, seq: env.seq }, env.cid), c.id);
+      return 1;
+    }
+    // A request from a flow that did not come through a twin endpoint gets the default lifetime.
+    const req = Number.isFinite(env.dl) ? env : { ...env, dl: clock.now() + o.lifetimeMs };
+    if (inflight.add(req, c.id)) deliver(c, req);
+    counters.inflight = inflight.size;
+    return 1;
+  }
+
   /**
    * Send one envelope: to `clientId` only if it is a peer of THIS endpoint; else answers
-   * (ack/err/probe-res) to the peer whose src is ref.src; else to every peer.
+   * (ack/err/probe-res) to the peer whose src is ref.src; else to every peer. On the edge
+   * endpoint, requests (cmd, probe) go to the current edge and are held until answered.
    * @param {object} env a valid envelope
    * @param {string} [clientId]
    * @returns {number} peers the frame was delivered or queued to
    */
   function send(env, clientId) {
     if (closed) return 0;
+    if (edge && envelope.REQUEST_KINDS.has(env.k)) return sendRequest(env);
     if ((env.k === 'state' || env.k === 'snap') && env.d) remember(env);
     let targets;
     if (clientId !== undefined && clients.has(clientId)) {
       targets = [clients.get(clientId)];
-    } else if (ANSWER_KINDS.has(env.k) && env.ref && srcOwner.has(env.ref.src)) {
+    } else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && srcOwner.has(env.ref.src)) {
       targets = [clients.get(srcOwner.get(env.ref.src))];
-    } else if (ANSWER_KINDS.has(env.k) && env.ref && o.routeAnswers !== false && o.role === 'twin') {
+    } else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && o.routeAnswers !== false && !edge) {
       // An answer for a twin that is gone: sending it to every other twin would be noise.
       counters.unroutable += 1;
       return 0;
@@ -286,6 +470,7 @@ function createEndpoint(opts) {
 
   return Object.assign(ee, {
     path: o.path,
+    role,
     counters,
     tracker,
     handleUpgrade,
@@ -298,6 +483,8 @@ function createEndpoint(opts) {
     errorFor: (env, code, msg) => sender.error(code, msg, { src: env.src, seq: env.seq }, env.cid),
     hasClient: (id) => clients.has(id),
     clientIds: () => [...clients.keys()],
+    /** Edge endpoint: an edge is connected and has had its first sync answered. */
+    edgeReady: () => { const c = currentEdge(); return Boolean(c && c.ready && !c.closing); },
     /** Internals for tests and the stats endpoint. */
     client: (id) => clients.get(id),
     latestState: () => ({ ...latest }),

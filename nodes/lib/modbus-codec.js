@@ -8,8 +8,11 @@
  *   HR 2..4   GoodCount (INT), RejectCount (INT), BoxesIn (DINT, low 16 bits on Modbus)
  *
  * and a relay that passes a block of registers on only when it changed (masked to the bits the
- * table defines, so a word with undefined bits never reaches the PLC), with `reset()` to send
- * the whole block again after the destination reconnected. Pure functions, no I/O, no RED.
+ * table defines, so a word with undefined bits never reaches the PLC). Towards a cloud server the
+ * relay sends the whole block again after `reset()` (the destination reconnected); towards a PLC
+ * it is a `baseline` relay: the first read after start and after `rebase()` (the source
+ * reconnected) only records what the source holds, and nothing is ever sent again, so the PLC
+ * gets fresh changes and nothing else (issue 16). Pure functions, no I/O, no RED.
  */
 const { codedError } = require('./errors');
 const tags = require('./tags');
@@ -140,19 +143,31 @@ function mask(reg, word) {
  *   date after a write that failed while its client stayed connected (a Modbus Write refused
  *   with "Queue full", an exception reply): nothing tells the relay, and a change-only relay
  *   would never send that block again until the value changed once more.
- * @param {{address: number, count?: number, refreshMs?: number}} opts refreshMs 0 = never
+ *
+ * With `baseline` (a relay towards a PLC) only fresh changes pass:
+ * - the first update, and the first after `rebase()`, is the baseline: it records the block and
+ *   passes nothing (`words` null, `changed` empty, `baseline` true). What a source holds when the
+ *   relay starts or the source reconnects (a stale image, or zeros after a restart) is not a
+ *   command: written into the PLC it would undo what other paths set meanwhile;
+ * - `reset()` and `refreshMs` are refused: a block sent again is a late write.
+ * @param {{address: number, count?: number, refreshMs?: number, baseline?: boolean}} opts refreshMs 0 = never
+ * @throws {ModbusCodecError} E_MODBUS_ADDRESS, E_CONFIG (baseline with refreshMs)
  */
 function createRelay(opts) {
   const address = checkAddress(opts.address);
   const count = opts.count;
   const refreshMs = Number(opts.refreshMs) > 0 ? Number(opts.refreshMs) : 0;
-  let lastWords = null; // as last passed on
+  const baseline = Boolean(opts.baseline);
+  if (baseline && refreshMs) throw new ModbusCodecError('E_CONFIG', 'a baseline relay (towards a PLC) never resends: refreshMs must be 0');
+  let lastWords = null; // as last passed on (with baseline: as last read)
   let lastValues = null; // as last decoded
   let lastPassedAt = 0;
-  const counters = { updates: 0, passed: 0, unchanged: 0, rejected: 0, resets: 0, refreshed: 0 };
+  let rebasing = baseline; // the next update is a baseline
+  const counters = { updates: 0, passed: 0, unchanged: 0, rejected: 0, resets: 0, refreshed: 0, baselines: 0 };
   return {
     address,
     counters,
+    baseline,
     /**
      * @param {number[]|Buffer} words the block as read, starting at `address`
      * @param {number} [now] ms clock (Date.now() by default)
@@ -173,6 +188,13 @@ function createRelay(opts) {
       counters.updates += 1;
       const masked = w.map((x, i) => mask(address + i, x));
       const values = decode(address, masked);
+      if (rebasing) {
+        rebasing = false;
+        lastWords = masked;
+        lastValues = values;
+        counters.baselines += 1;
+        return { changed: {}, words: null, values, baseline: true };
+      }
       const changed = lastValues ? tags.diff(lastValues, values) : { ...values };
       lastValues = values;
       const same = lastWords && lastWords.length === masked.length && lastWords.every((x, i) => x === masked[i]);
@@ -183,11 +205,19 @@ function createRelay(opts) {
       counters.passed += 1;
       return { changed, words: masked, values };
     },
-    /** Forget what was passed on: the next update passes the whole block again. */
+    /**
+     * Forget what was passed on: the next update passes the whole block again.
+     * @throws {ModbusCodecError} E_BASELINE on a baseline relay (a block sent again is a late write)
+     */
     reset() {
+      if (baseline) throw new ModbusCodecError('E_BASELINE', 'a baseline relay never sends a block again');
       lastWords = null;
       lastValues = null;
       counters.resets += 1;
+    },
+    /** Baseline relays: the next update records the source's block without passing it on (the source reconnected). */
+    rebase() {
+      if (baseline) rebasing = true;
     },
   };
 }
@@ -197,17 +227,22 @@ function createRelay(opts) {
  * msg.modbusRequest), one createRelay per start register, created on first use. The probe relay
  * of the edge reads the probe ranges in several blocks through one Getter: each block keeps its
  * own "last passed on" so a block is written on only when it changed (or is due a refresh).
- * @param {{refreshMs?: number, maxBlocks?: number, maxWords?: number}} [opts] maxWords: longest
- *   block accepted (default 123, so a block fits in one FC16 write)
+ * @param {{refreshMs?: number, maxBlocks?: number, maxWords?: number, baseline?: boolean}} [opts]
+ *   maxWords: longest block accepted (default 123, so a block fits in one FC16 write); baseline:
+ *   every block as in createRelay (its first read, and its first after rebase(), passes nothing)
+ * @throws {ModbusCodecError} E_CONFIG (baseline with refreshMs)
  */
 function createBlockRelays(opts = {}) {
   const refreshMs = opts.refreshMs;
+  const baseline = Boolean(opts.baseline);
+  if (baseline && Number(refreshMs) > 0) throw new ModbusCodecError('E_CONFIG', 'a baseline relay (towards a PLC) never resends: refreshMs must be 0');
   const maxBlocks = opts.maxBlocks || MAX_RELAY_BLOCKS;
   const maxWords = opts.maxWords || MAX_WRITE;
   const relays = new Map(); // address -> relay
-  const counters = { rejected: 0, resets: 0 };
+  const counters = { updates: 0, rejected: 0, resets: 0 }; // updates: blocks read (all blocks)
   return {
     counters,
+    baseline,
     /** Number of blocks seen. */
     get size() { return relays.size; },
     /**
@@ -226,19 +261,34 @@ function createBlockRelays(opts = {}) {
         if (address + w.length - 1 > WORD_MAX) throw new ModbusCodecError('E_MODBUS_ADDRESS', `registers ${address}..${address + w.length - 1} run past 65535`);
         if (!relay) {
           if (relays.size >= maxBlocks) throw new ModbusCodecError('E_MODBUS_BLOCKS', `more than ${maxBlocks} distinct blocks (register ${address})`);
-          relay = createRelay({ address, refreshMs });
+          relay = createRelay({ address, refreshMs, baseline });
           relays.set(address, relay);
         }
       } catch (err) {
         counters.rejected += 1;
         throw err;
       }
+      counters.updates += 1;
       return { address, ...relay.update(words, now) };
     },
-    /** Forget what was passed on: every block is passed whole on its next read. */
+    /**
+     * Forget what was passed on: every block is passed whole on its next read.
+     * @throws {ModbusCodecError} E_BASELINE on baseline relays
+     */
     reset() {
+      if (baseline) throw new ModbusCodecError('E_BASELINE', 'a baseline relay never sends a block again');
       for (const r of relays.values()) r.reset();
       counters.resets += 1;
+    },
+    /** Baseline relays: every block's next read is a baseline again (the source reconnected). */
+    rebase() {
+      for (const r of relays.values()) r.rebase();
+    },
+    /** Baselines recorded over all blocks. */
+    get baselines() {
+      let n = 0;
+      for (const r of relays.values()) n += r.counters.baselines;
+      return n;
     },
   };
 }

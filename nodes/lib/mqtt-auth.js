@@ -113,6 +113,25 @@ function filterCovers(pattern, filter) {
 }
 
 /**
+ * Can two topic filters match a common topic? Level by level: '#' matches the rest, '+' any one
+ * level, literals only themselves. (`s7twin/+/cmd` and `s7twin/plant1/#` overlap.)
+ * @param {string} a
+ * @param {string} b
+ * @returns {boolean}
+ */
+function filtersOverlap(a, b) {
+  const x = a.split('/');
+  const y = b.split('/');
+  if ((a.startsWith('$') && (y[0] === '+' || y[0] === '#')) || (b.startsWith('$') && (x[0] === '+' || x[0] === '#'))) return false;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if (x[i] === '#' || y[i] === '#') return true;
+    if (x[i] === undefined || y[i] === undefined) return false;
+    if (x[i] !== '+' && y[i] !== '+' && x[i] !== y[i]) return false;
+  }
+  return true;
+}
+
+/**
  * The concrete patterns of a user: the role's topics, `{plant}` bound to the user's plant or '+'.
  * @param {{role:string, plant:string|null}} user
  * @returns {{publish:string[], subscribe:string[]}}
@@ -180,5 +199,5 @@ function createAuthorizer(users) {
 }
 
 module.exports = {
-  ROLES, TOPICS, MqttAuthError, parseUsers, topicMatches, filterCovers, patternsOf, plantOf, kindOf, createAuthorizer,
+  ROLES, TOPICS, MqttAuthError, parseUsers, topicMatches, filterCovers, filtersOverlap, patternsOf, plantOf, kindOf, createAuthorizer,
 };

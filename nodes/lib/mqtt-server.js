@@ -25,6 +25,14 @@
  *   a twin connecting later would not know whether the plant runs. The broker merges the PLC's
  *   state messages per plant and sends the merge, flagged retained, to each new subscriber of
  *   that state topic; a twin reads a retained state message as its snapshot.
+ * - Nothing stale reaches a PLC (issue 16). No publish is retained: a retained command would be
+ *   handed to every later subscriber however old it is, so the flag is cleared and the command
+ *   reaches only those subscribed now. A persistent session (clean session 0) may not subscribe
+ *   to the command or probe request topics at QoS 1 or 2: the broker would queue the commands
+ *   sent while that PLC is away and deliver them late when it comes back (MQTT-3.1.2-5). Such a
+ *   subscription is refused (0x80, E_MQTT_PERSISTENT, counted in persistentRefused); at QoS 0,
+ *   or with a clean session, it is granted. (Granting QoS 0 instead is not possible with aedes:
+ *   its SUBACK always reports the QoS asked for.)
  */
 const { codedError } = require('./errors');
 const net = require('node:net');
@@ -101,6 +109,7 @@ async function createMqttServer(opts = {}) {
     messagesIn: 0, // PUBLISH packets accepted from clients
     bytesIn: 0, // their payload bytes
     snapshots: 0, // snapshots handed to new subscribers
+    persistentRefused: 0, // QoS 1/2 command or probe request subscriptions of persistent sessions
   };
 
   const { Aedes } = await import('aedes');
@@ -185,9 +194,23 @@ async function createMqttServer(opts = {}) {
     state.set(plant, { ...(state.get(plant) || {}), ...values });
   }
 
+  // Filters of the topics twins send to the PLC (commands, probe requests), any plant.
+  const toPlc = [auth.TOPICS.commandTopic, auth.TOPICS.probeRequestTopic].map((t) => t.replace('{plant}', '+'));
   broker.authorizeSubscribe = (client, sub, cb) => {
     const user = roleOf.get(client);
-    if (authorizer.canSubscribe(user, sub.topic)) { cb(null, sub); return; }
+    if (authorizer.canSubscribe(user, sub.topic)) {
+      if (client.clean === false && sub.qos > 0 && toPlc.some((f) => auth.filtersOverlap(f, sub.topic))) {
+        counters.persistentRefused += 1;
+        report({
+          type: 'refused', code: 'E_MQTT_PERSISTENT', clientId: client.id, user: user && user.username,
+          message: `a persistent session (clean session 0) may not subscribe to "${sub.topic}" at QoS ${sub.qos}: commands sent while it is away would be queued and delivered late; connect with a clean session or subscribe at QoS 0`,
+        });
+        cb(null, null); // SUBACK 0x80 for this filter; the connection stays
+        return;
+      }
+      cb(null, sub);
+      return;
+    }
     counters.subscribeRefused += 1;
     report({ type: 'refused', code: 'E_MQTT_SUBSCRIBE', message: `role "${user ? user.role : '?'}" may not subscribe to "${sub.topic}"`, clientId: client.id, user: user && user.username });
     cb(null, null); // SUBACK 0x80 for this filter; the connection stays

@@ -11,14 +11,22 @@
  *   one box leaves the detector and the next enters, all in one publish): merging would drop the
  *   0 and the PLC would never see the second box. Such changes are replayed in the order of their
  *   source timestamps, as successive Writes, each held for `pulseHoldMs` so a PLC scan sees it.
- * - Only changes are forwarded: a value equal to what was last written to that side is dropped
- *   (re-sent initial values after a reconnect do not re-trigger anything).
+ * - Only changes are forwarded: a value equal to what was last written to that side is dropped.
+ * - Cloud → PLC carries fresh commands only (issue 16: a bridge that starts never writes what it
+ *   did not receive). What the cloud server held when the edge started or reconnected is no
+ *   command: written into the PLC it would undo what the other paths set there meanwhile. So on
+ *   every cloud session (the first, and each one node-opcua repairs or recreates) the command
+ *   variables are read, and that is the baseline; initial values, republished notifications and
+ *   samples older than that read are dropped, and afterwards a value goes to the PLC only when
+ *   it differs from the last one seen from the cloud (nodes/lib/opcua-fresh.js).
+ * - Nothing goes to the PLC late: a command that arrives while the PLC side is down, or whose
+ *   write fails, is dropped and counted (`dropped`), never kept for later; a PLC that comes back
+ *   gets nothing from the bridge until a twin sends a new command.
  * - Only tags the dictionary marks cloudWritable go to the PLC, with type and range checks; a
  *   refused value is counted, never written.
- * - When a side comes back (new or repaired session) the other side's current values are written
- *   to it once, so the cloud mirrors the PLC again after a cloud server restart.
- * - While the target side is down, the latest value per tag is kept and written on reconnect
- *   (a stale button press is not replayed frame by frame; the image is).
+ * - PLC → cloud mirrors the PLC: when the cloud side comes back (new or repaired session) the
+ *   PLC's current outputs are written to it once, so the cloud mirrors the PLC again after a
+ *   cloud server restart; while the cloud is down, the latest value per tag is kept for it.
  * - Probe slots (the benchmark's load table) go through a relay of their own with its own two
  *   sessions (nodes/lib/opcua-probes.js), so probes never queue in front of plant tags.
  */
@@ -27,6 +35,7 @@ const tags = require('./tags');
 const ot = require('./opcua-tags');
 const { createSide } = require('./opcua-side');
 const { createProbeRelay } = require('./opcua-probes');
+const { createFreshFilter } = require('./opcua-fresh');
 
 const DEFAULTS = {
   plcEndpoint: 'opc.tcp://127.0.0.1:4840',
@@ -38,6 +47,7 @@ const DEFAULTS = {
   pulseHoldMs: 20, // a value replayed from a pulse stays this long before the next (two 10 ms PLC scans)
   maxFrames: 64, // pulses queued per side before they are merged (memory stays bounded)
   probeSlots: 128, // probe slots relayed (0 = no probe relay, no extra sessions); must match the cloud server's
+  baselineRetryMs: 1000, // a baseline read of the cloud's commands that failed is tried again after 1 s
 };
 
 /**
@@ -56,6 +66,7 @@ const DEFAULTS = {
  * @param {number} [opts.pulseHoldMs] how long a replayed pulse value stays before the next (default 20)
  * @param {number} [opts.probeSlots] probe slots Req[i]/Res[i], i < probeSlots, relayed (default 128, 0 = off)
  * @param {number} [opts.probeIdleMs] a PLC probe response idle this long stops being monitored (opcua-probes.js idleMs)
+ * @param {number} [opts.baselineRetryMs] a failed baseline read of the cloud's commands is tried again after this long (default 1000)
  * @returns {EventEmitter} events: 'forward' {to, values}, 'status' {side, status}, 'error' (never thrown)
  */
 function createOpcuaBridge(opts = {}) {
@@ -76,7 +87,11 @@ function createOpcuaBridge(opts = {}) {
     resyncs: 0,
     pulses: 0, // values that changed again before they were written: replayed, not merged
     merged: 0, // queued pulses merged because the target was down or too far behind
+    dropped: 0, // commands not written to the PLC because it was down or the write failed (never later)
+    baselineErrors: 0, // baseline reads of the cloud's commands that failed (tried again)
   };
+  // Which cloud notifications are fresh commands (the baseline read on every cloud session).
+  const fresh = createFreshFilter();
 
   const common = {
     publishingIntervalMs: o.publishingIntervalMs, samplingIntervalMs: o.samplingIntervalMs, pkiDir: o.pkiDir,
@@ -88,7 +103,7 @@ function createOpcuaBridge(opts = {}) {
   const cloud = createSide({
     ...common, name: 'cloud', endpointUrl: o.cloudEndpoint, credentials: o.cloudCredentials,
     securityMode: o.cloudSecurityMode, securityPolicy: o.cloudSecurityPolicy,
-    monitor: commandTags.map((t) => cloudIdOf.get(t.short)),
+    monitor: commandTags.map((t) => cloudIdOf.get(t.short)), serverClocks: true,
   });
   const sides = { plc, cloud };
   const probes = o.probeSlots > 0 ? createProbeRelay({
@@ -108,8 +123,9 @@ function createOpcuaBridge(opts = {}) {
   const flushing = { plc: false, cloud: false };
   const lastWrite = { plc: null, cloud: null }; // {at, keys} of the last Write to each side
   let stopped = false;
-  const retryTimers = new Set(); // connect retries and pulse holds, cleared on stop
-  const source = { plc: {}, cloud: {} }; // latest value seen on each side, by short name
+  const retryTimers = new Set(); // connect retries, pulse holds and baseline retries, cleared on stop
+  const plcImage = {}; // the PLC's outputs as last seen, by short name (for the cloud's resync)
+  let baselineRun = 0; // the latest baseline read; an older one that answers late is ignored
 
   function fail(err) {
     if (ee.listenerCount('error')) ee.emit('error', err);
@@ -118,18 +134,62 @@ function createOpcuaBridge(opts = {}) {
   plc.on('values', (batch) => take('cloud', batch.map((n) => [tagOfPlcId.get(n.nodeId), n])));
   cloud.on('values', (batch) => take('plc', batch.map((n) => [tagOfCloudId.get(n.nodeId), n])));
   for (const [side, s] of Object.entries(sides)) {
-    s.on('status', (status, detail) => ee.emit('status', { side, status, detail }));
-    // A (re)created session on one side: it may have lost its values (a restarted server), so it
-    // gets the other side's image again. Values it already has are filtered by `known` below
-    // only after a read-back, so forget what we believed it had.
-    s.on('session', () => {
-      counters.resyncs += 1;
-      known[side] = {};
-      const other = side === 'plc' ? 'cloud' : 'plc';
-      collapse(side);
-      Object.assign(pending[side][0], source[other]);
-      flush(side);
+    s.on('status', (status, detail) => {
+      if (status !== 'connected') {
+        if (side === 'cloud') fresh.hold(); // republished notifications after a reconnect are no commands
+        else dropPlcPending(); // what the PLC did not get now, it never gets
+      }
+      ee.emit('status', { side, status, detail });
     });
+  }
+  // A (re)created cloud session: it may have lost its values (a restarted server), so it gets the
+  // PLC's outputs again (values it already has are filtered by `known` only after a read-back, so
+  // forget what we believed it had); and what it holds now is the commands' new baseline.
+  cloud.on('session', () => {
+    counters.resyncs += 1;
+    known.cloud = {};
+    collapse('cloud');
+    Object.assign(pending.cloud[0], plcImage);
+    flush('cloud');
+    fresh.hold();
+    baseline();
+  });
+  // A (re)created PLC session: the PLC may have restarted with other inputs; it gets nothing from
+  // here until a twin sends a new command (what the bridge believed it had is forgotten).
+  plc.on('session', () => {
+    known.plc = {};
+  });
+
+  /**
+   * Read the cloud's command variables: the baseline against which notifications are judged
+   * (opcua-fresh.js). Tried again every baselineRetryMs while the session lasts.
+   */
+  async function baseline() {
+    const run = ++baselineRun;
+    const ids = commandTags.map((t) => cloudIdOf.get(t.short));
+    while (!stopped && run === baselineRun && cloud.connected) {
+      try {
+        const results = await cloud.read(ids);
+        if (run !== baselineRun) return;
+        const later = fresh.rebase(results.filter((r) => r.good).map((r) => {
+          const tag = tagOfCloudId.get(r.nodeId);
+          return { key: tag.short, value: ot.fromVariant(tag, r.value), clock: r.clock };
+        }));
+        // Commands a twin wrote after the read was served, while it was on its way: judged now.
+        if (later.length) take('plc', later, true);
+        return;
+      } catch (err) {
+        counters.baselineErrors += 1;
+        fail(err);
+        await hold(o.baselineRetryMs);
+      }
+    }
+  }
+
+  /** Commands waiting for the PLC when it went away: dropped and counted, never written late. */
+  function dropPlcPending() {
+    for (const frame of pending.plc) counters.dropped += Object.keys(frame).length;
+    pending.plc = [];
   }
 
   /** Merge every queued frame into one (latest value per tag): the image, not the history. */
@@ -138,9 +198,13 @@ function createOpcuaBridge(opts = {}) {
     pending[to] = [Object.assign({}, ...pending[to])];
   }
 
-  /** Queue values from one side for the other and write them (coalesced while a write runs). */
-  function take(to, entries) {
-    const from = to === 'plc' ? 'cloud' : 'plc';
+  /**
+   * Queue values from one side for the other and write them (coalesced while a write runs).
+   * @param {'plc'|'cloud'} to
+   * @param {Array<[object, object]>} entries [tag, notification]
+   * @param {boolean} [judged] commands the fresh filter already let through (kept aside until the baseline)
+   */
+  function take(to, entries, judged = false) {
     // In time order (a publish lists its changes item by item); changes without a timestamp keep
     // their place (Array.prototype.sort is stable).
     const ordered = entries.filter(([tag, n]) => tag && n.status && n.status.isGood());
@@ -148,9 +212,12 @@ function createOpcuaBridge(opts = {}) {
     const q = pending[to];
     for (const [tag, n] of ordered) {
       const value = ot.fromVariant(tag, n.value);
-      source[from][tag.short] = value;
       if (to === 'plc') {
+        if (!judged && !fresh.accept(tag.short, value, n.clock, [tag, n])) continue; // not a command (opcua-fresh.js)
         try { tags.checkWrite(tag.short, value); } catch (err) { counters.refused += 1; fail(err); continue; }
+        if (!sides.plc.connected) { counters.dropped += 1; continue; }
+      } else {
+        plcImage[tag.short] = value;
       }
       let frame = q[q.length - 1];
       if (!frame || (tag.short in frame && frame[tag.short] !== value)) {
@@ -160,8 +227,9 @@ function createOpcuaBridge(opts = {}) {
       }
       frame[tag.short] = value;
     }
-    // A side that is down gets the latest image on its return, not every pulse it missed.
-    if (!sides[to].connected || q.length > o.maxFrames) collapse(to);
+    // The cloud, when down, gets the PLC's latest image on its return, not every pulse it missed;
+    // a target too far behind gets the latest values.
+    if ((to === 'cloud' && !sides.cloud.connected) || q.length > o.maxFrames) collapse(to);
     flush(to);
   }
 
@@ -192,7 +260,10 @@ function createOpcuaBridge(opts = {}) {
         if (last && keys.some((k) => last.keys.has(k))) {
           const wait = last.at + o.pulseHoldMs - performance.now();
           if (wait > 0) await hold(wait);
-          if (stopped || !side.connected) { pending[to].unshift(batch); collapse(to); break; }
+          if (stopped || !side.connected) {
+            if (to === 'plc') { counters.dropped += keys.length; dropPlcPending(); } else { pending[to].unshift(batch); collapse(to); }
+            break;
+          }
         }
         const items = keys.map((k) => {
           const tag = tags.get(k);
@@ -203,9 +274,10 @@ function createOpcuaBridge(opts = {}) {
         try {
           results = await side.write(items);
         } catch (err) {
-          // Not written: keep them for the next session (unless newer values arrived meanwhile).
-          pending[to].unshift(batch);
-          collapse(to);
+          // Not written. The cloud gets them with its next session (unless newer values arrived
+          // meanwhile); the PLC never: later they would be late (dropped, counted).
+          if (to === 'plc') counters.dropped += keys.length;
+          else { pending[to].unshift(batch); collapse(to); }
           counters.writeErrors += keys.length;
           fail(err);
           break;
@@ -226,6 +298,7 @@ function createOpcuaBridge(opts = {}) {
       }
     } finally {
       flushing[to] = false;
+      if (to === 'plc' && !side.connected) dropPlcPending();
     }
   }
 
@@ -269,10 +342,14 @@ function createOpcuaBridge(opts = {}) {
     counters,
     sides,
     probes,
-    /** Both sides' client counters plus the bridge's; `probes`: the probe relay's (null when off). */
+    /**
+     * Both sides' client counters plus the bridge's; `commands`: how the cloud's command
+     * notifications were judged (opcua-fresh.js); `probes`: the probe relay's (null when off).
+     */
     stats() {
       return {
-        ...counters, plc: plc.stats(), cloud: cloud.stats(), monitoredItems: { plc: plc.monitoredItemCount, cloud: cloud.monitoredItemCount },
+        ...counters, commands: { ...fresh.counters, holding: fresh.holding },
+        plc: plc.stats(), cloud: cloud.stats(), monitoredItems: { plc: plc.monitoredItemCount, cloud: cloud.monitoredItemCount },
         probes: probes ? probes.stats() : null,
       };
     },

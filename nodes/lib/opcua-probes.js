@@ -16,9 +16,16 @@
  *   round trip, not by the number of twins.
  * - Only UInt32 values of slots < slots are written, only to Req on the PLC and Res on the cloud;
  *   anything else is counted (refused) and dropped.
- * - A value equal to what the target was last written is dropped. When a side's session is
- *   (re)created the other side's latest values are written to it once (a restarted cloud server
- *   gets the PLC's responses back; a restarted PLC gets the pending requests).
+ * - A value equal to what the target was last written is dropped.
+ * - Requests go to the PLC only when a twin made them (issue 16): what the cloud's Req variables
+ *   hold when a cloud session starts (the first, or one node-opcua repaired or recreated) is
+ *   read as the baseline, and initial values, republished and older notifications are not
+ *   requests (nodes/lib/opcua-fresh.js, the tag bridge's rule). A stale request written into a
+ *   PLC slot would overwrite a fresh one another path (WebSocket, Modbus) put there. A request
+ *   that arrives while the PLC is down, or whose write fails, is dropped and counted, never
+ *   written later; a restarted PLC gets nothing until the next request.
+ * - When the cloud's session is (re)created, the PLC's latest responses are written to it once
+ *   (a restarted cloud server gets them back).
  * - Subscriptions survive reconnects through node-opcua's session repair; no item is ever added
  *   twice (opcua-side.js).
  * - Cost: on the cloud server `slots` monitored items on Req; those variables have
@@ -33,6 +40,7 @@
 const { EventEmitter } = require('node:events');
 const ot = require('./opcua-tags');
 const { createSide } = require('./opcua-side');
+const { createFreshFilter } = require('./opcua-fresh');
 
 const DEFAULTS = {
   slots: 128, // relayed slots 0..127; the benchmark uses 1..users
@@ -46,6 +54,7 @@ const DEFAULTS = {
   // after it (docs/opcua.md). 0 = keep them.
   idleMs: 3000,
   cloudNamespaceIndex: 1,
+  baselineRetryMs: 1000, // a failed baseline read of the cloud's requests is tried again after 1 s
 };
 
 /** Error with a stable `code`. */
@@ -87,7 +96,10 @@ function createProbeRelay(opts = {}) {
     resyncs: 0,
     monitorErrors: 0, // PLC response items that could not be created (tried again on the next session)
     unwatched: 0, // PLC response items deleted after idleMs without a request
+    dropped: 0, // requests not written to the PLC because it was down or the write failed (never later)
+    baselineErrors: 0, // baseline reads of the cloud's requests that failed (tried again)
   };
+  const fresh = createFreshFilter(); // which cloud Req notifications are requests a twin made
   const range = Array.from({ length: o.slots }, (_, i) => i);
   const common = { publishingIntervalMs: o.publishingIntervalMs, pkiDir: o.pkiDir };
   const plc = createSide({
@@ -99,7 +111,7 @@ function createProbeRelay(opts = {}) {
     ...common, name: 'cloud-probes', endpointUrl: o.cloudEndpoint, credentials: o.cloudCredentials,
     securityMode: o.cloudSecurityMode, securityPolicy: o.cloudSecurityPolicy,
     samplingIntervalMs: 0,
-    monitor: range.map((i) => ot.probeNodeId('req', i, { ns: o.cloudNamespaceIndex })),
+    monitor: range.map((i) => ot.probeNodeId('req', i, { ns: o.cloudNamespaceIndex })), serverClocks: true,
   });
   const sides = { plc, cloud };
   const target = {
@@ -109,7 +121,7 @@ function createProbeRelay(opts = {}) {
   const expect = { plc: 'req', cloud: 'res' }; // what a notification of the *other* side must be
   const pending = { plc: new Map(), cloud: new Map() }; // slot -> value still to write there
   const known = { plc: new Map(), cloud: new Map() }; // slot -> value that side was written
-  const source = { plc: new Map(), cloud: new Map() }; // slot -> latest value seen on that side
+  const responses = new Map(); // slot -> the PLC's response as last seen (for the cloud's resync)
   const flushing = { plc: false, cloud: false };
   let stopped = false;
   const retryTimers = new Set();
@@ -161,19 +173,74 @@ function createProbeRelay(opts = {}) {
   plc.on('values', (batch) => take('cloud', batch));
   cloud.on('values', (batch) => take('plc', batch));
   for (const [side, s] of Object.entries(sides)) {
-    s.on('status', (status, detail) => ee.emit('status', { side: `${side}-probes`, status, detail }));
-    s.on('session', () => {
-      counters.resyncs += 1;
-      if (side === 'plc' && watched.size) addPlcItems([...watched]); // items it already has are skipped
-      known[side].clear();
-      const other = side === 'plc' ? 'cloud' : 'plc';
-      for (const [slot, v] of source[other]) if (!pending[side].has(slot)) pending[side].set(slot, v);
-      flush(side);
+    s.on('status', (status, detail) => {
+      if (status !== 'connected') {
+        if (side === 'cloud') fresh.hold(); // republished notifications after a reconnect are no requests
+        else dropPlcPending(); // what the PLC did not get now, it never gets
+      }
+      ee.emit('status', { side: `${side}-probes`, status, detail });
     });
   }
+  // A (re)created cloud session: a restarted server gets the PLC's responses back, and what its
+  // Req variables hold now is the requests' new baseline.
+  cloud.on('session', () => {
+    counters.resyncs += 1;
+    known.cloud.clear();
+    for (const [slot, v] of responses) if (!pending.cloud.has(slot)) pending.cloud.set(slot, v);
+    flush('cloud');
+    fresh.hold();
+    baseline();
+  });
+  // A (re)created PLC session: its response items come back; it gets no request until a twin
+  // makes one (what the relay believed it had is forgotten).
+  plc.on('session', () => {
+    if (watched.size) addPlcItems([...watched]); // items it already has are skipped
+    known.plc.clear();
+  });
 
-  /** Notifications of one side → pending values for the other. */
-  function take(to, batch) {
+  let baselineRun = 0; // the latest baseline read; an older one that answers late is ignored
+  /** Read every relayed cloud Req: the baseline of the requests (opcua-fresh.js), again every baselineRetryMs until it works. */
+  async function baseline() {
+    const run = ++baselineRun;
+    while (!stopped && run === baselineRun && cloud.connected) {
+      try {
+        const entries = [];
+        for (let first = 0; first < o.slots; first += o.maxItemsPerWrite) {
+          const ids = range.slice(first, first + o.maxItemsPerWrite).map((i) => ot.probeNodeId('req', i, { ns: o.cloudNamespaceIndex }));
+          for (const r of await cloud.read(ids)) {
+            if (r.good) entries.push({ key: ot.parseProbeNodeId(r.nodeId).slot, value: Number(r.value), clock: r.clock });
+          }
+        }
+        if (run !== baselineRun) return;
+        // Requests a twin made after the read was served, while it was on its way: judged now.
+        const later = fresh.rebase(entries);
+        if (later.length) take('plc', later, true);
+        return;
+      } catch (err) {
+        counters.baselineErrors += 1;
+        fail(err);
+        await new Promise((resolve) => {
+          const t = setTimeout(() => { retryTimers.delete(t); resolve(); }, o.baselineRetryMs);
+          t.resolve = resolve;
+          retryTimers.add(t);
+        });
+      }
+    }
+  }
+
+  /** Requests waiting for the PLC when it went away: dropped and counted, never written late. */
+  function dropPlcPending() {
+    counters.dropped += pending.plc.size;
+    pending.plc.clear();
+  }
+
+  /**
+   * Notifications of one side → pending values for the other.
+   * @param {'plc'|'cloud'} to
+   * @param {object[]} batch notifications of the other side
+   * @param {boolean} [judged] requests the fresh filter already let through (kept aside until the baseline)
+   */
+  function take(to, batch, judged = false) {
     const from = to === 'plc' ? 'cloud' : 'plc';
     const slotsInUse = [];
     for (const n of batch) {
@@ -188,7 +255,12 @@ function createProbeRelay(opts = {}) {
         fail(err);
         continue;
       }
-      source[from].set(id.slot, value);
+      if (to === 'plc') {
+        if (!judged && !fresh.accept(id.slot, value, n.clock, n)) continue; // not a request a twin made now
+        if (!plc.connected) { counters.dropped += 1; continue; }
+      } else {
+        responses.set(id.slot, value);
+      }
       pending[to].set(id.slot, value);
       if (to === 'plc' && value !== 0) { slotsInUse.push(id.slot); lastUsed.set(id.slot, Date.now()); }
     }
@@ -214,8 +286,10 @@ function createProbeRelay(opts = {}) {
         try {
           results = await side.write(items);
         } catch (err) {
-          // Not written: back in the queue unless a newer value arrived meanwhile.
-          for (const [slot, v] of entries) if (!pending[to].has(slot)) pending[to].set(slot, v);
+          // Not written. For the cloud: back in the queue unless a newer value arrived meanwhile.
+          // For the PLC: dropped (counted), later it would be late.
+          if (to === 'plc') counters.dropped += entries.length;
+          else for (const [slot, v] of entries) if (!pending[to].has(slot)) pending[to].set(slot, v);
           counters.writeErrors += entries.length;
           fail(err);
           break;
@@ -234,6 +308,7 @@ function createProbeRelay(opts = {}) {
       }
     } finally {
       flushing[to] = false;
+      if (to === 'plc' && !side.connected) dropPlcPending();
     }
   }
 
@@ -275,8 +350,12 @@ function createProbeRelay(opts = {}) {
       retryTimers.clear();
       await Promise.allSettled([plc.close(), cloud.close()]);
     },
+    /** Counters; `requests`: how the cloud's Req notifications were judged (opcua-fresh.js). */
     stats() {
-      return { ...counters, slots: o.slots, monitoredItems: { plc: plc.monitoredItemCount, cloud: cloud.monitoredItemCount } };
+      return {
+        ...counters, requests: { ...fresh.counters, holding: fresh.holding }, slots: o.slots,
+        monitoredItems: { plc: plc.monitoredItemCount, cloud: cloud.monitoredItemCount },
+      };
     },
   }));
 }

@@ -64,8 +64,11 @@ const APPLICATION_NAME = 's7twin-opcua-client';
  * @param {number} [opts.publishingIntervalMs]
  * @param {number} [opts.samplingIntervalMs]
  * @param {string} [opts.pkiDir] client certificate folder, created if missing
- * @returns {EventEmitter} emits 'values' ([{nodeId, value, status, ts}] of one publish; ts = source
- *   timestamp in ms, for ordering), 'status'
+ * @param {boolean} [opts.serverClocks] also ask for server timestamps: notifications and read()
+ *   results then carry `clock`, the server's time of the value (see serverClock), so a reader can
+ *   tell a value older than one it read from a newer one (the bridge's baseline, opcua-fresh.js)
+ * @returns {EventEmitter} emits 'values' ([{nodeId, value, status, ts, clock}] of one publish; ts =
+ *   source timestamp in ms, for ordering; clock = server clock or null), 'status'
  *   ('connecting'|'connected'|'disconnected'|'error'), 'session' (a session was (re)created)
  */
 function createSide(opts) {
@@ -230,7 +233,7 @@ function createSide(opts) {
     // them item by item, not in time order): the bridge needs it to replay a pulse.
     const g = await subscription.monitorItems(items, {
       samplingInterval: samplingIntervalMs, queueSize: o.queueSize, discardOldest: false,
-    }, TimestampsToReturn.Source);
+    }, o.serverClocks ? TimestampsToReturn.Both : TimestampsToReturn.Source);
     // Notifications of one publish response arrive one by one, synchronously: gather them and
     // hand them on as one batch, so values that changed together are written together.
     g.on('changed', (item, dataValue) => {
@@ -241,7 +244,7 @@ function createSide(opts) {
       }
       batch.push({
         nodeId: item.itemToMonitor.nodeId.toString(), value: dataValue.value.value, status: dataValue.statusCode,
-        ts: sourceTime(dataValue),
+        ts: sourceTime(dataValue), clock: o.serverClocks ? serverClock(dataValue) : null,
       });
     });
     return g;
@@ -354,22 +357,26 @@ function createSide(opts) {
   }
 
   /**
-   * Read the values of several variables in one Read request.
+   * Read the values of several variables in one Read request (maxAge 0: the server's current
+   * values; with serverClocks, `clock` is the server's time of the read, see serverClock).
    * @param {string[]} nodeIds
-   * @returns {Promise<Array<{nodeId, value, good, status}>>}
+   * @returns {Promise<Array<{nodeId, value, good, status, clock}>>}
    */
   async function read(nodeIds) {
     if (!session || status !== 'connected') throw new OpcuaSideError('E_NOT_CONNECTED', `${name}: not connected`);
     counters.reads += 1;
     let dvs;
     try {
-      dvs = await session.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: opcua.AttributeIds.Value })));
+      dvs = await session.read(nodeIds.map((nodeId) => ({ nodeId, attributeId: opcua.AttributeIds.Value })), 0);
     } catch (err) {
       throw Object.assign(new OpcuaSideError('E_READ', `${name}: read failed: ${err.message}`), { cause: err });
     } finally {
       refreshBytes();
     }
-    return dvs.map((dv, i) => ({ nodeId: nodeIds[i], value: dv.value.value, good: dv.statusCode.isGood(), status: dv.statusCode.name }));
+    return dvs.map((dv, i) => ({
+      nodeId: nodeIds[i], value: dv.value.value, good: dv.statusCode.isGood(), status: dv.statusCode.name,
+      clock: o.serverClocks ? serverClock(dv) : null,
+    }));
   }
 
   /** Close the session and the connection; every timer of the client goes with it. */
@@ -427,6 +434,17 @@ function sourceTime(dv) {
   return t ? t.getTime() + (dv.sourcePicoseconds || 0) / 1e9 : null;
 }
 
+/**
+ * A DataValue's server timestamp as one exact number, picoseconds since 1970 (a BigInt: a double
+ * cannot hold milliseconds and picoseconds apart), or null. The server's own clock: a value
+ * sampled or written before a Read has a clock no later than that Read's (the Read of a value
+ * with maxAge 0 stamps it with the time of the read, node-opcua-server addressSpace_accessor.js).
+ */
+function serverClock(dv) {
+  const t = dv.serverTimestamp;
+  return t ? BigInt(t.getTime()) * 1000000000n + BigInt(dv.serverPicoseconds || 0) : null;
+}
+
 function withTimeout(p, ms) {
   let t;
   return Promise.race([p, new Promise((_, reject) => { t = setTimeout(() => reject(new Error('timeout')), ms); })]).finally(() => clearTimeout(t));
@@ -435,4 +453,4 @@ function withTimeout(p, ms) {
 /** For tests: forget cached certificate managers. */
 function resetCertificateManagers() { certificateManagers = new Map(); certificatesReady.clear(); }
 
-module.exports = { createSide, OpcuaSideError, DEFAULTS, resetCertificateManagers };
+module.exports = { createSide, OpcuaSideError, DEFAULTS, resetCertificateManagers, serverClock };

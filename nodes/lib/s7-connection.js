@@ -15,7 +15,9 @@
  * - every value of one command is written in ONE multi-item write request, and queued writes go
  *   out together (lib/s7-batch.js: probe slots next to each other become one array item);
  * - writes are either done or refused: while the PLC is down write() rejects at once with
- *   E_PLC_DOWN, and writes waiting behind a lost connection are rejected, never written late.
+ *   E_PLC_DOWN, and writes waiting behind a lost connection are rejected, never written late;
+ * - a write with a deadline (lib/clock.js time) whose deadline has passed when its turn comes is
+ *   rejected with E_EXPIRED right before the write request would go out, never sent.
  *
  * nodes7 reconnects by itself on fixed 2-3.5 s timers and keeps timers around after
  * dropConnection(). We do not use that: every connection attempt is a fresh NodeS7 object, any
@@ -27,6 +29,7 @@ const { performance } = require('node:perf_hooks');
 const NodeS7 = require('nodes7');
 const { createBackoff } = require('./backoff');
 const { takeBatch: batchOf } = require('./s7-batch');
+const clock = require('./clock');
 
 const DEFAULTS = {
   port: 102,
@@ -118,6 +121,7 @@ function createS7Connection(opts) {
     chaseReads: 0, // reads made back to back in a chase window after a write
     chaseEnds: 0, // chases ended early: the PLC's scan after the write was seen
     rests: 0, // reads of several PDUs followed by a rest (readDuty)
+    expired: 0, // writes whose deadline passed before their turn: rejected, never sent
   };
   let inst = null;
   let itemsDirty = false; // watched items changed since nodes7's item list was last set
@@ -193,7 +197,9 @@ function createS7Connection(opts) {
     busy = null;
     if (inFlight && inFlight.op) {
       counters.writeErrors += 1;
-      inFlight.op.reject(s7Error('E_PLC_DOWN', `write lost with the connection: ${err.message}`));
+      // The request went out: the PLC may have applied it before the connection went. Not a
+      // refusal (E_PLC_DOWN says nothing was written): the outcome is unknown.
+      inFlight.op.reject(s7Error('E_OUTCOME_UNKNOWN', `the PLC connection was lost while the write was in flight (${err.message}): whether it was applied is unknown`));
     }
     refuseQueued(err);
     if (wasUp) {
@@ -202,6 +208,21 @@ function createS7Connection(opts) {
     }
     setState('disconnected', err.message);
     if (!closed && !retryTimer) retryTimer = setTimeout(connect, backoff.next());
+  }
+
+  /** Reject the queued writes whose deadline has passed: the job about to go out must not hold them. */
+  function dropExpired() {
+    const t = clock.now();
+    let kept = 0;
+    for (const w of writes) {
+      if (w.deadline !== undefined && t >= w.deadline) {
+        counters.expired += 1;
+        w.reject(s7Error('E_EXPIRED', `deadline passed ${Math.round(t - w.deadline)} ms before its turn in the write queue: not written`));
+      } else {
+        writes[kept++] = w;
+      }
+    }
+    writes.length = kept;
   }
 
   function refuseQueued(err) {
@@ -219,6 +240,7 @@ function createS7Connection(opts) {
     // stream of writes (hundreds of twins' probes) never starves the reads; otherwise writes first.
     // A read of several PDUs is not followed by another before restAt, whatever asks for it.
     if (readNow && now >= restAt) { doRead(); return; }
+    if (writes.length) dropExpired();
     if (writes.length) { doWrite(takeBatch()); return; }
     const due = readNow ? restAt : Math.max(nextReadAt, restAt);
     if (now >= due) { doRead(); return; }
@@ -352,13 +374,16 @@ function createS7Connection(opts) {
     /**
      * Write several items in one request.
      * @param {Array<{addr: string, value: number|boolean}>} items nodes7 addresses and values
-     * @param {{independent?: boolean}} [opts] independent: no other write's order against this
-     *   one matters, except writes to the same addresses (probe slots); such writes may go out
-     *   ahead of others queued before them, merged with neighbouring ones (lib/s7-batch.js)
-     * @returns {Promise<void>} rejects with E_PLC_DOWN, E_BUSY, E_WRITE
+     * @param {{independent?: boolean, deadline?: number}} [opts] independent: no other write's
+     *   order against this one matters, except writes to the same addresses (probe slots); such
+     *   writes may go out ahead of others queued before them, merged with neighbouring ones
+     *   (lib/s7-batch.js). deadline: lib/clock.js time after which it must not be sent
+     * @returns {Promise<void>} rejects with E_PLC_DOWN, E_BUSY, E_WRITE, E_EXPIRED (nothing written), or
+     *   E_OUTCOME_UNKNOWN (the connection was lost with the request sent)
      */
     write(items, opts = {}) {
       const independent = opts.independent === true;
+      const deadline = typeof opts.deadline === 'number' ? opts.deadline : undefined;
       return new Promise((resolve, reject) => {
         if (!up) {
           counters.refused += 1;
@@ -371,13 +396,13 @@ function createS7Connection(opts) {
           return;
         }
         if (items.length <= o.maxBatchItems) {
-          writes.push({ items, resolve, reject, independent });
+          writes.push({ items, resolve, reject, independent, deadline });
         } else {
           // Only probes (many slots in one frame) get here; a command has at most the table's
           // inputs. Each part is written in order; the whole resolves when all parts did.
           const parts = [];
           for (let i = 0; i < items.length; i += o.maxBatchItems) {
-            parts.push(new Promise((res, rej) => writes.push({ items: items.slice(i, i + o.maxBatchItems), resolve: res, reject: rej, independent })));
+            parts.push(new Promise((res, rej) => writes.push({ items: items.slice(i, i + o.maxBatchItems), resolve: res, reject: rej, independent, deadline })));
           }
           Promise.all(parts).then(() => resolve(), reject);
         }

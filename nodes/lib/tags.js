@@ -60,6 +60,20 @@ function checkWrite(short, value) {
 }
 
 /**
+ * Check the values of a `state` or `snap` frame (what the edge reports the PLC shows): every key
+ * must be a streamed tag of the table, every value of its type and range.
+ * @param {object} d values keyed by short name
+ * @throws {TagError} E_UNKNOWN_TAG, E_TYPE, E_RANGE (the first found)
+ */
+function checkState(d) {
+  for (const [short, value] of Object.entries(d || {})) {
+    const tag = byShort.get(short);
+    if (!tag || tag.noStream) throw new TagError('E_UNKNOWN_TAG', `unknown tag "${short}" in a plant state`);
+    normalise(tag, value);
+  }
+}
+
+/**
  * Normalise a value for a tag's type: booleans to 0/1, integers checked for range.
  * @throws {TagError} E_TYPE, E_RANGE
  */
@@ -179,7 +193,7 @@ function template(str, vars) {
 }
 
 module.exports = {
-  TABLE, TYPES, TagError, tags, ioDbSize, get, checkWrite, normalise, readTag, writeTag, decodeBlock, diff,
+  TABLE, TYPES, TagError, tags, ioDbSize, get, checkWrite, checkState, normalise, readTag, writeTag, decodeBlock, diff,
   packRegister, unpackRegister, timedPairs, template, parseS7,
   inputs: tags.filter((t) => t.dir === 'in'),
   outputs: tags.filter((t) => t.dir === 'out'),

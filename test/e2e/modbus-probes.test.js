@@ -5,14 +5,15 @@
  * scan) → edge → cloud (HR4000+2i) → twin. MB_PROBE_SLOTS = 81 here (two blocks per side: slots
  * 0..60 and 61..80), so slot 80 needs the second block and slot 81 is outside the relay: its
  * request stays on the cloud server and is never answered. Then the PLC restarts empty: the
- * relay brings the requests back into it and probes go on.
+ * relay writes nothing of the requests still on the cloud into it (they are old; issue 16), and
+ * fresh probes go on.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const ModbusRTU = require('modbus-serial');
-const { startNodeRed, freePort, waitFor } = require('../helpers/nodered');
+const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
 const { startPlc } = require('../helpers/plc');
 const { createTransport } = require('../../twin/transports/modbus');
 const codec = require('../../nodes/lib/modbus-codec');
@@ -53,6 +54,9 @@ test('modbus probe relay: slots 1, 2, 80 come back with their exact values, slot
     await cloud.stop();
     await plc.stop(); // a second stop after the restart below is harmless
   });
+  // A request on the cloud before the relay's first read of its block is part of that read's
+  // baseline, never written (issue 16): probe once the relay has its baselines.
+  await edgeReady(edge, { modbus: true, modbusProbeBlocks: 2 });
   await tr.connect();
   await pc.connectTCP('127.0.0.1', { port: plc.ports.modbus });
   pc.setID(1);
@@ -78,19 +82,25 @@ test('modbus probe relay: slots 1, 2, 80 come back with their exact values, slot
   assert.equal(await udint(pc, codec.PROBE_REQUEST_BASE + 2 * SLOTS), 0, 'slot 81 reached the PLC');
   assert.equal(tr.stats().pendingProbes, 1);
 
-  // The PLC restarts empty on the same port: the probe clients reconnect, the codecs pass their
-  // blocks whole again, so the new PLC gets the requests already on the cloud, and probes work.
+  // The PLC restarts empty on the same port: the probe clients reconnect, and the requests still
+  // on the cloud are not written into the new PLC (they are old: a relay towards a PLC passes
+  // only what a twin changes after it last looked). Fresh probes work.
   const port = plc.ports.modbus;
   pc.close(() => {});
   await plc.stop();
   const { createPlc } = require('../../plc');
   const plc2 = await createPlc({ scanMs: 10, s7: false, opcua: false, modbus: { host: '127.0.0.1', port } });
   t.after(() => plc2.stop());
-  const pc2 = new ModbusRTU();
-  t.after(() => pc2.close(() => {}));
-  await waitFor(async () => {
-    if (!pc2.isOpen) { await pc2.connectTCP('127.0.0.1', { port }); pc2.setID(1); pc2.setTimeout(5000); }
-    return (await udint(pc2, codec.PROBE_REQUEST_BASE + 2 * 2)) === 0x12345678;
-  }, WAIT_MS, 'slot 2\'s request rewritten into the new PLC');
+  const relay = async () => (await nodeStats(edge))['probe requests → PLC'];
+  // Positive signal first: the probe PLC client reconnected and the relay read both blocks again
+  // a few times since (each read of a changed block would have been written by then).
+  const pplc = await waitFor(async () => {
+    const c = await relay();
+    return plc2.counters.modbusConnects >= 2 && c;
+  }, WAIT_MS, 'the edge\'s two PLC clients connected to the new PLC');
+  await waitFor(async () => (await relay()).updates >= pplc.updates + 6, WAIT_MS, 'three more rounds of the relay');
+  await plc2.waitScans(5);
+  assert.equal(plc2.counters.probeWrites, 0, 'the requests still on the cloud were written into the new PLC');
+  assert.equal(plc2.probeResponse(2), 0);
   await Promise.all([probe(1, 123456789), probe(80, 0xfffffffe)]);
 });

@@ -9,7 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startNodeRed, freePort, waitFor } = require('../helpers/nodered');
+const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
 const { pkiDir, countMonitoredItems } = require('../helpers/opcua');
 const { runTwin } = require('../../twin/cli');
@@ -60,6 +60,8 @@ async function startSystem(t) {
   });
   try {
     await bridgeReady(sys);
+    // A command written before the bridge's baseline read is part of the baseline (issue 16).
+    await edgeReady(sys.edge, { opcua: true });
   } catch (err) {
     err.message += `\n--- edge log ---\n${sys.edge.logs().slice(-4000)}\n--- cloud log ---\n${sys.cloud.logs().slice(-3000)}`;
     throw err;
@@ -120,12 +122,14 @@ test('OPC UA path: cloud server restart and PLC restart, the edge recovers witho
   checkRun(await twin(sys, { mode: 'poll', boxes: 4 }), 'before the restarts');
 
   // Cloud server restart: a new Node-RED (and server) on the same OPC UA port.
+  const since = await nodeStats(sys.edge);
   const oldCloud = sys.cloud;
   await oldCloud.stop();
   fs.rmSync(oldCloud.userDir, { recursive: true, force: true });
   sys.cloud = null;
   sys.cloud = await startNodeRed(sys.cloudOpts);
   await bridgeReady(sys);
+  await edgeReady(sys.edge, { opcua: true, since });
   // The bridge wrote the PLC's states to the new server: it mirrors the PLC again.
   assert.equal((await countMonitoredItems(sys.url, TWIN)).subscriptions, 2, 'the bridge\'s tag and probe subscriptions');
   checkRun(await twin(sys, { mode: 'poll', boxes: 4 }), 'after the cloud restart');

@@ -115,4 +115,44 @@ async function startNodeRed(opts) {
   return { port, url: `http://127.0.0.1:${port}`, userDir, logs: () => out, stop, child };
 }
 
-module.exports = { ROOT, freePort, waitFor, startNodeRed };
+/**
+ * The counters of every s7twin node of a running Node-RED (GET /s7twin/stats), by node name.
+ * @param {{url: string}} red from startNodeRed
+ * @returns {Promise<Object<string, object>>} name (or id when unnamed) -> counters
+ */
+async function nodeStats(red) {
+  const { nodes } = await (await fetch(`${red.url}/s7twin/stats`)).json();
+  return Object.fromEntries(nodes.map((n) => [n.name || n.id, n.counters]));
+}
+
+/**
+ * Wait until the edge's bridges towards the PLC have their baselines (issue 16: what a twin
+ * commands before that is not applied): the OPC UA bridge's commands and probe requests, the
+ * Modbus codecs "commands → PLC" and "probe requests → PLC" (every probe block), as far as the
+ * edge runs them.
+ * @param {{url: string}} edge
+ * @param {{opcua?: boolean, modbus?: boolean, modbusProbeBlocks?: number, since?: object, timeoutMs?: number}} opts
+ *   since: counters of an earlier nodeStats() call; baselines must have grown past them
+ */
+async function edgeReady(edge, opts) {
+  const before = opts.since || {};
+  const grew = (now, was, key) => now && now[key] > ((was && was[key]) || 0);
+  await waitFor(async () => {
+    const s = await nodeStats(edge);
+    if (opts.opcua) {
+      const b = s['OPC UA bridge'];
+      const was = before['OPC UA bridge'];
+      if (!b || b.commands.holding || !grew(b.commands, was && was.commands, 'baselines')) return false;
+      if (b.probes && (b.probes.requests.holding || !grew(b.probes.requests, was && was.probes && was.probes.requests, 'baselines'))) return false;
+    }
+    if (opts.modbus) {
+      if (!grew(s['commands → PLC'], before['commands → PLC'], 'baselines')) return false;
+      const p = s['probe requests → PLC'];
+      const blocks = opts.modbusProbeBlocks ?? 0;
+      if (blocks && !(p && p.baselines >= (((before['probe requests → PLC'] || {}).baselines) || 0) + blocks)) return false;
+    }
+    return true;
+  }, opts.timeoutMs || 60000, 'the edge\'s bridges to have their baselines');
+}
+
+module.exports = { ROOT, freePort, waitFor, startNodeRed, nodeStats, edgeReady };

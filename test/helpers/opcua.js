@@ -52,4 +52,19 @@ async function countMonitoredItems(endpointUrl, credentials) {
   }
 }
 
-module.exports = { PKI_ROOT, pkiDir, countMonitoredItems };
+/**
+ * Start an edge bridge (nodes/lib/opcua-bridge.js) and wait until it has read its baselines: a
+ * command a twin writes into the cloud before that is part of the baseline, not a command
+ * (issue 16), so a test that commands right after start waits for this first.
+ * @param {object} bridge createOpcuaBridge(...)
+ */
+async function startBridge(bridge) {
+  const { waitFor } = require('./nodered');
+  await bridge.start();
+  await waitFor(() => {
+    const s = bridge.stats();
+    return !s.commands.holding && (!s.probes || !s.probes.requests.holding);
+  }, 30000, 'the bridge\'s baseline reads');
+}
+
+module.exports = { PKI_ROOT, pkiDir, countMonitoredItems, startBridge };

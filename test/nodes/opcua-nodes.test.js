@@ -122,6 +122,9 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
     const msgs = [];
     out.on('input', (m) => msgs.push(m));
     await waitFor(() => seen.some((s) => s.fill === 'green' && s.text === 'connected'), 30000, 'connected status');
+    // The bridge's baseline read: what the cloud holds before it is no command (issue 16).
+    const registry = require('../../nodes/lib/registry');
+    await waitFor(() => { const e = registry.list().find((n) => n.id === 'br'); return e && e.counters.commands && !e.counters.commands.holding; }, 30000, 'the bridge\'s baseline');
 
     cloud.set('st', 1);
     await waitFor(() => msgs.some((m) => m.topic === 'cloud' && m.payload.c1 === 1), 10000, 'c1 relayed back to the cloud');
@@ -149,8 +152,14 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
     {
       const n = seen.length;
       await waitFor(() => seen.slice(n).some((s) => s.fill === 'green'), 30000, 'connected again');
+      // The new PLC gets nothing from the cloud's image (st is still 1 there): no stale press.
+      await plc2.waitScans(20);
+      assert.equal(plc2.values().st, 0, 'the cloud\'s old press was written into the new PLC');
+      assert.equal(plc2.values().grn, 0);
       // A fresh press on the cloud reaches the new PLC.
+      const m = msgs.length;
       cloud.set('st', 0);
+      await waitFor(() => msgs.slice(m).some((x) => x.topic === 'plc' && x.payload.st === 0), 10000, 'the release relayed');
       cloud.set('st', 1);
       await waitFor(() => plc2.values().grn === 1, 10000, 'the new PLC started from the cloud');
     }

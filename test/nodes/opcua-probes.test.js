@@ -14,7 +14,7 @@ const { createTransport } = require('../../twin/transports/opcua');
 const ot = require('../../nodes/lib/opcua-tags');
 const { freePort, waitFor } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
-const { pkiDir, countMonitoredItems } = require('../helpers/opcua');
+const { pkiDir, countMonitoredItems, startBridge } = require('../helpers/opcua');
 
 const TWIN = { user: 'twin', password: 'twin' };
 const EDGE = { user: 'edge', password: 'edge' };
@@ -88,7 +88,7 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   const errors = [];
   bridge.on('error', (e) => errors.push(e));
   t.after(() => bridge.stop());
-  await bridge.start();
+  await startBridge(bridge);
   assert.deepEqual(bridge.stats().monitoredItems, { plc: 11, cloud: 10 }, 'the tag sessions carry no probe items');
   assert.deepEqual(bridge.stats().probes.monitoredItems, { plc: 0, cloud: SLOTS }, 'PLC responses are monitored once a slot is used');
 
@@ -138,6 +138,8 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   await waitFor(async () => (await countMonitoredItems(srv2.endpointUrl, TWIN)).items === 10 + SLOTS + 2 + 11, 30000,
     'bridge command and probe items plus the subscribing twin\'s 2 probe responses and 11 outputs, each once');
   await waitFor(() => sub.stats().connected && poll.stats().connected, 30000, 'twins reconnected');
+  // The relay's baseline of the new server (a request written before it is no request, issue 16).
+  await waitFor(() => bridge.stats().probes.requests.baselines >= 2 && !bridge.stats().probes.requests.holding, 30000, 'the relay\'s new baseline');
   for (const [tr, slot] of [[sub, 1], [poll, 2]]) {
     value += 1;
     assert.equal(await roundTrip(tr, slot, value), value, `slot ${slot} after the restart`);
@@ -172,7 +174,7 @@ test('probe relay: a PLC response slot idle for idleMs stops being monitored, an
   const errors = [];
   bridge.on('error', (e) => errors.push(e));
   t.after(() => bridge.stop());
-  await bridge.start();
+  await startBridge(bridge);
   const tr = createTransport({ url: srv.endpointUrl, ...TWIN, mode: 'subscribe', pkiDir: pkiDir('twin-client') });
   t.after(() => tr.close());
   await tr.connect();

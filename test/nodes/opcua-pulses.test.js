@@ -12,7 +12,7 @@ const { createOpcuaBridge } = require('../../nodes/lib/opcua-bridge');
 const { createSide } = require('../../nodes/lib/opcua-side');
 const { freePort, waitFor } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
-const { pkiDir } = require('../helpers/opcua');
+const { pkiDir, startBridge } = require('../helpers/opcua');
 
 const TWIN = { user: 'twin', password: 'twin' };
 const EDGE = { user: 'edge', password: 'edge' };
@@ -31,7 +31,7 @@ test('bridge: a value that changed twice in one publish reaches the PLC twice, i
     samplingIntervalMs: 0, publishingIntervalMs: 400, probeSlots: 0, // tags only
   });
   t.after(() => bridge.stop());
-  await bridge.start();
+  await startBridge(bridge);
   // A 400 ms publishing interval needs a smaller keep-alive count than the 10 ms default's 100
   // (100 x 400 ms would outlast the 20 s session, which node-opcua refuses).
   assert.equal(bridge.sides.cloud.revised.publishingIntervalMs, 400);

@@ -12,7 +12,7 @@ const { createOpcuaBridge } = require('../../nodes/lib/opcua-bridge');
 const { createSide } = require('../../nodes/lib/opcua-side');
 const { freePort, waitFor } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
-const { pkiDir, countMonitoredItems } = require('../helpers/opcua');
+const { pkiDir, countMonitoredItems, startBridge } = require('../helpers/opcua');
 
 const TWIN = { user: 'twin', password: 'twin' };
 const EDGE = { user: 'edge', password: 'edge' };
@@ -120,7 +120,7 @@ test('bridge: commands reach the PLC together, outputs reach the cloud, a restar
   const errors = [];
   bridge.on('error', (e) => errors.push(e));
   t.after(() => bridge.stop());
-  await bridge.start();
+  await startBridge(bridge);
   assert.deepEqual(bridge.stats().monitoredItems, { plc: 11, cloud: 10 });
 
   // Start: the PLC runs, its outputs appear on the cloud server as written by the edge.

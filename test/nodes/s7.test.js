@@ -8,6 +8,7 @@ const assert = require('node:assert/strict');
 const registry = require('../../nodes/lib/registry');
 const helper = require('node-red-node-test-helper');
 const tags = require('../../nodes/lib/tags');
+const clock = require('../../nodes/lib/clock');
 const { startBareS7, waitFor } = require('../helpers/nodes');
 
 const nodes = [require('../../nodes/s7twin-plc'), require('../../nodes/s7twin-s7')];
@@ -61,6 +62,41 @@ describe('s7twin-s7 against a real snap7 S7 server', () => {
     const st = await next((e) => e.k === 'state' && e.d.c1 === 1, 'a state frame');
     assert.deepEqual(st.d, { c1: 1, red: 1, nb: 5 }, 'all changes of one scan in one frame, noStream tags left out');
     assert.equal(got.filter((e) => e.k === 'state').length, 1);
+  });
+
+  it('never writes a request past its deadline: E_EXPIRED, the PLC untouched; a deadline still ahead is written and echoed', async () => {
+    const { conn } = await load();
+    const writesBefore = conn.counters.writes;
+    const late = { ...cmd({ se: 1 }), dl: 1 };
+    helper.getNode('s7').receive({ payload: late, deadline: clock.now() - 1 });
+    const noEstimate = { ...cmd({ se: 1 }), dl: clock.now() + 60000 }; // a cloud deadline, no msg.deadline
+    helper.getNode('s7').receive({ payload: noEstimate });
+    const probe = { v: 1, k: 'probe', src: 'twin-1', seq: ++seq, ts: Date.now(), d: { 3: 77 }, dl: 5 };
+    helper.getNode('s7').receive({ payload: probe, deadline: clock.now() - 1 });
+    for (const r of [late, noEstimate, probe]) {
+      const err = await next((e) => e.k === 'err' && e.ref && e.ref.seq === r.seq, 'E_EXPIRED');
+      assert.equal(err.e.code, 'E_EXPIRED');
+    }
+    assert.equal(conn.counters.writes, writesBefore, 'nothing was written');
+    assert.equal(plc.values().se, 0);
+    assert.equal(plc.probeRequest(3), 0);
+    assert.equal(helper.getNode('s7').counters.expired, 3);
+    const ok = { ...cmd({ se: 1 }), dl: 4242 };
+    helper.getNode('s7').receive({ payload: ok, deadline: clock.now() + 30000 });
+    const ack = await next((e) => e.k === 'ack' && e.ref.seq === ok.seq, 'an ack');
+    assert.equal(ack.dl, 4242, 'the answer echoes the deadline the cloud gave');
+    assert.equal(plc.values().se, 1);
+  });
+
+  it('a queued write whose deadline passes before its turn is dropped, never sent', async () => {
+    const { conn } = await load();
+    const writesBefore = conn.counters.writes;
+    // Due now, but queued: it goes out at the next tick, by when its deadline has passed.
+    const p = conn.write([{ addr: 'DB1,X0.2', value: true }], { deadline: clock.now() });
+    await assert.rejects(p, (err) => err.code === 'E_EXPIRED');
+    assert.equal(conn.counters.expired, 1);
+    assert.equal(conn.counters.writes, writesBefore);
+    assert.equal(plc.values().se, 0);
   });
 
   it('writes a valid command in one write and answers ack with ref', async () => {

@@ -115,7 +115,7 @@ test('bad probe requests are rejected and counted', async () => {
   assert.equal(plc.probeResponse(2), 0, 'a batch with one bad item writes nothing');
 });
 
-test('the PLC reconnects by itself after the broker comes back, and re-sends a snapshot', async () => {
+test('the PLC reconnects by itself after the broker comes back, re-sends a snapshot, and applies no retained command or probe request', async () => {
   const connects = plc.counters.mqttConnects;
   await client.endAsync(true);
   client = null;
@@ -133,9 +133,21 @@ test('the PLC reconnects by itself after the broker comes back, and re-sends a s
   client = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: 'plc', password: 'x', reconnectPeriod: 0, clientId: 'test-sub' });
   client.on('message', (topic, payload) => seen.push(JSON.parse(payload.toString())));
   await client.subscribeAsync(T.state);
+  // Left retained on this broker (a plain aedes keeps them) before the PLC is back: old, not
+  // commands a twin sends now; the broker hands them to the PLC's new subscription.
+  await client.publishAsync(T.cmd, JSON.stringify({ se: 1 }), { qos: 1, retain: true });
+  await client.publishAsync(T.req, JSON.stringify({ i: 5, v: 77 }), { qos: 1, retain: true });
+  const stale = plc.counters.mqttStale;
   open = true;
   await waitFor(() => plc.counters.mqttConnects > connects && plc.mqttConnected, 15000, 'PLC reconnected');
   const snap = await waitFor(() => seen.find((s) => 'nb' in s), 10000, 'snapshot after reconnect');
   assert.equal(snap.grn, 1);
   assert.equal(snap.nr, 1);
+  await waitFor(() => plc.counters.mqttStale === stale + 2, 10000, 'both retained messages delivered to the PLC and ignored');
+  await plc.waitScans(3);
+  assert.equal(plc.values().se, 0, 'a retained command was applied');
+  assert.equal(plc.probeResponse(5), 0, 'a retained probe request was applied');
+  // A command sent now still works.
+  await client.publishAsync(T.cmd, JSON.stringify({ se: 1 }), { qos: 1 });
+  await waitFor(() => plc.values().se === 1, 10000, 'a live command applied');
 });

@@ -148,3 +148,55 @@ test('the edge flow\'s probe loops use the I/O table\'s probe bases, slot count 
   const env = flow.find((n) => n.type === 'tab').env.find((e) => e.name === 'MB_PROBE_SLOTS');
   assert.match(env.value, /S7T_MODBUS_PROBE_SLOTS/);
 });
+
+test('baseline relay (towards a PLC): the first read and the first after rebase() pass nothing; only later changes pass', () => {
+  const r = codec.createRelay({ address: 0, count: 1, baseline: true });
+  assert.equal(r.baseline, true);
+  const stale = tags.packRegister(0, { st: 1, sd: 1 }); // what the cloud's HR0 held when the edge started
+  let out = r.update([stale]);
+  assert.equal(out.words, null, 'the first read is a baseline, not a command');
+  assert.deepEqual(out.changed, {}, 'no envelope either: nobody wrote it now');
+  assert.equal(out.baseline, true);
+  assert.equal(r.update([stale]).words, null, 'unchanged');
+  const fresh = tags.packRegister(0, { st: 1, sd: 0, dmg: 1 });
+  out = r.update([fresh | 0x8000]);
+  assert.deepEqual(out.words, [fresh], 'a twin changed it after the baseline: passed on, masked');
+  assert.deepEqual(out.changed, { sd: 0, dmg: 1 });
+  // The source reconnected (a restarted cloud server: every register 0): a new baseline.
+  r.rebase();
+  out = r.update([0]);
+  assert.equal(out.words, null, 'zeros after a cloud restart are not a command');
+  assert.deepEqual(out.changed, {});
+  out = r.update([tags.packRegister(0, { sp: 1 })]);
+  assert.deepEqual(out.words, [tags.packRegister(0, { sp: 1 })], 'compared with the new baseline');
+  assert.deepEqual(out.changed, { sp: 1 });
+  assert.equal(r.counters.baselines, 2);
+  assert.equal(r.counters.passed, 2);
+  // Nothing is ever sent again: no reset, no timed resend.
+  assert.throws(() => r.reset(), { code: 'E_BASELINE' });
+  assert.throws(() => codec.createRelay({ address: 0, count: 1, baseline: true, refreshMs: 1000 }), { code: 'E_CONFIG' });
+  // rebase() on a relay without baseline changes nothing.
+  const plain = codec.createRelay({ address: 0, count: 1 });
+  plain.update([0]);
+  plain.rebase();
+  assert.equal(plain.update([0]).words, null);
+});
+
+test('baseline block relays: each block\'s first read is its baseline, rebase() starts a new one for every block', () => {
+  const r = codec.createBlockRelays({ baseline: true });
+  assert.equal(r.baseline, true);
+  const old = [0, 7, 0, 9]; // probe requests left on the cloud server: slots 0 and 1
+  assert.equal(r.update(1000, old).words, null, 'block 1000: baseline');
+  assert.equal(r.update(1122, [0, 5]).words, null, 'block 1122: its own baseline on its first read');
+  assert.equal(r.update(1000, old).words, null);
+  const probe = [0, 8, 0, 9];
+  assert.deepEqual(r.update(1000, probe).words, probe, 'a fresh request after the baseline');
+  assert.equal(r.baselines, 2);
+  r.rebase(); // the cloud probe client reconnected
+  assert.equal(r.update(1000, [0, 0, 0, 0]).words, null, 'zeros of a restarted cloud: baseline');
+  assert.equal(r.update(1122, [0, 6]).words, null, 'every block rebased');
+  assert.deepEqual(r.update(1122, [0, 7]).words, [0, 7]);
+  assert.equal(r.baselines, 4);
+  assert.throws(() => r.reset(), { code: 'E_BASELINE' });
+  assert.throws(() => codec.createBlockRelays({ baseline: true, refreshMs: 1000 }), { code: 'E_CONFIG' });
+});

@@ -104,3 +104,17 @@ test('kindOf and plantOf read the table topics', () => {
   assert.equal(auth.plantOf('s7twin/p2/cmd'), 'p2');
   assert.equal(auth.plantOf('s7twin//cmd'), null);
 });
+
+test('filtersOverlap: two filters that can match a common topic', () => {
+  const { filtersOverlap } = auth;
+  for (const [a, b] of [['s7twin/+/cmd', 's7twin/plant1/cmd'], ['s7twin/+/cmd', 's7twin/#'], ['s7twin/+/cmd', '#'],
+    ['s7twin/+/probe/req', 's7twin/plant1/+/+'], ['s7twin/+/cmd', 's7twin/+/cmd'], ['a/#', 'a']]) {
+    assert.equal(filtersOverlap(a, b), true, `${a} ~ ${b}`);
+    assert.equal(filtersOverlap(b, a), true, `${b} ~ ${a}`);
+  }
+  for (const [a, b] of [['s7twin/+/cmd', 's7twin/plant1/state'], ['s7twin/+/cmd', 's7twin/+/probe/req'], ['s7twin/+/cmd', 's7twin/+'],
+    ['s7twin/+/cmd', '$SYS/#'], ['s7twin/+/cmd', 's7twin/plant1/cmd/x']]) {
+    assert.equal(filtersOverlap(a, b), false, `${a} !~ ${b}`);
+    assert.equal(filtersOverlap(b, a), false, `${b} !~ ${a}`);
+  }
+});

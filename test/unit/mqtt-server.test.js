@@ -178,3 +178,57 @@ test('MQTT broker: a will is checked like a publish, so a twin cannot leave a fa
   await waitFor(() => srv.counters.publishRefused === 1, 20000, 'the refused will');
   assert.ok(!monitor.msgs.some((m) => m.topic === 's7twin/plant1/state'));
 });
+
+test('MQTT broker: nothing stale reaches a PLC: no retained command, nothing queued for a persistent session', async (t) => {
+  const srv = await createMqttServer({ host: '127.0.0.1', port: 0, wsPort: false, users: USERS });
+  const events = [];
+  srv.events.on('event', (ev) => events.push(ev));
+  const clients = [];
+  t.after(async () => { await Promise.all(clients.map(end)); await srv.close(); });
+  const url = `mqtt://127.0.0.1:${srv.ports.tcp}`;
+  const twin = await connect(url, { username: 'twin', password: 'twin-pw' });
+  clients.push(twin);
+  const subAt = (c, topics, qos) => new Promise((resolve, reject) => c.subscribe(topics, { qos }, (e, granted) => {
+    if (e && e.packet && Array.isArray(e.packet.granted)) resolve(e.packet.granted);
+    else if (e) reject(e);
+    else resolve(granted.map((g) => g.qos));
+  }));
+
+  // A twin's retained command and probe request: passed on now, kept for nobody later.
+  await twin.publishAsync('s7twin/plant1/cmd', JSON.stringify({ st: 1 }), { qos: 1, retain: true });
+  await twin.publishAsync('s7twin/plant1/probe/req', JSON.stringify({ i: 1, v: 5 }), { qos: 1, retain: true });
+
+  // A PLC with a persistent session (clean: false, as an LMQTT client may be set up) asking for
+  // QoS 1 on the command and probe request topics: refused, or the broker would queue commands
+  // for it while it is away (MQTT-3.1.2-5). At QoS 0 it is served, and nothing is queued.
+  const opts = { username: 'plc', password: 'plc-pw', clientId: 'plc-persistent', clean: false };
+  let plc = await connect(url, opts);
+  clients.push(plc);
+  assert.deepEqual(await subAt(plc, ['s7twin/plant1/cmd', 's7twin/+/probe/req'], 1), [0x80, 0x80]);
+  assert.equal(srv.counters.persistentRefused, 2);
+  assert.deepEqual(events.filter((e) => e.code === 'E_MQTT_PERSISTENT').length, 2);
+  assert.deepEqual(await subAt(plc, ['s7twin/plant1/cmd', 's7twin/+/probe/req'], 0), [0, 0]);
+  // Clean sessions, and other topics, keep the QoS they ask for.
+  const cleanPlc = await connect(url, { username: 'plc', password: 'plc-pw' });
+  clients.push(cleanPlc);
+  assert.deepEqual(await subAt(cleanPlc, ['s7twin/plant1/cmd'], 1), [1]);
+  const monitor = await connect(url, { username: 'monitor', password: 'mon-pw', clientId: 'mon-persistent', clean: false });
+  clients.push(monitor);
+  assert.deepEqual(await subAt(monitor, ['s7twin/plant1/state'], 1), [1]);
+
+  // The retained command and probe request did not come; a live command does.
+  await twin.publishAsync('s7twin/plant1/cmd', JSON.stringify({ se: 1 }), { qos: 1 });
+  await waitFor(() => plc.msgs.some((m) => m.payload.se === 1), 10000, 'a live command');
+  assert.deepEqual(plc.msgs.map((m) => m.payload), [{ se: 1 }], 'a retained command reached the PLC');
+
+  // Away: commands and probe requests sent meanwhile are not kept for it.
+  await end(plc);
+  await twin.publishAsync('s7twin/plant1/cmd', JSON.stringify({ sp: 1 }), { qos: 1 });
+  await twin.publishAsync('s7twin/plant1/probe/req', JSON.stringify({ i: 2, v: 6 }), { qos: 1 });
+  plc = await connect(url, opts);
+  clients.push(plc);
+  // Its session (and subscriptions) survived: a live command arrives, and it is the first.
+  await twin.publishAsync('s7twin/plant1/cmd', JSON.stringify({ sk: 1 }), { qos: 1 });
+  await waitFor(() => plc.msgs.some((m) => m.payload.sk === 1), 10000, 'a live command after the reconnect');
+  assert.deepEqual(plc.msgs.map((m) => m.payload), [{ sk: 1 }], 'commands queued while away were delivered late');
+});

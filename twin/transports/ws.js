@@ -10,6 +10,13 @@
  * while the link is down are not queued frame by frame (a late "button pressed" is worse than
  * none): the twin's input image is kept, and after a reconnect the whole image goes out as one
  * `cmd`, so the PLC sees the plant as it is now. A refused token (HTTP 401) is not retried.
+ *
+ * Every command gets exactly one answer here (onAnswer): the cloud's ack or err, or, for a
+ * command in flight when this connection drops, E_OUTCOME_UNKNOWN made here (nobody can answer it
+ * any more). When a command was not written or may not have been (E_EXPIRED, E_OUTCOME_UNKNOWN,
+ * E_EDGE_DOWN, E_PLC_DOWN, E_BUSY), the twin resyncs: once no command of its own is in flight, the
+ * next state or snap that shows an input differing from the twin's image brings a fresh command
+ * with the difference (fresh values, a fresh deadline), never a replay of the old frame.
  */
 const { codedError } = require('../../nodes/lib/errors');
 const WebSocket = require('ws');
@@ -22,7 +29,11 @@ const DEFAULTS = {
   pingMs: 15000, // client ping; no pong within one period → terminate and reconnect
   maxPayload: envelope.MAX_FRAME_BYTES, // larger frames from the cloud are refused
   maxErrorCodes: 50, // distinct err codes remembered
+  ttl: undefined, // lifetime asked for each command, ms (default: the endpoint's, 1 s)
 };
+
+/** Answers after which the PLC may not hold what the twin sent: resync from the next state. */
+const RESYNC_CODES = new Set(['E_EXPIRED', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_PLC_DOWN', 'E_BUSY']);
 
 /** Error with a stable `code`. */
 const TransportError = codedError('TransportError');
@@ -38,16 +49,23 @@ const TransportError = codedError('TransportError');
 function createTransport(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   if (!o.url) throw new TransportError('E_TRANSPORT_CONFIG', 'the ws transport needs a url (ws://host:port/s7twin/twin)');
+  const ttl = o.ttl === undefined ? undefined : Number(o.ttl);
+  if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) throw new TransportError('E_TRANSPORT_CONFIG', `ttl must be a positive whole number of ms, got ${JSON.stringify(o.ttl)}`);
   const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   const sender = envelope.createSender(`twin-${id}`);
   const backoff = createBackoff(o.backoff || {});
   const log = o.log || (() => {});
   const valueCbs = [];
   const probeCbs = [];
+  const answerCbs = [];
+  const sentCbs = [];
+  const pending = new Map(); // seq of a cmd sent on this connection -> its values
+  let resync = false; // an answer said the PLC may not hold the image
   const image = {}; // every input value sent so far (resent whole after a reconnect)
   const stats = {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, acks: 0, errors: 0,
     errorCodes: {}, badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0,
+    lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0,
   };
   let ws = null;
   let closed = false;
@@ -70,6 +88,32 @@ function createTransport(opts = {}) {
     ws.send(text);
     stats.sent += 1;
     stats.bytesOut += Buffer.byteLength(text);
+  }
+
+  function sendCmd(d) {
+    const env = sender.make('cmd', { d, ttl });
+    pending.set(env.seq, d);
+    for (const cb of sentCbs) cb({ seq: env.seq, d, image: { ...image } }); // before it can land anywhere
+    write(env);
+    return env.seq;
+  }
+
+  /** One answer for the command `seq` (exactly one: a second for the same seq is counted, not passed on). */
+  function answered(seq, code, msg, dl) {
+    if (!pending.delete(seq)) { stats.unexpectedAnswers += 1; return; }
+    if (code && RESYNC_CODES.has(code)) resync = true;
+    for (const cb of answerCbs) cb({ seq, ok: !code, code, msg, dl });
+  }
+
+  /** After a doubtful answer: the inputs the PLC reports that differ from the twin's image. */
+  function resyncFrom(d) {
+    if (!resync || pending.size || !ws || ws.readyState !== WebSocket.OPEN) return;
+    const diff = {};
+    for (const [k, v] of Object.entries(image)) if (k in d && Number(d[k]) !== Number(v)) diff[k] = v;
+    resync = false;
+    if (!Object.keys(diff).length) return;
+    stats.resyncs += 1;
+    sendCmd(diff);
   }
 
   function open() {
@@ -101,7 +145,7 @@ function createTransport(opts = {}) {
       if (stats.connects > 1) stats.reconnects += 1;
       backoff.connected();
       // Back after a drop: bring the PLC up to date with the plant as it is now.
-      if (stats.connects > 1 && (dirty || Object.keys(image).length)) write(sender.make('cmd', { d: { ...image } }));
+      if (stats.connects > 1 && (dirty || Object.keys(image).length)) sendCmd({ ...image });
       dirty = false;
       startPing(sock);
       if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.resolve(); firstConnect = null; }
@@ -122,12 +166,15 @@ function createTransport(opts = {}) {
         case 'state':
         case 'snap':
           for (const cb of valueCbs) cb(env.d, env.k);
+          resyncFrom(env.d);
           break;
         case 'ack':
           stats.acks += 1;
+          if (env.ref && env.ref.src === sender.src) answered(env.ref.seq, undefined, undefined, env.dl);
           break;
         case 'err':
           countError(env.e.code, env.e.msg);
+          if (env.ref && env.ref.src === sender.src) answered(env.ref.seq, env.e.code, env.e.msg, env.dl);
           break;
         case 'probe-res':
           for (const [slot, v] of Object.entries(env.d)) for (const cb of probeCbs) cb(Number(slot), v);
@@ -143,6 +190,11 @@ function createTransport(opts = {}) {
     sock.on('close', () => {
       stopPing();
       if (ws === sock) ws = null;
+      // Commands in flight on this connection: nobody will answer them any more.
+      for (const seq of [...pending.keys()]) {
+        stats.lostWithConnection += 1;
+        answered(seq, 'E_OUTCOME_UNKNOWN', 'the connection to the cloud was lost before the answer');
+      }
       const was = stats.connected;
       stats.connected = false;
       if (was) backoff.disconnected();
@@ -194,14 +246,26 @@ function createTransport(opts = {}) {
         if (!ws && !retryTimer) open();
       });
     },
-    /** Send one frame with every input that changed in one tick. */
+    /**
+     * Send one frame with every input that changed in one tick.
+     * @returns {number|null} the command's seq, or null when it waits for the connection (the
+     *   image goes out whole after the reconnect)
+     */
     send(values) {
-      if (!values || Object.keys(values).length === 0) return;
+      if (!values || Object.keys(values).length === 0) return null;
       Object.assign(image, values);
-      if (ws && ws.readyState === WebSocket.OPEN) write(sender.make('cmd', { d: values }));
-      else { dirty = true; stats.coalesced += 1; }
+      if (ws && ws.readyState === WebSocket.OPEN) return sendCmd(values);
+      dirty = true;
+      stats.coalesced += 1;
+      return null;
     },
     onValues(cb) { valueCbs.push(cb); },
+    /** cb({seq, ok, code, msg, dl}) once per command sent: its ack, err, or E_OUTCOME_UNKNOWN (dl: the deadline the cloud gave it, when the answer says). */
+    onAnswer(cb) { answerCbs.push(cb); },
+    /** cb({seq, d, image}) for every command, the twin's own resyncs included, just before it goes out. */
+    onSent(cb) { sentCbs.push(cb); },
+    /** Commands sent and not answered yet. */
+    get inFlight() { return pending.size; },
     /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
     probe(slot, value) {
       if (ws && ws.readyState === WebSocket.OPEN) write(sender.make('probe', { d: { [slot]: value } }));
@@ -222,7 +286,7 @@ function createTransport(opts = {}) {
         if (sock.readyState === WebSocket.CONNECTING) sock.terminate(); else sock.close(1000, 'twin done');
       });
     },
-    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq }; },
+    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: pending.size }; },
     get src() { return sender.src; },
   };
 }

@@ -1,0 +1,48 @@
+'use strict';
+/**
+ * `bash scripts/start.sh` (scripts/start-all.js) as a user runs it: everything comes up, a part
+ * that crashes is restarted with back-off and the bridge serves again, Ctrl-C stops everything.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnWithLifeline } = require('../../scripts/lifeline');
+const { freePort, waitFor } = require('../helpers/nodered');
+const { runTwin } = require('../../twin/cli');
+
+test('start-all: up, a killed edge is restarted and serves again, Ctrl-C stops all', { timeout: 240000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-start-'));
+  const names = ['S7T_CLOUD_PORT', 'S7T_EDGE_PORT', 'S7T_PLC_PORT', 'S7T_PLC_OPCUA_PORT', 'S7T_PLC_MODBUS_PORT', 'S7T_MQTT_PORT', 'S7T_MQTT_WS_PORT', 'S7T_OPCUA_PORT', 'S7T_MODBUS_PORT'];
+  const env = { S7T_TIMER_DIR: path.join(dir, 'timers') };
+  for (const n of names) env[n] = String(await freePort());
+  const child = spawnWithLifeline([path.join(__dirname, '..', '..', 'scripts', 'start-all.js')], {
+    cwd: path.join(__dirname, '..', '..'), env: { ...process.env, ...env },
+  });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  const exited = new Promise((r) => child.once('exit', (code) => r(code)));
+  t.after(async () => {
+    if (child.exitCode === null) { child.kill('SIGKILL'); await exited; }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  await waitFor(() => /Everything is up/.test(out), 120000, `everything up:\n${out}`);
+  // As a user would: a twin started once everything is up (it waits for the plant's snapshot).
+  const twin = { url: `ws://127.0.0.1:${env.S7T_CLOUD_PORT}/s7twin/twin`, token: 'dev-twin-token', boxes: 3, quiet: true, snapWaitMs: 15000 };
+  const first = await runTwin({ protocol: 'ws', ...twin });
+  assert.equal(first.ok, true, first.reason);
+
+  const pid = Number(/processes .*edge pid (\d+)/.exec(out)?.[1]);
+  assert.ok(pid, `the edge's pid is printed:\n${out}`);
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => /\[edge \] exited \(SIGKILL\); restarting in/.test(out), 20000, 'the restart notice');
+  await waitFor(() => /\[edge \] back up \(restart 1, pid \d+\)/.test(out), 120000, `the edge back up:\n${out.slice(-3000)}`);
+  const again = await runTwin({ protocol: 'ws', ...twin });
+  assert.equal(again.ok, true, again.reason);
+
+  child.kill('SIGINT');
+  assert.equal(await exited, 0);
+  assert.match(out, /stopping/);
+});
