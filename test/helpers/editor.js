@@ -153,4 +153,32 @@ async function drawnBoxes(page) {
   return out;
 }
 
-module.exports = { openEditor, editableNodes, openAndDone, editorFlows, deploy, importExample, drawnBoxes };
+/** JSON with every object's keys sorted: equal for values that differ only in key order. */
+function canonical(v) {
+  return JSON.stringify(v, (k, x) => (x && typeof x === 'object' && !Array.isArray(x)
+    ? Object.fromEntries(Object.keys(x).sort().map((key) => [key, x[key]])) : x));
+}
+
+/**
+ * How flow `b` differs from flow `a`, node by node (matched by id) and property by property,
+ * ignoring the order of nodes and of properties.
+ * @param {object[]} a
+ * @param {object[]} b
+ * @returns {string[]} empty when they hold the same nodes with the same properties
+ */
+function flowDifferences(a, b) {
+  const out = [];
+  const byId = new Map(b.map((n) => [n.id, n]));
+  for (const n of a) {
+    const m = byId.get(n.id);
+    if (!m) { out.push(`${n.type} ${n.id}: missing`); continue; }
+    byId.delete(n.id);
+    for (const k of new Set([...Object.keys(n), ...Object.keys(m)])) {
+      if (canonical(n[k]) !== canonical(m[k])) out.push(`${n.type} ${n.id}.${k}: ${canonical(n[k])} → ${canonical(m[k])}`);
+    }
+  }
+  for (const m of byId.values()) out.push(`${m.type} ${m.id}: added`);
+  return out;
+}
+
+module.exports = { flowDifferences, openEditor, editableNodes, openAndDone, editorFlows, deploy, importExample, drawnBoxes };
