@@ -11,6 +11,9 @@
  * hold every property their editors write, so no other difference is expected; the test also
  * checks that the editor shows each flow as it is on file before anything is opened.
  *
+ * The deployed flow, split back into flows/parts/ as `node scripts/build-flows.js --split` does,
+ * is the parts as they are: an edit made in the editor comes back as that edit only.
+ *
  * The layout is checked again with the sizes the editor really draws (test/unit/layout.test.js
  * uses an upper bound of them).
  */
@@ -18,35 +21,20 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startNodeRed, freePort } = require('../helpers/nodered');
+const { startNodeRed } = require('../helpers/nodered');
+const { wholeFlowEnv } = require('../helpers/system');
 const { launchBrowser } = require('../helpers/browser');
 const { openEditor, editableNodes, openAndDone, editorFlows, deploy, drawnBoxes, flowDifferences } = require('../helpers/editor');
 const { layoutProblems } = require('../helpers/layout');
+const { split } = require('../../scripts/build-flows');
 
 const ROOT = path.join(__dirname, '..', '..');
-
-/** What each flow needs to start on this machine: its listeners on free ports. */
-async function envFor(role) {
-  const env = { S7T_TWIN_TOKEN: 'rt-twin', S7T_EDGE_TOKEN: 'rt-edge' };
-  if (role === 'cloud') {
-    for (const k of ['S7T_MQTT_PORT', 'S7T_MQTT_WS_PORT', 'S7T_OPCUA_PORT', 'S7T_MODBUS_PORT']) env[k] = String(await freePort());
-    env.S7T_MQTT_USERS = 'monitor:rt-pw:monitor';
-    env.S7T_MQTT_MONITOR_USER = 'monitor';
-    env.S7T_MQTT_MONITOR_PASSWORD = 'rt-pw';
-  } else {
-    // Nothing answers these: the edge keeps retrying, which the editor does not mind.
-    const closed = String(await freePort());
-    Object.assign(env, { S7T_CLOUD_URL: `ws://127.0.0.1:${closed}/s7twin/edge`, S7T_PLC_PORT: closed, S7T_PLC_OPCUA_PORT: closed,
-      S7T_PLC_MODBUS_PORT: closed, S7T_MODBUS_CLOUD_PORT: closed, S7T_OPCUA_URL: `opc.tcp://127.0.0.1:${closed}` });
-  }
-  return env;
-}
 
 for (const role of ['cloud', 'edge']) {
   test(`flows/${role}.json: every node opened and closed with Done, then deployed, is the flow on file`, async (t) => {
     const original = JSON.parse(fs.readFileSync(path.join(ROOT, 'flows', `${role}.json`), 'utf8'));
     // A copy in the runtime's own user directory: a deploy never writes the checkout.
-    const red = await startNodeRed({ role, flows: original, env: await envFor(role) });
+    const red = await startNodeRed({ role, flows: original, env: await wholeFlowEnv(role) });
     t.after(() => red.stop());
     const browser = await launchBrowser();
     t.after(() => browser.close());
@@ -68,6 +56,10 @@ for (const role of ['cloud', 'edge']) {
     assert.ok(result.ok, `deployed without a warning: ${result.text}`);
     const deployed = await (await fetch(`${red.url}/flows`, { headers: { 'Node-RED-API-Version': 'v1' } })).json();
     assert.deepEqual(flowDifferences(original, deployed), [], 'the deployed flow is the flow on file');
+    // And split back into flows/parts/ (scripts/build-flows.js --split), it is the parts as they are.
+    for (const [file, text] of split(deployed, role).write) {
+      assert.equal(text, fs.readFileSync(path.join(ROOT, 'flows', 'parts', file), 'utf8'), `split: flows/parts/${file}`);
+    }
     const reordered = deployed.some((n, i) => n.id !== original[i].id);
     const keysMoved = deployed.filter((n) => { const o = original.find((x) => x.id === n.id); return Object.keys(n).join() !== Object.keys(o).join(); }).length;
     t.diagnostic(`${nodes.length} nodes opened; Node-RED's own normalisation: nodes ${reordered ? 'reordered' : 'in file order'}, properties reordered in ${keysMoved} nodes`);
