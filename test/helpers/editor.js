@@ -117,23 +117,44 @@ async function deploy(page, opts = {}) {
 }
 
 /**
- * Import an example through Menu → Import → Examples → <module> → <name>, into a new tab.
+ * Import an example through Menu → Import → Examples → <module> → <name>, as a user does.
  * @param {import('playwright-core').Page} page
  * @param {string} module the package name
  * @param {string} name the example's file name without .json
  */
 async function importExample(page, module, name) {
   await page.evaluate(() => RED.actions.invoke('core:show-import-dialog'));
-  await page.locator('#red-ui-clipboard-dialog').waitFor({ state: 'visible' });
-  await page.locator('#red-ui-clipboard-dialog-tab-library-examples, a[href="#red-ui-clipboard-dialog-import-tab-examples"]').first().click();
+  const dialog = page.locator('#red-ui-clipboard-dialog');
+  await dialog.waitFor({ state: 'visible' });
+  await dialog.locator('.red-ui-tab a', { hasText: /^Examples$/ }).first().click();
   const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
-  await tree.locator('.red-ui-treeList-label', { hasText: module }).first().click();
-  await tree.locator('.red-ui-treeList-label', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }).first().click();
-  await page.locator('#red-ui-clipboard-dialog-import-opt-new').click().catch(() => {});
+  await tree.locator('.red-ui-treeList-label', { hasText: new RegExp(`^${escape(module)}$`) }).first().click();
+  await tree.locator('.red-ui-treeList-label', { hasText: new RegExp(`^${escape(name)}$`) }).first().click();
   await page.locator('#red-ui-clipboard-dialog-ok').click();
-  await page.waitForFunction(() => !document.querySelector('#red-ui-clipboard-dialog') || getComputedStyle(document.querySelector('#red-ui-clipboard-dialog').closest('.ui-dialog') || document.body).display === 'none');
-  // An import places the nodes under the mouse: drop them where they are.
-  await page.mouse.click(400, 300);
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+/**
+ * Every node the editor holds (flow and configuration nodes, tabs), as plain objects with the
+ * editor's view of them: type, and whether it validated.
+ * @param {import('playwright-core').Page} page
+ */
+function editorNodes(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const add = (n, kind) => {
+      if (kind !== 'tab' && n.valid === undefined) RED.editor.validateNode(n);
+      out.push({ id: n.id, type: n.type, kind, valid: kind === 'tab' || n.valid !== false, name: n.name || n.label || '' });
+    };
+    RED.nodes.eachWorkspace((n) => add(n, 'tab'));
+    RED.nodes.eachConfig((n) => { if (n.type !== 'global-config') add(n, 'config'); });
+    RED.nodes.eachNode((n) => add(n, 'node'));
+    return out;
+  });
+}
+
+function escape(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
@@ -181,4 +202,4 @@ function flowDifferences(a, b) {
   return out;
 }
 
-module.exports = { flowDifferences, openEditor, editableNodes, openAndDone, editorFlows, deploy, importExample, drawnBoxes };
+module.exports = { flowDifferences, openEditor, editableNodes, editorNodes, openAndDone, editorFlows, deploy, importExample, drawnBoxes };
