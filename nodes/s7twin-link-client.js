@@ -5,6 +5,7 @@
  */
 const { createDialer } = require('./lib/link-dialer');
 const registry = require('./lib/registry');
+const { caFile } = require('./lib/tls');
 
 module.exports = function register(RED) {
   function LinkClientNode(config) {
@@ -15,7 +16,13 @@ module.exports = function register(RED) {
     const token = (node.credentials && node.credentials.token) || process.env.S7T_EDGE_TOKEN || '';
     const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
     node.url = config.url || 'ws://127.0.0.1:1880/s7twin/edge';
+    // TLS (issue 18): a wss:// cloud whose certificate a private CA signed is verified with
+    // S7T_CA_FILE. An unreadable file is an error here, and the link then verifies against the
+    // system CAs only (it fails rather than trusting anything less).
+    let ca;
+    try { ca = caFile(); } catch (err) { node.error(`${err.code}: ${err.message}`); }
     node.dialer = createDialer({
+      ...(ca ? { ca } : {}),
       url: node.url,
       token,
       src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
