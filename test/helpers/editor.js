@@ -40,6 +40,19 @@ async function openEditor(page, url) {
     await no.first().click({ timeout: 30000 });
     await no.first().waitFor({ state: 'detached' });
   }
+  // A stock Node-RED then shows its welcome tour once per user (its answer is kept in the user
+  // settings): close it as a user would. Whether it comes at all depends on the version's tour, so
+  // it gets a while to appear, not for ever.
+  const tour = await page.evaluate(() => RED.settings.theme('tours') !== false
+    && RED.settings.get('editor.view.view-show-welcome-tours', true) && !RED.settings.get('editor.tours.welcome'));
+  if (tour) {
+    const shade = page.locator('.red-ui-tourGuide-shade');
+    const shown = await shade.waitFor({ state: 'attached', timeout: 15000 }).then(() => true, () => false);
+    if (shown) {
+      await page.locator('.red-ui-tourGuide-popover-description').locator('xpath=..').locator('button[aria-label]').first().click({ timeout: 30000 });
+      await shade.waitFor({ state: 'detached', timeout: 30000 });
+    }
+  }
   return { errors };
 }
 
