@@ -118,6 +118,22 @@ function references(node, ids) {
 }
 
 /**
+ * A value with the keys of its objects in the order `old` has them (nested too: a tab's or a
+ * subflow instance's env entries), keys `old` lacks after them. Node-RED reorders properties on
+ * deploy; a part should change only where the flow did.
+ * @param {*} old
+ * @param {*} v
+ */
+function inOrderOf(old, v) {
+  if (Array.isArray(v)) return v.map((x, i) => (Array.isArray(old) && i < old.length ? inOrderOf(old[i], x) : x));
+  if (!v || typeof v !== 'object' || !old || typeof old !== 'object' || Array.isArray(old)) return v;
+  const out = {};
+  for (const k of Object.keys(old)) if (k in v) out[k] = inOrderOf(old[k], v[k]);
+  for (const k of Object.keys(v)) if (!(k in out)) out[k] = v[k];
+  return out;
+}
+
+/**
  * Split a deployed flow of one role into its parts (see the top of this file).
  * @param {object[]} flow the deployed flow
  * @param {string} role
@@ -169,11 +185,7 @@ function split(flow, role, partsDir = path.join(DIR, 'parts')) {
     chosen.sort((a, b) => rank(a) - rank(b));
     const nodes = chosen.map((n) => {
       const old = part.nodes.find((o) => o.id === n.id);
-      if (!old) return n;
-      const out = {};
-      for (const k of Object.keys(old)) if (k in n) out[k] = n[k];
-      for (const k of Object.keys(n)) if (!(k in out)) out[k] = n[k];
-      return out;
+      return old ? inOrderOf(old, n) : n;
     });
     write.set(part.file, formatFlow(nodes, part.style));
   }

@@ -80,3 +80,26 @@ test('no two node types share an icon', () => {
   const shared = [...icons].filter(([, ts]) => ts.length > 1).map(([icon, ts]) => `${icon}: ${ts.join(', ')}`);
   assert.deepEqual(shared, []);
 });
+
+test('every node in the flows, their parts and the examples holds every property its editor writes', () => {
+  const defaults = {};
+  for (const type of types) {
+    const file = htmlOf(type);
+    if (!fs.existsSync(file)) continue;
+    const reg = registrations(fs.readFileSync(file, 'utf8'))[type];
+    const block = /defaults:\s*\{([\s\S]*?)\n\s*\},\n/.exec(reg)[1];
+    defaults[type] = [...block.matchAll(/^\s*([A-Za-z_$][\w$]*):\s*\{/gm)].map((m) => m[1]);
+  }
+  const files = [
+    ...fs.readdirSync(path.join(ROOT, 'flows', 'parts')).map((f) => path.join('flows', 'parts', f)),
+    'flows/cloud.json', 'flows/edge.json',
+    ...fs.readdirSync(path.join(ROOT, 'examples')).map((f) => path.join('examples', f)),
+  ].filter((f) => f.endsWith('.json'));
+  const missing = [];
+  for (const f of files) {
+    for (const n of JSON.parse(fs.readFileSync(path.join(ROOT, f), 'utf8'))) {
+      for (const k of defaults[n.type] || []) if (!(k in n)) missing.push(`${f}: ${n.type} ${n.id} has no ${k}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
