@@ -93,3 +93,10 @@ test('the stock Modbus replica relays the io-table\'s registers', () => {
   // The node allocates 8 bytes per unit of its buffer size, 2 per register.
   assert.ok(server.holdingBufferSize * 4 > M.probeResponseBase + 2, 'the server holds the probe response registers');
 });
+
+test('the replicas\' examples stay out of the npm package (their contrib modules are not its dependencies)', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.ok(pkg.files.includes('examples/'));
+  assert.ok(pkg.files.includes('!examples/s7twin-stock*.json'), 'Import → Examples of an installed package would show their nodes as unknown');
+  for (const mod of ['node-red-contrib-aedes', 'node-red-contrib-opcua', 'node-red-contrib-s7']) assert.ok(!(pkg.dependencies || {})[mod], `${mod} is no dependency`);
+});
