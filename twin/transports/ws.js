@@ -6,6 +6,10 @@
  * frame), receives `snap`/`state` (onValues), `ack`/`err` (counted, err codes kept), and
  * `probe-res` (onProbe) for the load generator.
  *
+ * Failover (issue 17): `url` may list several cloud instances (comma-separated, or an array); when
+ * the connection drops or an attempt fails, the next attempt goes to the next one. `plant` names
+ * the plant (`?plant=`) where the token is valid for several.
+ *
  * Reconnects with exponential back-off and jitter (nodes/lib/backoff.js). Inputs that change
  * while the link is down are not queued frame by frame (a late "button pressed" is worse than
  * none): the twin's input image is kept, and after a reconnect the whole image goes out as one
@@ -22,6 +26,7 @@ const { codedError } = require('../../nodes/lib/errors');
 const WebSocket = require('ws');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
+const { parseCloudUrls, createRotation } = require('../../nodes/lib/cloud-urls');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts
@@ -40,7 +45,9 @@ const TransportError = codedError('TransportError');
 
 /**
  * @param {object} opts
- * @param {string} opts.url ws:// or wss:// URL of the twin endpoint
+ * @param {string|string[]} opts.url ws:// or wss:// URL of the twin endpoint, or several (a fleet's
+ *   instances, comma-separated or an array: tried in turn)
+ * @param {string} [opts.plant] the plant (`?plant=`), where the token is valid for several
  * @param {string} [opts.token]
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {object} [opts.backoff] see nodes/lib/backoff.js
@@ -49,6 +56,12 @@ const TransportError = codedError('TransportError');
 function createTransport(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   if (!o.url) throw new TransportError('E_TRANSPORT_CONFIG', 'the ws transport needs a url (ws://host:port/s7twin/twin)');
+  let urls;
+  try {
+    urls = createRotation(parseCloudUrls(o.url, o.plant ? { plant: o.plant } : {}));
+  } catch (err) {
+    throw new TransportError('E_TRANSPORT_CONFIG', err.message);
+  }
   const ttl = o.ttl === undefined ? undefined : Number(o.ttl);
   if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) throw new TransportError('E_TRANSPORT_CONFIG', `ttl must be a positive whole number of ms, got ${JSON.stringify(o.ttl)}`);
   const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
@@ -65,7 +78,7 @@ function createTransport(opts = {}) {
   const stats = {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, acks: 0, errors: 0,
     errorCodes: {}, badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0,
-    lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0,
+    lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0, failovers: 0,
   };
   let ws = null;
   let closed = false;
@@ -119,7 +132,7 @@ function createTransport(opts = {}) {
   function open() {
     retryTimer = null;
     if (closed) return;
-    const sock = new WebSocket(o.url, {
+    const sock = new WebSocket(urls.url, {
       headers: o.token ? { Authorization: `Bearer ${o.token}` } : {},
       perMessageDeflate: false,
       handshakeTimeout: o.handshakeTimeoutMs,
@@ -130,7 +143,9 @@ function createTransport(opts = {}) {
       // The endpoint answers a bad token with 401 before the upgrade; retrying will not help.
       if (res.statusCode === 401) {
         stats.authFailures += 1;
-        fail(new TransportError('E_UNAUTHORIZED', `the twin endpoint refused the token (HTTP 401) at ${o.url}`), true);
+        fail(new TransportError('E_UNAUTHORIZED', `the twin endpoint refused the token (HTTP 401) at ${urls.url.replace(/([?&]token=)[^&]*/, '$1***')}`), true);
+      } else if (res.statusCode === 403) {
+        fail(new TransportError('E_FORBIDDEN', `the twin endpoint refused the token for this plant (HTTP 403)`), true);
       } else {
         countError('E_HTTP', `HTTP ${res.statusCode}`);
       }
@@ -190,6 +205,10 @@ function createTransport(opts = {}) {
     sock.on('close', () => {
       stopPing();
       if (ws === sock) ws = null;
+      // The instance went (or refused): the next attempt goes to the next one.
+      const before = urls.index;
+      urls.next();
+      if (urls.index !== before) stats.failovers += 1;
       // Commands in flight on this connection: nobody will answer them any more.
       for (const seq of [...pending.keys()]) {
         stats.lostWithConnection += 1;
@@ -240,7 +259,7 @@ function createTransport(opts = {}) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           firstConnect = null;
-          reject(new TransportError('E_CONNECT_TIMEOUT', `no connection to ${o.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`));
+          reject(new TransportError('E_CONNECT_TIMEOUT', `no connection to ${urls.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`));
         }, o.connectTimeoutMs);
         firstConnect = { resolve, reject, timer };
         if (!ws && !retryTimer) open();
@@ -286,7 +305,7 @@ function createTransport(opts = {}) {
         if (sock.readyState === WebSocket.CONNECTING) sock.terminate(); else sock.close(1000, 'twin done');
       });
     },
-    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: pending.size }; },
+    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: pending.size, url: urls.url }; },
     get src() { return sender.src; },
   };
 }
