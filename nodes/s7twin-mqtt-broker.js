@@ -65,6 +65,8 @@ module.exports = function register(RED) {
         validatePayloads: config.validate !== false && config.validate !== 'false',
         snapshot: config.snapshot !== false && config.snapshot !== 'false',
         noDelay: config.noDelay !== false && config.noDelay !== 'false',
+        // A fleet (issue 17): cluster with the other cloud instances' brokers over the same Redis.
+        redisUrl: process.env.S7T_REDIS_URL || null,
         users,
         onEvent,
       };
@@ -102,7 +104,7 @@ module.exports = function register(RED) {
       setStatus('connected', statusText());
     }
 
-    registry.add(node, () => (server ? { ...server.counters, droppedEvents } : {}));
+    registry.add(node, () => (server ? { ...server.counters, droppedEvents, ...(server.cluster ? { cluster: { ...server.cluster } } : {}) } : {}));
     let starting = Promise.resolve();
     if (opts) {
       setStatus('connecting', 'starting');
@@ -112,7 +114,7 @@ module.exports = function register(RED) {
         node.counters = srv.counters;
         node.ports = srv.ports;
         const where = [srv.ports.tcp !== null ? `mqtt://${opts.host}:${srv.ports.tcp}` : null, srv.ports.ws !== null ? `ws://${opts.host}:${srv.ports.ws}${opts.wsPath}` : null].filter(Boolean);
-        node.log(`MQTT broker listening on ${where.join(' and ')}${opts.validatePayloads ? '' : ' (payload checks OFF)'}`);
+        node.log(`MQTT broker listening on ${where.join(' and ')}${opts.validatePayloads ? '' : ' (payload checks OFF)'}${srv.cluster ? ', clustered over the fleet\'s Redis' : ''}`);
         refreshStatus();
         // Client counts change on connect/disconnect; poll the counters instead of hooking every event.
         statusTimer = setInterval(refreshStatus, STATUS_MS);
