@@ -347,31 +347,54 @@ function createFleetMember(o) {
     for (const [v, m] of buffered) deliverState(plant, w, v, m);
   }
 
+  async function subscribeWatch(plant, w) {
+    try {
+      await bp.subscribe(KEYS.states(plant), w.fn);
+      w.subscribed = true;
+      return true;
+    } catch (err) {
+      fail(err); // subscribed when the backplane is (back) up: onUp
+      return false;
+    }
+  }
+
   /**
    * Take the plant's states from now on (an instance with twins of it). Kept until close: the
    * instance's latest state then stays current, so the next twin's snapshot is never stale.
    */
   async function watch(plant) {
     if (watched.has(plant) || closed) return;
-    const w = { lastV: 0, loading: true, buffer: [], fn: (text) => onState(plant, text) };
+    const w = { lastV: 0, loading: true, buffer: [], subscribed: false, fn: (text) => onState(plant, text) };
     watched.set(plant, w);
-    try {
-      await bp.subscribe(KEYS.states(plant), w.fn);
-    } catch (err) {
-      fail(err);
-      watched.delete(plant); // watched again by the next twin of the plant
-      return;
-    }
-    await reload(plant);
+    if (await subscribeWatch(plant, w)) await reload(plant);
   }
 
-  // Back after a backplane outage: subscriptions are restored, but what was published meanwhile
-  // was missed; the hash has it.
-  const onUp = () => { for (const plant of watched.keys()) reload(plant); syncAll(); };
-  bp.on('up', onUp);
+  // This member's own channels: the fleet's heartbeats and its answers.
+  let listening = false;
+  async function listen() {
+    try {
+      await Promise.all([bp.subscribe(KEYS.fleet, onFleet), bp.subscribe(KEYS.member(id), onMember)]);
+      listening = true;
+      syncAll();
+    } catch (err) {
+      fail(err); // again when the backplane is up: onUp
+    }
+  }
 
-  const ready = Promise.all([bp.subscribe(KEYS.fleet, onFleet), bp.subscribe(KEYS.member(id), onMember)])
-    .then(() => { syncAll(); }, fail);
+  // The backplane is up: at start (a Redis connection is made after this member), or back after
+  // an outage. Subscriptions made before are restored by the backplane, but what was published
+  // meanwhile was missed: the hash has it. Those that failed are made now.
+  const onUp = () => {
+    if (closed) return;
+    if (!listening) listen();
+    for (const [plant, w] of watched) {
+      if (w.subscribed) reload(plant);
+      else subscribeWatch(plant, w).then((ok) => ok && reload(plant));
+    }
+    syncAll();
+  };
+  bp.on('up', onUp);
+  const ready = listen();
 
   return {
     id,
