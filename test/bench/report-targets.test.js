@@ -10,9 +10,9 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { markdown } = require('../../bench/lib/report');
 
-// The newest kept full run (bench/results/<date>/; <date>-study holds productions only).
-const RESULTS = path.join(__dirname, '../../bench/results');
-const KEPT = path.join(RESULTS, fs.readdirSync(RESULTS).filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)).sort().pop(), 'summary.json');
+// A full run's summary as a fixed fixture (bench/results/2026-11-23/summary.json, compacted): a
+// new kept run must not change what this test checks.
+const KEPT = path.join(__dirname, '..', 'fixtures', 'bench-summary.json');
 const kept = () => JSON.parse(fs.readFileSync(KEPT, 'utf8'));
 const targetRow = (md, start) => md.split('\n').find((l) => l.startsWith(`| ${start}`));
 
