@@ -1,16 +1,44 @@
 # One image for every part of the bridge: the cloud Node-RED, the edge Node-RED and the virtual
-# S7-1500. The role is chosen by the command and S7T_ROLE (see docker-compose.yml).
-FROM node:22-bookworm-slim AS build
-# node-snap7 is a native addon: it needs a compiler and python for node-gyp.
-RUN apt-get update && apt-get install -y --no-install-recommends build-essential python3 \
+# S7-1500. The role is chosen by the command and S7T_ROLE (see docker-compose.yml, docs/deploy.md).
+#
+#   docker build -t s7twin-bridge .
+#   podman build --format docker -t s7twin-bridge .          (docker format keeps the HEALTHCHECK)
+#
+# Build arguments:
+#   BASE             the Node 22 base image (default: the official node:22-bookworm-slim); any
+#                    Debian-based image with node and npm in /usr/local works (scripts/containers.sh
+#                    makes one from Debian packages and the npm registry, for machines without an
+#                    image registry)
+#   EXTRA_CA_CERTS   PEM text of extra CA certificates npm must trust during the build (a company
+#                    proxy that intercepts TLS): --build-arg EXTRA_CA_CERTS="$(cat proxy-ca.pem)"
+ARG BASE=node:22-bookworm-slim
+
+FROM ${BASE} AS build
+ARG EXTRA_CA_CERTS=""
+# node-snap7 is a native addon: node-gyp needs a compiler, make and python, and the headers of the
+# image's own Node (no header download: npm_config_nodedir points at /usr/local/include/node).
+RUN apt-get update && apt-get install -y --no-install-recommends g++ make python3 \
     && rm -rf /var/lib/apt/lists/*
+ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+# Production dependencies only; then what no running process reads (docs, sources of compiled
+# files, source maps, TypeScript declarations, the native addon's build objects).
+RUN if [ -n "$EXTRA_CA_CERTS" ]; then printf '%s\n' "$EXTRA_CA_CERTS" > /tmp/extra-ca.pem; export NODE_EXTRA_CA_CERTS=/tmp/extra-ca.pem; fi \
+    && npm ci --omit=dev --no-audit --no-fund \
+    && npm cache clean --force && rm -f /tmp/extra-ca.pem \
+    && find node_modules -type f \( -name '*.md' -o -name '*.map' -o -name '*.d.ts' -o -name '*.ts' -o -name '*.tsbuildinfo' \) -delete \
+    && rm -rf node_modules/node-snap7/build/Release/obj.target node_modules/node-snap7/build/Release/.deps
 
-FROM node:22-bookworm-slim
+FROM ${BASE}
+ENV NODE_ENV=production \
+    S7T_HOST=0.0.0.0 \
+    S7T_USER_DIR=/data \
+    S7T_TIMER_DIR=/results
 WORKDIR /app
-ENV NODE_ENV=production S7T_HOST=0.0.0.0
+# Not root: the processes run as nodered (uid 10001); its user data and the flow-timer CSVs are
+# volumes it owns.
+RUN useradd --create-home --uid 10001 nodered && mkdir -p /data /results && chown nodered:nodered /data /results
 COPY --from=build /app/node_modules ./node_modules
 COPY package.json settings.js ./
 COPY nodes ./nodes
@@ -18,10 +46,10 @@ COPY subflows ./subflows
 COPY flows ./flows
 COPY plc ./plc
 COPY twin ./twin
-RUN useradd --create-home --uid 10001 nodered && mkdir -p /data && chown nodered /data
+COPY scripts/healthcheck.js scripts/gen-env.js ./scripts/
 USER nodered
-# Node-RED's user directory (credentials, context) and the flow-timer CSVs live on a volume.
-ENV S7T_USER_DIR=/data S7T_TIMER_DIR=/data/results
-VOLUME /data
-EXPOSE 1880
+VOLUME ["/data", "/results"]
+EXPOSE 1880 1881 1883 8883 4841 5021
+# GET /s7twin/health on Node-RED; a TCP connect to the S7 port on the virtual PLC (S7T_ROLE=plc).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "scripts/healthcheck.js"]
 CMD ["node", "node_modules/node-red/red.js", "--settings", "settings.js"]

@@ -8,23 +8,22 @@
  *   S7T_HOST             address the HTTP server binds to              (127.0.0.1)
  *   S7T_FLOW_FILE        flow file                                     (flows/<role>.json)
  *   S7T_USER_DIR         Node-RED user directory                       (.node-red-<role>)
- *   S7T_CREDENTIAL_SECRET key for the flow credentials file            (a fixed dev key, warned about)
+ *   S7T_CREDENTIAL_SECRET key for the flow credentials file            (a fixed dev key on loopback)
  *   S7T_ADMIN_USER       editor user name                              (admin)
  *   S7T_ADMIN_HASH       bcrypt hash of the editor password; set it to turn adminAuth on
- *                        (make one with: npx node-red admin hash-pw)
+ *                        (node scripts/gen-env.js makes one, with every other secret, in .env)
+ *   S7T_METRICS_TOKEN    bearer token that may read /s7twin/metrics and /s7twin/stats only
  *   S7T_TLS_KEY/S7T_TLS_CERT  PEM files: serve the editor and every WebSocket over TLS (wss://)
+ *
+ * Bound to anything but loopback, an instance refuses to start without an editor login or with a
+ * development secret (nodes/lib/security.js says what to set).
  *
  * The flows themselves read their hosts, ports and tokens from ${ENV} (see README).
  */
-const fs = require('node:fs');
 const path = require('node:path');
 
 const role = process.env.S7T_ROLE === 'edge' ? 'edge' : 'cloud';
 const env = (name, dflt) => (process.env[name] === undefined || process.env[name] === '' ? dflt : process.env[name]);
-
-const adminHash = env('S7T_ADMIN_HASH');
-const tlsKey = env('S7T_TLS_KEY');
-const tlsCert = env('S7T_TLS_CERT');
 
 const settings = {
   uiPort: Number(env('PORT', role === 'edge' ? 1881 : 1880)),
@@ -34,7 +33,6 @@ const settings = {
   // The bundle itself (this folder's package.json) is loaded as a node module, so the flows find
   // our nodes and the flow-timer subflow without an `npm install` into the user directory.
   nodesDir: [__dirname],
-  credentialSecret: env('S7T_CREDENTIAL_SECRET', 's7twin-development-only-secret'),
   flowFilePretty: true,
   // Every frame of the bridge stays far below this; larger ones are refused by our own nodes too.
   apiMaxLength: '1mb',
@@ -55,16 +53,10 @@ const settings = {
   s7twin: { role },
 };
 
-if (adminHash) {
-  settings.adminAuth = {
-    type: 'credentials',
-    users: [{ username: env('S7T_ADMIN_USER', 'admin'), password: adminHash, permissions: '*' }],
-  };
-}
-
-if (tlsKey && tlsCert) {
-  settings.https = { key: fs.readFileSync(tlsKey), cert: fs.readFileSync(tlsCert) };
-  settings.requireHttps = true;
-}
+// ---- Security (issue 18) -------------------------------------------------------------------
+// Refuses to start beyond loopback without an editor login or with development secrets, then sets
+// credentialSecret, adminAuth (S7T_ADMIN_HASH, S7T_METRICS_TOKEN) and https (S7T_TLS_KEY/CERT).
+require('./nodes/lib/security').secureSettings(settings, role, process.env);
+// ---------------------------------------------------------------------------------------------
 
 module.exports = settings;

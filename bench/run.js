@@ -20,10 +20,13 @@ const { runProductions } = require('./lib/productions');
 const { createCostMeter } = require('./lib/procs');
 const { writeReport } = require('./lib/report');
 const { createProgress } = require('./lib/progress');
+const { launchChromium, measureTwinPage } = require('./lib/browser');
 const faults = require('./lib/faults');
 
 const ROOT = path.join(__dirname, '..');
-const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'stock'];
+const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'stock', 'mqttws', 'http'];
+/** What the browser twin's page speaks, and the bench path each rides on. */
+const PAGE_PROTOCOLS = { ws: 'ws', mqttws: 'mqttws', http: 'http' };
 
 /** Full run and smoke run defaults (units in the names). */
 const DEFAULTS = {
@@ -40,6 +43,7 @@ const DEFAULTS = {
     failLimit: 3, // productions failed in a row (no sample) before a path leaves the rotation
     pathReadyMs: 60000, // wait for the first probe through a path after start
     probeBlock: 100, // probes per protocol per interleaved block
+    browserSeconds: 20, // browser twin measured per protocol and profile (after a 3 s warm-up)
   },
   smoke: {
     profiles: ['local', 'wan'],
@@ -54,6 +58,8 @@ const DEFAULTS = {
     pathReadyMs: 20000,
     failLimit: 1, // productions failed in a row (no sample) before a path leaves the rotation
     probeBlock: 15,
+    browserSeconds: 3,
+    browserProfiles: ['local'], // the pipeline, not the figures: one profile is enough
   },
   scanMs: 10,
   stockCycleMs: 50,
@@ -79,7 +85,7 @@ function probeThink(o) {
 
 const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for the quick end-to-end run)
 
-  --protocols <list>   ws,mqtt,opcua,modbus,stock (default: every available path)
+  --protocols <list>   ws,mqtt,opcua,modbus,stock,mqttws,http (default: every available path)
   --profiles <list>    network profiles from the profile file (default local,wan)
   --profile-file <f>   JSON profiles (default bench/profiles.json)
   --users <list>       load levels (default 1,5,10,20,40,60,80,200,500,1000)
@@ -92,7 +98,8 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --tuning <t>         protocol intervals: tuned (default) or study (Modbus 80 ms, OPC UA polled 50 ms)
   --scan <ms>          PLC scan cycle (default 10)
   --stock-cycle <ms>   stock replica's S7 read cycle (default 50, the node's minimum)
-  --no-productions, --no-load, --no-probes   skip a section
+  --browser-seconds <s> the browser twin's twin-side cost per protocol and profile (default 20)
+  --no-productions, --no-load, --no-probes, --no-browser   skip a section
   --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
                        ${Object.keys(faults.FAULTS).join(', ')}
   --out <dir>          results folder (default results/<timestamp>)
@@ -110,6 +117,7 @@ function parseCli(argv) {
       'floor-samples': { type: 'string' }, 'load-seconds': { type: 'string' }, think: { type: 'string' },
       boxes: { type: 'string' }, tuning: { type: 'string' }, scan: { type: 'string' }, 'stock-cycle': { type: 'string' }, out: { type: 'string' },
       'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
+      'browser-seconds': { type: 'string' }, 'no-browser': { type: 'boolean' },
       faults: { type: 'string' },
       smoke: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
@@ -136,6 +144,8 @@ function parseCli(argv) {
     productions: !values['no-productions'],
     load: !values['no-load'],
     probes: !values['no-probes'],
+    browser: !values['no-browser'],
+    browserSeconds: num(values['browser-seconds']),
     faults: values.faults === undefined ? undefined : (values.faults === 'all' ? Object.keys(faults.FAULTS) : list(values.faults)),
   };
 }
@@ -225,6 +235,9 @@ async function runBench(cli = {}) {
     productions: cli.productions !== false,
     load: cli.load !== false,
     probes: cli.probes !== false,
+    browser: cli.browser !== false,
+    browserSeconds: cli.browserSeconds ?? base.browserSeconds,
+    browserProfiles: base.browserProfiles || null, // null: every profile
     faults: cli.faults || null,
   };
   for (const f of o.faults || []) if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
@@ -252,18 +265,20 @@ async function runBench(cli = {}) {
   const running = protocolsFor();
   const bundleProtos = running.filter((p) => BUNDLE_PROTOCOLS.includes(p));
   const probing = running.filter(hasProbe);
+  const pageProtos = Object.keys(PAGE_PROTOCOLS).filter((p) => running.includes(PAGE_PROTOCOLS[p]));
   // Progress in weighted steps: 1 per 10 echoes/probes, 1 per production, 1 per load second.
   const steps = o.profiles.length * (
     Math.ceil(o.floorSamples / 10)
     + (o.probes ? probing.length * Math.ceil(o.probeSamples / 10) : 0)
     + (o.productions ? bundleProtos.length * Math.max(1, Math.ceil(o.samples / (o.boxes * 2))) : 0)
-    + (o.load ? probing.length * o.users.length * o.loadSeconds : 0));
+    + (o.load ? probing.length * o.users.length * o.loadSeconds : 0)
+    + (o.browser ? pageProtos.length * (o.browserSeconds + 3) * (o.browserProfiles ? o.browserProfiles.length : 1) : 0));
   const progress = createProgress(Math.max(1, steps), { log });
 
   try {
     for (const profileName of o.profiles) {
       const def = profileDefs[profileName];
-      const pr = { links: def.links, available: { ...avail }, notes: [], errors: [], probe: {}, productions: {}, load: {}, loadStopped: {}, loadCapped: {} };
+      const pr = { links: def.links, available: { ...avail }, notes: [], errors: [], probe: {}, productions: {}, load: {}, loadStopped: {}, loadCapped: {}, browser: {} };
       results.profiles[profileName] = pr;
       for (const p of asked) if (!avail[p]) pr.notes.push(`${p}: path not available in this checkout (flows or twin transport missing); not measured`);
       for (const p of running) if (!hasProbe(p)) pr.notes.push(`${p}: its twin client offers no probes (no probe variables on that path), so it has no probe or load figures; productions only`);
@@ -332,6 +347,30 @@ async function runBench(cli = {}) {
             onProgress: (ev) => { if (ev.phase === 'block') { progress.tick(1); progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`); } },
           });
           for (const [p, r] of Object.entries(prods)) pr.productions[p] = { ...r, boxes: o.boxes };
+        }
+
+        // The browser twin in a real browser: the twin-side cost per protocol the page speaks
+        // (the study measured its Unity twin with the Unity Profiler).
+        if (o.browser && pageProtos.length && (!o.browserProfiles || o.browserProfiles.includes(profileName))) {
+          let browser = null;
+          try {
+            browser = await launchChromium();
+            for (const p of pageProtos) {
+              progress.phase(`${profileName}: browser twin over ${p} (${o.browserSeconds} s)`);
+              const ep = sys.endpoints.page;
+              const url = `${ep.url}?profile=fast&mqtt=${encodeURIComponent(ep.mqttUrl)}`;
+              try {
+                pr.browser[p] = await measureTwinPage(browser, { url, token: ep.token, protocol: p, mqtt: ep.mqtt, seconds: o.browserSeconds });
+              } catch (err) {
+                pr.errors.push(`browser twin over ${p}: ${err.code || ''} ${err.message.split('\n')[0]}`);
+              }
+              progress.tick(o.browserSeconds + 3);
+            }
+          } catch (err) {
+            pr.notes.push(`browser twin not measured: ${err.code || ''} ${err.message}`);
+          } finally {
+            if (browser) await browser.close().catch(() => {});
+          }
         }
 
         // Load levels: Table 4 and server cost.

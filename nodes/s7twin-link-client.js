@@ -6,6 +6,7 @@
 const { createDialer } = require('./lib/link-dialer');
 const { DEFAULT_PLANT } = require('./lib/plants');
 const registry = require('./lib/registry');
+const { caFile } = require('./lib/tls');
 
 module.exports = function register(RED) {
   function LinkClientNode(config) {
@@ -18,14 +19,20 @@ module.exports = function register(RED) {
     node.url = config.url || 'ws://127.0.0.1:1880/s7twin/edge';
     // The plant this edge serves (issue 17): the node's, else S7T_PLANT, else plant1.
     node.plant = String(config.plant || '').trim() || process.env.S7T_PLANT || DEFAULT_PLANT;
+    // TLS (issue 18): a wss:// cloud whose certificate a private CA signed is verified with
+    // S7T_CA_FILE. An unreadable file is an error here, and the link then verifies against the
+    // system CAs only (it fails rather than trusting anything less).
+    let ca;
+    try { ca = caFile(); } catch (err) { node.error(`${err.code}: ${err.message}`); }
     try {
       node.dialer = createDialer({
+        ...(ca ? { ca } : {}),
         url: node.url,
         plant: node.plant,
         token,
-      src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
-      pingMs: num(config.pingS, 10) * 1000,
-      maxPayload: num(config.maxPayloadKiB, 64) * 1024,
+        src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
+        pingMs: num(config.pingS, 10) * 1000,
+        maxPayload: num(config.maxPayloadKiB, 64) * 1024,
         backoff: { initialMs: num(config.backoffInitialMs, 200), maxMs: num(config.backoffMaxMs, 5000) },
       });
     } catch (err) {

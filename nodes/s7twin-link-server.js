@@ -74,6 +74,8 @@ module.exports = function register(RED) {
       return;
     }
     const accepts = node.role === 'edge' ? ['edge'] : ['twin', 'viewer'];
+    // Every grant this instance knows: the REST node (s7twin-rest) takes those of its plant.
+    node.grants = grants;
     // The edge speaks for the plant: a token a twin (or a viewer) may hold must never open the
     // edge endpoint. Checked against every other endpoint's tokens too (their credentials).
     node.tokens = grants.filter((g) => accepts.includes(g.role)).map((g) => g.token);

@@ -6,6 +6,7 @@
  * a closed node's memory after a redeploy (see the lib's header).
  */
 const { createModbusServer, DEFAULTS } = require('./lib/modbus-server');
+const registry = require('./lib/registry');
 
 const STATUS = {
   starting: { fill: 'yellow', shape: 'ring', text: 'starting' },
@@ -28,6 +29,9 @@ module.exports = function register(RED) {
     const port = prop(config.port) === '' ? DEFAULTS.port : Number(prop(config.port));
     const registers = prop(config.registers) === '' ? DEFAULTS.registers : Number(prop(config.registers));
     const maxClients = prop(config.maxClients) === '' ? DEFAULTS.maxClients : Number(prop(config.maxClients));
+    // Who may write the edge-only registers (issue 18): empty = loopback, the lib's default.
+    const edgeHosts = prop(config.edgeHosts) || DEFAULTS.edgeHosts;
+    const ratePerS = prop(config.ratePerS) === '' ? DEFAULTS.ratePerS : Number(prop(config.ratePerS));
     let lastStatus = '';
     const status = (s) => {
       const key = JSON.stringify(s);
@@ -39,18 +43,19 @@ module.exports = function register(RED) {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         const e = new Error(`port must be 0..65535, got "${config.port}"`); e.code = 'E_CONFIG'; throw e;
       }
-      server = createModbusServer({ host, port, registers, maxClients });
+      server = createModbusServer({ host, port, registers, maxClients, edgeHosts, ratePerS, burst: 2 * ratePerS });
     } catch (err) {
       status(STATUS.error(err.code || 'config error'));
       node.error(`${err.code}: ${err.message}`);
     }
     node.modbus = server; // tests and neighbouring nodes may read counters
+    registry.add(node, () => ({ ...(server ? server.counters : {}), clients: server ? server.clients : 0 }));
 
     if (server) {
       status(STATUS.starting);
       const started = server.start().then((p) => {
         status(STATUS.listening(p, server.clients));
-        node.log(`Modbus server listening on ${host}:${p}`);
+        node.log(`Modbus server listening on ${host}:${p}; edge-only registers writable from ${[].concat(edgeHosts).join(', ')}`);
       }, (err) => {
         status(STATUS.error('cannot listen'));
         node.error(`${err.code}: ${err.message}`);
@@ -61,6 +66,18 @@ module.exports = function register(RED) {
       server.on('refused', (n) => {
         if (n === 1 || n % 100 === 0) node.warn(`E_MODBUS_CLIENTS: ${n} connection(s) refused, already serving ${maxClients} (Max clients)`);
       });
+      // Refused writes and limited connections: counted always, logged at most once a second.
+      let lastWarn = 0;
+      let unlogged = 0;
+      const warnSome = (text) => {
+        const now = Date.now();
+        if (now - lastWarn < 1000) { unlogged += 1; return; }
+        node.warn(`${text}${unlogged ? ` (+${unlogged} more not logged)` : ''}`);
+        lastWarn = now;
+        unlogged = 0;
+      };
+      server.on('write-refused', (r) => warnSome(`E_MODBUS_NOT_EDGE: ${r.from} wrote registers ${r.address}..${r.address + r.qty - 1}, which only the edge writes (refused with exception 02)`));
+      server.on('limited', (ev) => warnSome(`${ev.code}: ${ev.from} closed: ${ev.message}`));
       server.on('write', (w) => node.send({ topic: 'write', address: w.address, payload: w.words }));
       server.on('error', (err) => { status(STATUS.error('error')); node.error(err.message); });
       node.started = started;
@@ -78,13 +95,18 @@ module.exports = function register(RED) {
     });
 
     node.on('close', (removed, done) => {
+      registry.remove(node);
       const finish = () => { node.status({}); done(); };
       if (!server) { finish(); return; }
       server.removeAllListeners('write');
       server.removeAllListeners('clients');
       server.removeAllListeners('refused');
+      server.removeAllListeners('write-refused');
+      server.removeAllListeners('limited');
       server.close().then(finish, finish);
     });
   }
   RED.nodes.registerType('s7twin-modbus-server', S7TwinModbusServerNode);
+  registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
+  registry.watchRuntime(RED.events);
 };

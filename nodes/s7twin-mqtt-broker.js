@@ -9,6 +9,7 @@
 const { createMqttServer, DEFAULTS } = require('./lib/mqtt-server');
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
+const { serverTls } = require('./lib/tls');
 
 const CLOSE_TIMEOUT_MS = 5000; // done() is reached even if a socket refuses to close
 const STATUS_MS = 1000; // status refreshed at most once a second
@@ -67,6 +68,10 @@ module.exports = function register(RED) {
         noDelay: config.noDelay !== false && config.noDelay !== 'false',
         // A fleet (issue 17): cluster with the other cloud instances' brokers over the same Redis.
         redisUrl: process.env.S7T_REDIS_URL || null,
+        // The host's certificate (S7T_TLS_KEY/S7T_TLS_CERT, as the editor's): mqtts and wss only.
+        tls: serverTls(),
+        ratePerS: Number(setting(config.ratePerS, DEFAULTS.ratePerS)),
+        burst: 2 * Number(setting(config.ratePerS, DEFAULTS.ratePerS)),
         users,
         onEvent,
       };
@@ -96,7 +101,7 @@ module.exports = function register(RED) {
 
     function statusText() {
       const c = server.counters;
-      const refused = c.authFailures + c.publishRefused + c.subscribeRefused + c.payloadRefused + c.oversized + c.takeoverRefused;
+      const refused = c.authFailures + c.publishRefused + c.subscribeRefused + c.payloadRefused + c.oversized + c.takeoverRefused + c.rateLimited + c.errorBudget;
       return `${c.clients} client${c.clients === 1 ? '' : 's'}, ${c.messagesIn} msgs${refused ? `, ${refused} refused` : ''}`;
     }
     function refreshStatus() {
@@ -113,7 +118,8 @@ module.exports = function register(RED) {
         server = srv;
         node.counters = srv.counters;
         node.ports = srv.ports;
-        const where = [srv.ports.tcp !== null ? `mqtt://${opts.host}:${srv.ports.tcp}` : null, srv.ports.ws !== null ? `ws://${opts.host}:${srv.ports.ws}${opts.wsPath}` : null].filter(Boolean);
+        const [m, w] = opts.tls ? ['mqtts', 'wss'] : ['mqtt', 'ws'];
+        const where = [srv.ports.tcp !== null ? `${m}://${opts.host}:${srv.ports.tcp}` : null, srv.ports.ws !== null ? `${w}://${opts.host}:${srv.ports.ws}${opts.wsPath}` : null].filter(Boolean);
         node.log(`MQTT broker listening on ${where.join(' and ')}${opts.validatePayloads ? '' : ' (payload checks OFF)'}${srv.cluster ? ', clustered over the fleet\'s Redis' : ''}`);
         refreshStatus();
         // Client counts change on connect/disconnect; poll the counters instead of hooking every event.
@@ -152,6 +158,7 @@ module.exports = function register(RED) {
     credentials: { users: { type: 'password' } },
   });
   registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
+  registry.watchRuntime(RED.events);
 };
 
 module.exports.setting = setting;

@@ -8,6 +8,7 @@
 const path = require('node:path');
 const { createOpcuaServer, DEFAULTS } = require('./lib/opcua-server');
 const ot = require('./lib/opcua-tags');
+const registry = require('./lib/registry');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second
@@ -29,6 +30,10 @@ module.exports = function register(RED) {
     try {
       server = createOpcuaServer({
         host: (config.host || '').trim() || DEFAULTS.host,
+        // The name twins and the edge dial (compose: the service name), in the certificate too.
+        publicHost: (config.publicHost || '').trim() || undefined,
+        ratePerS: ot.numberOr(config.ratePerS, DEFAULTS.ratePerS),
+        burst: 2 * ot.numberOr(config.ratePerS, DEFAULTS.ratePerS),
         port: ot.numberOr(config.port, DEFAULTS.port),
         plant: (config.plant || '').trim() || undefined,
         pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'server'),
@@ -54,6 +59,7 @@ module.exports = function register(RED) {
       node.warn('OPC UA server: a default password is in use (set the passwords in the node or S7T_OPCUA_TWIN_PASSWORD / S7T_OPCUA_EDGE_PASSWORD)');
     }
 
+    registry.add(node, () => ({ ...server.counters, monitoredItems: server.monitoredItemCount() }));
     let lastStatus = '';
     let lastStatusAt = 0;
     let closing = false;
@@ -74,6 +80,13 @@ module.exports = function register(RED) {
       if (Date.now() - lastStatusAt >= STATUS_MIN_MS) showRunning();
     }, STATUS_MIN_MS);
 
+    let lastLimitLog = 0;
+    server.on('limited', (ev) => {
+      // Counted always (rateLimited, errorBudget), logged at most once a second.
+      if (Date.now() - lastLimitLog < 1000) return;
+      lastLimitLog = Date.now();
+      node.warn(`${ev.code}: OPC UA channel ${ev.channelId} closed: ${ev.message}`);
+    });
     server.on('change', (ev) => {
       node.send({
         topic: ev.short,
@@ -113,6 +126,7 @@ module.exports = function register(RED) {
 
     node.on('close', (removed, done) => {
       closing = true;
+      registry.remove(node);
       clearInterval(poll);
       // Keep the image for the next deploy of this node: twins and edge find the plant as it was.
       if (removed) images.delete(node.id); else images.set(node.id, server.values());
@@ -136,4 +150,6 @@ module.exports = function register(RED) {
       edgePassword: { type: 'password' },
     },
   });
+  registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
+  registry.watchRuntime(RED.events);
 };

@@ -4,6 +4,8 @@
  * variables, which win over defaults.
  */
 const { parseArgs } = require('node:util');
+const { check, refusal } = require('../nodes/lib/security');
+const { caFile } = require('../nodes/lib/tls');
 
 const HELP = `Usage: npm run plc -- [options]
 
@@ -22,6 +24,10 @@ const HELP = `Usage: npm run plc -- [options]
   --input-log <file>     a JSON line per scan whose inputs   S7T_PLC_INPUT_LOG (off)
                          changed (plc/input-log.js)
   -h, --help             this text
+
+  The MQTT client verifies an mqtts:// or wss:// broker with the CA file S7T_CA_FILE (if set).
+  Bound beyond loopback, the PLC refuses to start while its MQTT password is unset or a
+  development one (node scripts/gen-env.js makes one).
 `;
 
 /**
@@ -79,6 +85,7 @@ function parse(argv, env = process.env) {
       username: values['mqtt-user'] ?? env.S7T_PLC_MQTT_USER,
       password: values['mqtt-password'] ?? env.S7T_PLC_MQTT_PASSWORD,
       qos: num('mqtt-qos', 'S7T_PLC_MQTT_QOS', 0),
+      ...(caFile(env) ? { ca: caFile(env) } : {}),
     } : false,
   };
   const inputLog = values['input-log'] ?? env.S7T_PLC_INPUT_LOG;
@@ -114,6 +121,17 @@ async function main(argv) {
     return;
   }
   if (parsed.help) { process.stdout.write(HELP); return; }
+  // Reachable beyond loopback, the MQTT password must be a real one (nodes/lib/security.js).
+  const exposure = check({
+    role: 'plc',
+    hosts: { S7T_PLC_HOST: parsed.opts.host },
+    secrets: parsed.opts.mqtt ? { S7T_PLC_MQTT_PASSWORD: parsed.opts.mqtt.password } : {},
+  });
+  if (exposure.problems.length) {
+    process.stderr.write(`${refusal('virtual PLC', exposure)}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const { createPlc } = require('./index');
   let plc;
   try {

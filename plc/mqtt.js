@@ -70,8 +70,8 @@ function parseProbe(payload, slots) {
 /**
  * Start the MQTT client.
  * @param {object} image the process image
- * @param {{url:string, plant?:string, username?:string, password?:string, qos?:0|1, counters:object,
- *   setInputs:Function, setProbe:Function, onReject?:Function}} opts
+ * @param {{url:string, plant?:string, username?:string, password?:string, qos?:0|1, ca?:Buffer,
+ *   counters:object, setInputs:Function, setProbe:Function, onReject?:Function}} opts
  * @returns {{afterScan(ev):void, stop():Promise<void>, readonly connected:boolean}}
  */
 function startMqtt(image, opts) {
@@ -101,6 +101,8 @@ function startMqtt(image, opts) {
     connectTimeout: cfg.connectTimeoutMs,
     keepalive: cfg.keepaliveS,
     clean: true, // no persistent session: nothing is queued for the PLC while it is away
+    // mqtts:// or wss:// to a broker whose certificate a private CA signed (S7T_CA_FILE)
+    ...(cfg.ca ? { ca: cfg.ca } : {}),
   });
   let waiting = []; // probe requests queued for the next scan
   let connected = false;

@@ -58,7 +58,9 @@ async function startOpcua(image, opts) {
   lowerFloors(cfg.scanMs, cfg.scanMs);
   const server = new OPCUAServer({
     host: cfg.host,
-    hostname: cfg.host,
+    // Bound to every interface, it advertises (and names in its certificate) the machine's host
+    // name, the name clients dial (compose: plc), not 0.0.0.0.
+    hostname: cfg.host === '0.0.0.0' || cfg.host === '::' ? os.hostname() : cfg.host,
     port: cfg.port,
     serverCertificateManager,
     userCertificateManager,

@@ -251,9 +251,11 @@ function summary(env, opts, live) {
   const cloud = `http://${env.S7T_CLOUD_HOST}:${env.S7T_CLOUD_PORT}`;
   console.log(`
 Everything is up.
+  browser twin   ${cloud}/s7twin/ui/   (the plant in 3D: token ${env.S7T_TWIN_TOKEN} drives, ${env.S7T_VIEWER_TOKEN} watches)
   cloud editor   ${cloud}/
   edge editor    http://127.0.0.1:${env.S7T_EDGE_PORT}/
   twin endpoint  ws://${env.S7T_CLOUD_HOST}:${env.S7T_CLOUD_PORT}/s7twin/twin   (token: S7T_TWIN_TOKEN=${env.S7T_TWIN_TOKEN})
+  REST twins     ${cloud}/s7twin/rest/state, POST ${cloud}/s7twin/rest/cmd
   MQTT broker    mqtt://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_PORT}  ws://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_WS_PORT}/mqtt
   OPC UA server  opc.tcp://${env.S7T_CLOUD_HOST}:${env.S7T_OPCUA_PORT}
   Modbus server  ${env.S7T_CLOUD_HOST}:${env.S7T_MODBUS_PORT}

@@ -3,15 +3,23 @@
 # tests drive for real, where they are missing, when this machine allows it (root and apt-get):
 #   chromium      the browser the page tests and the editor tests drive (playwright-core)
 #   redis-server  the fleet's backplane
+#   podman runc netavark aardvark-dns iptables   the container tests (rootful Podman; netavark and
+#                 aardvark-dns give compose networks their service names; listed because
+#                 --no-install-recommends would otherwise pick the CNI stack without DNS)
+#   debootstrap   the container tests' base image, made without an image registry (scripts/containers.sh)
+#   docker-compose  the compose tool the container test drives against `podman system service`
+#   openssl       the TLS tests' throwaway CA and certificates
 # Nothing is installed when every package is already there. Where the machine does not allow an
 # install, it says what is missing and stops: a test that needs one of them cannot pass without it.
 #   bash scripts/system-deps.sh                 every package above
 #   bash scripts/system-deps.sh redis-server    only those named (`bash scripts/start.sh --fleet`)
 set -euo pipefail
 
-if [ $# -gt 0 ]; then S7T_DEB_PACKAGES=("$@"); else S7T_DEB_PACKAGES=(chromium redis-server); fi
+if [ $# -gt 0 ]; then S7T_DEB_PACKAGES=("$@"); else S7T_DEB_PACKAGES=(chromium redis-server podman runc netavark aardvark-dns iptables debootstrap docker-compose openssl); fi
 # command each package provides, to see whether it is there
-declare -A S7T_DEB_PROVIDES=([chromium]=chromium [redis-server]=redis-server)
+declare -A S7T_DEB_PROVIDES=([chromium]=chromium [redis-server]=redis-server
+  [podman]=podman [runc]=runc [netavark]=/usr/lib/podman/netavark [aardvark-dns]=/usr/lib/podman/aardvark-dns
+  [iptables]=iptables [debootstrap]=debootstrap [docker-compose]=docker-compose [openssl]=openssl)
 
 missing=()
 for p in "${S7T_DEB_PACKAGES[@]}"; do

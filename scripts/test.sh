@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Set up what the tests need (Node 22, dependencies, the native snap7 addon, Toxiproxy), then run
-# the whole test suite on Node's own test runner.
+# Set up what the tests need (Node 22, dependencies, the native snap7 addon, Toxiproxy, Podman and
+# the project's container image), then run the whole test suite on Node's own test runner.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-# Debian packages the tests drive for real (chromium, redis-server), where missing.
+# Debian packages the tests drive for real (chromium, redis-server, podman, ...), where missing.
 bash "$ROOT/scripts/system-deps.sh"
 cd "$ROOT"
+# The container tests run the project's image with Podman: make the base image once (cached in
+# .tools/containers) and build the image (layers cached across runs), before the test runner's
+# per-file time limit applies.
+bash scripts/containers.sh --image >/dev/null
 # The benchmark smoke test emulates a WAN with Toxiproxy: build it once from the Go module proxy.
 bash scripts/toxiproxy.sh >/dev/null
 npm test

@@ -19,6 +19,7 @@ const { createPlant, PROFILES } = require('./plant');
 const { createRecorder } = require('./recorder');
 const tags = require('../nodes/lib/tags');
 const { transportDefaults } = require('./local');
+const { caFile } = require('../nodes/lib/tls');
 
 const DEFAULTS = {
   protocol: 'ws',
@@ -74,11 +75,13 @@ async function runTwin(opts = {}) {
   const recorder = createRecorder({ protocol: o.protocol, csv: o.csv, timeoutMs: Number(o.timeoutMs), onCsvError: (e) => log(`csv: ${e.message}`) });
   const plc = {}; // last PLC outputs seen
   let gotValues = false;
+  const frames = { out: 0, in: 0 }; // input changes sent (one per tick with changes), PLC state updates received
   const t0 = performance.now();
 
   transport.onValues((values, kind) => {
     const t = performance.now();
     recorder.received(values, t);
+    if (kind === 'state') frames.in += 1;
     plant.applyOutputs(values);
     Object.assign(plc, values);
     gotValues = true;
@@ -111,6 +114,7 @@ async function runTwin(opts = {}) {
       if (Object.keys(batch).length) {
         recorder.sent(batch, performance.now());
         transport.send(batch);
+        frames.out += 1;
       }
       recorder.sweep();
     };
@@ -170,6 +174,7 @@ async function runTwin(opts = {}) {
       errors: (ts.errors || 0) + summary.overall.expired,
       errorCodes: ts.errorCodes || {},
       transport: ts,
+      frames,
       durationMs: performance.now() - t0,
     };
   } finally {
@@ -196,9 +201,10 @@ function formatTable(summary) {
 }
 
 const USAGE = `usage: npm run twin -- [options]
-  --protocol ws|mqtt|opcua|modbus   transport (default ws)
+  --protocol ws|mqtt|mqttws|http|opcua|modbus   transport (default ws)
   --url URL                         endpoint, e.g. ws://127.0.0.1:1880/s7twin/twin
   --token T                         bearer token (or S7T_TWIN_TOKEN)
+  --ca FILE                         CA certificate(s) for wss:// or mqtts:// (or S7T_CA_FILE)
   --boxes N                         boxes to produce (default 20)
   --damaged F|PATTERN               fraction damaged (0.3) or a 0/1 pattern (0010)
   --seed N                          RNG seed for the damaged boxes (default 1)
@@ -247,6 +253,9 @@ function parseCli(argv) {
     num('damaged', 0);
     if (o.damaged > 1) throw new TwinError('E_ARGS', `--damaged must be a fraction 0..1 or a 0/1 pattern, got ${o.damaged}`);
   }
+  // A private CA for wss:// / mqtts:// endpoints: --ca FILE, else S7T_CA_FILE (nodes/lib/tls.js).
+  const ca = caFile(o.ca !== undefined ? { S7T_CA_FILE: String(o.ca) } : process.env);
+  if (ca) o.ca = ca; else delete o.ca;
   // Whatever was not given reaches the one-machine system that `npm start` runs.
   for (const [k, v] of Object.entries(transportDefaults(o.protocol || DEFAULTS.protocol))) if (o[k] === undefined) o[k] = v;
   if (o.csv) o.csv = path.resolve(String(o.csv));

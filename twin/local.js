@@ -23,6 +23,7 @@ const DEFAULTS = {
   S7T_SCAN_MS: '10',
   // Development tokens and passwords: set your own for anything but a laptop.
   S7T_TWIN_TOKEN: 'dev-twin-token',
+  S7T_VIEWER_TOKEN: 'dev-viewer-token', // watch-only: the browser twin's viewers, read-only twins
   S7T_EDGE_TOKEN: 'dev-edge-token',
   S7T_MQTT_USERS: 'twin:dev-twin-pw:twin,plc:dev-plc-pw:plc,monitor:dev-monitor-pw:monitor',
   S7T_MQTT_PLC_USER: 'plc',
@@ -33,6 +34,25 @@ const DEFAULTS = {
   S7T_OPCUA_TWIN_PASSWORD: 'dev-twin-pw',
   S7T_OPCUA_EDGE_USER: 'edge',
   S7T_OPCUA_EDGE_PASSWORD: 'dev-edge-pw',
+  // Key of the Node-RED credentials files (settings.js credentialSecret).
+  S7T_CREDENTIAL_SECRET: 's7twin-development-only-secret',
+};
+
+/**
+ * Which of DEFAULTS are development secrets, and which part of the system needs each: the one
+ * list nodes/lib/security.js checks (an instance reachable beyond loopback refuses to start while
+ * one of its secrets is unset or has its development value) and scripts/gen-env.js fills with
+ * random values. The virtual PLC reads its MQTT password as S7T_PLC_MQTT_PASSWORD.
+ */
+const SECRETS = {
+  S7T_CREDENTIAL_SECRET: ['cloud', 'edge'],
+  S7T_TWIN_TOKEN: ['cloud'],
+  S7T_EDGE_TOKEN: ['cloud', 'edge'],
+  S7T_MQTT_USERS: ['cloud'],
+  S7T_MQTT_MONITOR_PASSWORD: ['cloud'],
+  S7T_MQTT_PLC_PASSWORD: ['plc'],
+  S7T_OPCUA_TWIN_PASSWORD: ['cloud'],
+  S7T_OPCUA_EDGE_PASSWORD: ['cloud', 'edge'],
 };
 
 /**
@@ -48,7 +68,7 @@ function localEnv(env = process.env) {
 
 /**
  * Transport options that reach the local system over `protocol`.
- * @param {string} protocol ws | mqtt | opcua | modbus
+ * @param {string} protocol ws | mqtt | mqttws | http | opcua | modbus
  * @param {object} [env]
  * @returns {object} options for twin/transports/<protocol>.js
  */
@@ -62,6 +82,12 @@ function transportDefaults(protocol, env = process.env) {
       const twin = e.S7T_MQTT_USERS.split(',').map((u) => u.trim().split(':')).find((u) => u[2] === 'twin') || [];
       return { url: `mqtt://${host}:${e.S7T_MQTT_PORT}`, username: twin[0], password: twin[1], plant: e.S7T_PLANT };
     }
+    case 'mqttws': {
+      const { username, password, plant } = transportDefaults('mqtt', env);
+      return { url: `ws://${host}:${e.S7T_MQTT_WS_PORT}/mqtt`, username, password, plant };
+    }
+    case 'http':
+      return { url: `http://${host}:${e.S7T_CLOUD_PORT}/s7twin/rest`, token: e.S7T_TWIN_TOKEN.split(',')[0].trim() };
     case 'opcua':
       return { url: `opc.tcp://${host}:${e.S7T_OPCUA_PORT}`, user: e.S7T_OPCUA_TWIN_USER, password: e.S7T_OPCUA_TWIN_PASSWORD, plant: e.S7T_PLANT };
     case 'modbus':
@@ -71,4 +97,4 @@ function transportDefaults(protocol, env = process.env) {
   }
 }
 
-module.exports = { DEFAULTS, localEnv, transportDefaults };
+module.exports = { DEFAULTS, SECRETS, localEnv, transportDefaults };

@@ -118,7 +118,7 @@ function createPlant(opts = {}) {
   if (!PROFILES[profileName]) throw new PlantError('E_PLANT_CONFIG', `unknown profile "${profileName}" (fast or study)`);
   const cfg = { ...PROFILES[profileName] };
   for (const k of Object.keys(cfg)) if (opts[k] !== undefined) cfg[k] = Number(opts[k]);
-  const total = opts.boxes === undefined ? 20 : Number(opts.boxes);
+  let total = opts.boxes === undefined ? 20 : Number(opts.boxes);
   if (!Number.isInteger(total) || total < 0) throw new PlantError('E_PLANT_CONFIG', `boxes must be a whole number, got ${opts.boxes}`);
   const plan = damagePlan(total, opts.damaged === undefined ? 0.3 : opts.damaged, opts.seed === undefined ? 1 : Number(opts.seed));
 
@@ -271,6 +271,38 @@ function createPlant(opts = {}) {
     }
   }
 
+  /**
+   * Put one more box in the feed (the browser twin's "feed a box"): it arrives at the entry like
+   * the planned ones, when the entry is free, piston 1 is home, arrivalMs has passed since the
+   * last arrival and the plant runs (or feedWhileStopped is set).
+   * @param {boolean} [damaged]
+   * @returns {number} the id the box will get
+   */
+  function feed(damaged = false) {
+    plan.push(Boolean(damaged));
+    total += 1;
+    doneEmitted = false;
+    return total;
+  }
+
+  /**
+   * Where everything is now, for drawing: the boxes in the plant (entry, conveyor 1, conveyor 2;
+   * x in mm along their conveyor), the pistons (0 back .. 1 front), the buttons and the PLC
+   * outputs last applied. Copies: the caller may keep them.
+   */
+  function scene() {
+    const bx = (b) => ({ id: b.id, damaged: b.damaged, x: b.x });
+    return {
+      time,
+      entry: entry ? bx(entry) : null,
+      c1: c1.map(bx),
+      c2: c2.map(bx),
+      pistons: { ...piston },
+      buttons: { ...buttons },
+      outputs: { ...out },
+    };
+  }
+
   /** Press a momentary button ('st' or 'sp'); it is released after buttonHoldMs of plant time. */
   function press(button) {
     if (button !== 'st' && button !== 'sp') throw new PlantError('E_PLANT_BUTTON', `no button "${button}" (st or sp)`);
@@ -308,6 +340,8 @@ function createPlant(opts = {}) {
     tick,
     applyOutputs,
     press,
+    feed,
+    scene,
     inputs,
     summary,
     describe,

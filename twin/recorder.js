@@ -21,6 +21,8 @@ const CSV_HEADER = 'time,protocol,variable,ms';
  * @param {number} [opts.timeoutMs]
  * @param {string} [opts.csv] file to append round trips to (none if omitted)
  * @param {() => number} [opts.now] monotonic clock (default performance.now)
+ * @param {boolean} [opts.keepSamples] keep every sample for summary() (default true; the browser
+ *   twin runs for hours and keeps its own bounded window instead)
  */
 function createRecorder(opts = {}) {
   const protocol = opts.protocol || '';
@@ -31,10 +33,11 @@ function createRecorder(opts = {}) {
   const expired = Object.fromEntries(pairs.map((p) => [p.output, 0]));
   const csv = opts.csv ? createCsvAppender(opts.csv, { header: CSV_HEADER, onError: opts.onCsvError }) : null;
   let frames = 0;
+  const keep = opts.keepSamples !== false;
 
   function take(results) {
     for (const r of results) {
-      samples[r.variable].push(r.ms);
+      if (keep) samples[r.variable].push(r.ms);
       if (csv) csv.write([new Date().toISOString(), protocol, r.variable, r.ms.toFixed(3)].map(csvField).join(','));
     }
     return results;

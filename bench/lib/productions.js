@@ -47,7 +47,9 @@ async function runProductions(o) {
       failed: 0,
       reasons: [],
       cycleMs: [],
-      bytes: { in: 0, out: 0, framesIn: 0, framesOut: 0, durationMs: 0 },
+      // boxes sorted, input changes the twin sent, PLC state updates it received: the work the
+      // bytes bought (Table 3's bytes per unit of work)
+      bytes: { in: 0, out: 0, framesIn: 0, framesOut: 0, durationMs: 0, boxes: 0, inputChanges: 0, stateChanges: 0 },
     };
   }
 
@@ -113,6 +115,9 @@ async function runProductions(o) {
         acc.bytes.framesIn += ts.received ?? ts.framesIn ?? 0;
         acc.bytes.framesOut += ts.sent ?? ts.framesOut ?? 0;
         acc.bytes.durationMs += r.durationMs || 0;
+        acc.bytes.boxes += (r.packed || 0) + (r.rejected || 0);
+        acc.bytes.inputChanges += (r.frames && r.frames.out) || 0;
+        acc.bytes.stateChanges += (r.frames && r.frames.in) || 0;
       } catch (err) {
         acc.failed += 1;
         acc.errors += 1;

@@ -12,7 +12,16 @@ const plots = require('./plots');
 const STUDY = require('../study-figures.json');
 const { TUNINGS } = require('./system');
 
-const PROTOCOL_LABEL = { ws: 'WebSocket–S7', mqtt: 'MQTT', opcua: 'OPC UA', modbus: 'Modbus', stock: 'stock WS-S7 replica' };
+const PROTOCOL_LABEL = { ws: 'WebSocket–S7', mqtt: 'MQTT', opcua: 'OPC UA', modbus: 'Modbus', stock: 'stock WS-S7 replica', mqttws: 'MQTT over WebSocket', http: 'HTTP polling' };
+/** What each path's twin transport counts as bytes on the wire (Table 3). */
+const BYTES_COUNTED = {
+  ws: 'frame payloads (without the 2–8 bytes of WebSocket framing per frame)',
+  mqtt: 'TCP bytes of the connection',
+  mqttws: 'TCP bytes of the connection (MQTT in WebSocket frames, the upgrade included)',
+  http: 'TCP bytes of the keep-alive connections (request and response headers included)',
+  modbus: 'TCP bytes of the connection',
+  opcua: 'bytes of the secure channel',
+};
 const VAR_LABEL = { c1: 'Conveyor Belt', p1bw: 'Piston1 Backward', p2fw: 'Piston2 Forward', p3fw: 'Piston3 Forward', red: 'Red Lamp', overall: 'Overall Average' };
 const STUDY_PROFILE = { local: 'local', wan: 'wan' }; // which of the study's Table 5 columns a profile compares with
 
@@ -76,6 +85,7 @@ function summarize(results) {
         reasons: r.reasons.slice(0, 10),
         cycle: r.cycleMs.length ? { ...summarise(r.cycleMs.map((ms) => ms / 1000)), boxes: r.boxes } : null,
         bytes: {
+          ...perUnit(r.bytes),
           bytesPerSec: dur > 0 ? total / dur : null,
           inPerSec: dur > 0 ? r.bytes.in / dur : null,
           outPerSec: dur > 0 ? r.bytes.out / dur : null,
@@ -86,6 +96,8 @@ function summarize(results) {
         },
       };
     }
+    p.browser = {};
+    for (const [proto, r] of Object.entries(pr.browser || {})) p.browser[proto] = browserSummary(r);
     p.flowTimers = {};
     for (const [proto, vars] of Object.entries(pr.flowTimers || {})) {
       p.flowTimers[proto] = {};
@@ -99,6 +111,48 @@ function summarize(results) {
     out.profiles[name] = p;
   }
   return out;
+}
+
+/**
+ * Bytes per unit of work, both directions: per box sorted, per input change the twin sent (one
+ * frame or message per plant tick with changes) and per PLC state update it received.
+ */
+function perUnit(b) {
+  const per = (bytes, n) => (n > 0 ? bytes / n : null);
+  return {
+    boxes: b.boxes || 0,
+    inputChanges: b.inputChanges || 0,
+    stateChanges: b.stateChanges || 0,
+    outPerBox: per(b.out, b.boxes),
+    inPerBox: per(b.in, b.boxes),
+    bothPerBox: per(b.in + b.out, b.boxes),
+    outPerInputChange: per(b.out, b.inputChanges),
+    inPerStateChange: per(b.in, b.stateChanges),
+  };
+}
+
+/** The browser twin's cost over one protocol, without the raw arrays. */
+function browserSummary(r) {
+  const rtt = (r.rtt || []).map((x) => x[1]);
+  return {
+    seconds: r.seconds,
+    frames: r.frames,
+    frameInterval: summarise(r.frameIntervals || []),
+    frameWork: summarise(r.frameWork || []),
+    longTasks: r.longTasks,
+    longTaskMs: r.longTaskMs,
+    heapMB: r.heapBytes === null || r.heapBytes === undefined ? null : r.heapBytes / 2 ** 20,
+    workerHeapMB: r.workerHeapBytes === null || r.workerHeapBytes === undefined ? null : r.workerHeapBytes / 2 ** 20,
+    cpuPct: r.cpuPct || {},
+    rtt: summarise(rtt),
+    boxes: r.boxes,
+    errors: (r.connection && r.connection.errors) || 0,
+    reconnects: (r.connection && r.connection.reconnects) || 0,
+    webgl: r.webgl,
+    software: r.software,
+    pixelRatio: r.pixelRatio,
+    pageErrors: r.errors || [],
+  };
 }
 
 function stripLoad(r) {
@@ -120,6 +174,10 @@ function samplesCsv(results) {
     }
     for (const [proto, levels] of Object.entries(pr.load || {})) {
       for (const [users, r] of Object.entries(levels)) if (r.samples) push(name, 'load', proto, 'probe', users, r.samples);
+    }
+    for (const [proto, r] of Object.entries(pr.browser || {})) {
+      for (const v of [...new Set((r.rtt || []).map((x) => x[0]))]) push(name, 'browser', proto, v, 1, r.rtt.filter((x) => x[0] === v).map((x) => x[1]));
+      push(name, 'browser-frame', proto, 'interval', 1, r.frameIntervals || []);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -384,13 +442,75 @@ function markdown(s, plotFiles) {
   }
   if (bytesRows.length) {
     L.push('## Table 3 — bytes on the wire (twin connection)', '');
-    L.push(`Counted by the twin transports over every production (payload bytes of frames/messages; the study captured packets with Wireshark on the end device, ${STUDY.table3.cite}). Mean size = bytes per frame; the study's "Size" columns are per capture interval, so compare throughput first.`, '');
+    L.push(`Counted by the twin transports over every production; the study captured packets with Wireshark on the end device (${STUDY.table3.cite}). Mean size = bytes per frame; the study's "Size" columns are per capture interval, so compare throughput first. What each transport counts: ${Object.entries(BYTES_COUNTED).map(([k, v]) => `${label(k)}: ${v}`).join('; ')}.`, '');
     L.push(table(['profile', 'Protocol', 'Throughput (bytes/s)', 'Frames (Packets)', 'Total [KB]', 'Mean size (bytes)', 'seconds'], bytesRows), '');
     for (const [name, p] of Object.entries(s.profiles)) {
       const r = ratios(Object.entries(p.productions).map(([k, v]) => [k, v.bytes.bytesPerSec]), 'B/s');
       if (r) L.push(`- ${name}, bytes/s: leanest ${r}`);
     }
     L.push('');
+    // Per unit of work: protocols that poll send bytes whether or not anything changed, so the
+    // same plant work is the fair yardstick.
+    const unitRows = [];
+    for (const [name, p] of Object.entries(s.profiles)) {
+      for (const [proto, r] of Object.entries(p.productions)) {
+        const b = r.bytes;
+        unitRows.push([name, label(proto), b.boxes, fmt(b.outPerBox, 0), fmt(b.inPerBox, 0), fmt(b.bothPerBox, 0), b.inputChanges, fmt(b.outPerInputChange, 0), b.stateChanges, fmt(b.inPerStateChange, 0)]);
+      }
+    }
+    L.push('### Bytes per unit of work', '');
+    L.push('The same productions, divided by the work done: boxes sorted; input changes the twin sent (one frame or message per plant tick with changes); PLC state updates the twin received (one per PLC read cycle or scan with changes; a poll that brings several counts each). ↑ twin → cloud, ↓ cloud → twin. A path that polls pays for its polls whatever changed.', '');
+    L.push(table(['profile', 'Protocol', 'boxes', 'B/box ↑', 'B/box ↓', 'B/box both', 'input changes', 'B/input change ↑', 'state updates', 'B/state update ↓'], unitRows), '');
+    for (const [name, p] of Object.entries(s.profiles)) {
+      const r = ratios(Object.entries(p.productions).map(([k, v]) => [k, v.bytes.bothPerBox]), 'B/box');
+      if (r) L.push(`- ${name}, bytes per box sorted (both directions): leanest ${r}`);
+    }
+    L.push('');
+  }
+
+  // The related study's three paths beside ours.
+  const rel = STUDY.related && STUDY.related.table1;
+  const relRows = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const proto of ['mqtt', 'mqttws', 'http']) {
+      const ours = p.productions[proto] && p.productions[proto].variables.overall;
+      if (!ours || !ours.n) continue;
+      const st = rel.rows[proto] || {};
+      relRows.push([name, label(proto), ours.n, ...rel.keys.map((k) => cell(ours[k], st[k])), fmt(ours.p95), fmt(ours.p99)]);
+    }
+  }
+  if (relRows.length) {
+    L.push('## HTTP, MQTT over TCP and MQTT over WebSocket (the related study)', '');
+    L.push(`Our full loop per production round trip (input event → PLC output at the twin, every timed variable) beside ${STUDY.related.title} (doi:${STUDY.related.doi}), ${rel.cite}. Theirs is one hop on a Wi-Fi LAN: an ESP32 publishing at QoS 1 and timing the broker's acknowledgement, and a Python client timing HTTP GETs to the ESP32, a new connection each; ours crosses cloud, edge and PLC and back, HTTP with keep-alive and a poll every 10 ms. Read the columns within each study first.`, '');
+    L.push(table(['profile', 'path', 'n', ...rel.columns, 'p95', 'p99'], relRows), '');
+    for (const [name, p] of Object.entries(s.profiles)) {
+      const r = ratios(['mqtt', 'mqttws', 'http'].filter((k) => p.productions[k]).map((k) => [k, p.productions[k].variables.overall.mean]));
+      if (r) L.push(`- ${name}, mean: fastest ${r} (the related study: MQTT over TCP 290.5, MQTT over WebSocket 342.0, HTTP 342.6 ms)`);
+    }
+    L.push('');
+  }
+
+  // The browser twin: twin-side cost.
+  const brRows = [];
+  const ftRows2 = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const [proto, b] of Object.entries(p.browser || {})) {
+      const fi = b.frameInterval || {};
+      const fw = b.frameWork || {};
+      const rt = b.rtt || {};
+      const cpu = b.cpuPct || {};
+      brRows.push([name, label(proto), b.frames, fmt(fi.median), fmt(fi.p99), fmt(fw.median), fmt(fw.p99), `${b.longTasks} / ${fmt(b.longTaskMs, 0)} ms`, fmt(b.heapMB), fmt(b.workerHeapMB), fmt(cpu.renderer, 0), fmt(cpu.GPU, 0), rt.n || 0, fmt(rt.mean), fmt(rt.median), fmt(rt.p95), fmt(rt.p99), b.boxes, b.errors]);
+      const st = STUDY.table2.rows[proto === 'mqttws' ? 'mqtt' : proto] || {};
+      if (fi.n) ftRows2.push([name, label(proto), ...STUDY.table2.keys.map((k) => cell(fi[k], st[k]))]);
+    }
+  }
+  if (brRows.length) {
+    const any = Object.values(s.profiles).flatMap((p) => Object.values(p.browser || {}))[0];
+    L.push('## The browser twin: twin-side cost', '');
+    L.push(`The browser twin (twin/browser/, served by the cloud at /s7twin/ui/) in headless Chromium, driving the plant with boxes fed automatically (120 a minute, fast plant profile), ${o.browserSeconds} s per protocol the page speaks after a 3 s warm-up, one fresh page each. Frame interval: time between two animation frames (requestAnimationFrame; the study's CPU frame time); frame work: the page's JavaScript in one frame (scene update and the draw call); long tasks: main-thread tasks over 50 ms (PerformanceObserver 'longtask'); JS heap of the page and of its worker (CDP); CPU of Chromium's renderer and GPU processes, % of one core (CDP SystemInfo); round trips as the page's worker measured them (input event → PLC output). ${any && any.software ? `WebGL rendered in software (SwiftShader: no GPU here), at pixel ratio ${fmt(any.pixelRatio, 2)}: the frame figures are this machine's CPU drawing 3D, not a phone's GPU.` : ''} The machine's other processes (PLC, both Node-RED, Toxiproxy) share its ${(s.machine || {}).cpus || '?'} cores.`, '');
+    L.push(table(['profile', 'protocol', 'frames', 'interval median', 'interval p99', 'work median', 'work p99', 'long tasks', 'heap MB', 'worker heap MB', 'renderer CPU %', 'GPU CPU %', 'RTT n', 'RTT mean', 'RTT median', 'RTT p95', 'RTT p99', 'boxes', 'errors'], brRows), '');
+    L.push(`Frame time beside the study's (${STUDY.table2.cite}; MQTT over WebSocket beside the study's MQTT, whose Unity client spoke MQTT over TCP):`, '');
+    L.push(table(['profile', 'protocol', ...STUDY.table2.columns.map((c) => `${c} (ms)`)], ftRows2), '');
   }
 
   // Cycle time.

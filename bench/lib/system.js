@@ -39,13 +39,15 @@ const DEFAULTS = {
 const TUNINGS = {
   tuned: {
     env: { S7T_MODBUS_POLL_MS: '10', S7T_MODBUS_CLOUD_POLL_MS: '10', S7T_OPCUA_SAMPLING_MS: '10', S7T_OPCUA_PUBLISHING_MS: '10', S7T_OPCUA_MIN_SAMPLING_MS: '10', S7T_OPCUA_MIN_PUBLISHING_MS: '10' },
-    transport: { modbus: { pollMs: 10 }, opcua: { mode: 'subscribe', samplingIntervalMs: 10, publishingIntervalMs: 10 }, mqtt: { qos: 0 } },
+    transport: { modbus: { pollMs: 10 }, opcua: { mode: 'subscribe', samplingIntervalMs: 10, publishingIntervalMs: 10 }, mqtt: { qos: 0 }, http: { pollMs: 10 } },
   },
   study: {
     // Modbus 80 ms everywhere; OPC UA twin polling at 50 ms, server minimum sampling 50 ms (the
     // value the study patched into 104-opcuaserver.js), edge subscriptions at 10 ms; MQTT QoS 0.
     env: { S7T_MODBUS_POLL_MS: '80', S7T_MODBUS_CLOUD_POLL_MS: '80', S7T_OPCUA_SAMPLING_MS: '10', S7T_OPCUA_PUBLISHING_MS: '10', S7T_OPCUA_MIN_SAMPLING_MS: '50', S7T_OPCUA_MIN_PUBLISHING_MS: '50' },
-    transport: { modbus: { pollMs: 80 }, opcua: { mode: 'poll', pollMs: 50 }, mqtt: { qos: 0 } },
+    // HTTP: the related study polled once per reading (every 2 s, one sensor): no interval that
+    // would mean anything here, so the same 10 ms as tuned.
+    transport: { modbus: { pollMs: 80 }, opcua: { mode: 'poll', pollMs: 50 }, mqtt: { qos: 0 }, http: { pollMs: 10 } },
   },
 };
 /**
@@ -54,9 +56,19 @@ const TUNINGS = {
  * S7T_MODBUS_PROBE_SLOTS / S7T_OPCUA_PROBE_SLOTS: each relayed slot costs them reads on every
  * poll); the stock replica maps slot 0 only. Load levels needing more slots are not run.
  */
-const PROBE_SLOTS = { ws: 1024, mqtt: 1024, modbus: 122, opcua: 122, stock: 1 };
-/** Protocols carried by the bundle's assembled flows, and the stock replica. */
-const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus'];
+const PROBE_SLOTS = { ws: 1024, mqtt: 1024, modbus: 122, opcua: 122, stock: 1, mqttws: 1024, http: 0 };
+/**
+ * Protocols carried by the bundle's assembled flows (the stock replica is not). mqttws and http
+ * are the related study's other two paths: MQTT over WebSocket to the same broker, and HTTP
+ * polling of the REST endpoint (s7twin-rest), which relays over the WebSocket–S7 path's edge link.
+ */
+const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'mqttws', 'http'];
+/**
+ * The flow tabs a path runs on besides its own: MQTT over WebSocket on the MQTT tab's broker,
+ * HTTP on the WebSocket–S7 tab's edge link; the browser twin's tab ('page': the page and the REST
+ * endpoint) with every path the page speaks.
+ */
+const USES_TABS = { ws: ['page'], mqttws: ['mqtt', 'page'], http: ['ws', 'page'] };
 
 /**
  * Distinct free loopback ports: all listeners are open at once before any closes, so the kernel
@@ -86,7 +98,7 @@ function readFlows(file) {
 }
 
 /** Which bundle path a flow tab carries, from the node types on it (null: none of them). */
-const TAB_PATHS = [['modbus', /modbus/i], ['opcua', /opcua/i], ['mqtt', /mqtt|broker/i], ['ws', /^s7twin-(link|s7$|plc$)/]];
+const TAB_PATHS = [['modbus', /modbus/i], ['opcua', /opcua/i], ['mqtt', /mqtt|broker/i], ['page', /^s7twin-(ui|rest)$/], ['ws', /^s7twin-(link|s7$|plc$)/]];
 function tabProtocol(types) {
   for (const [p, re] of TAB_PATHS) if (types.some((t) => re.test(t))) return p;
   return null;
@@ -103,6 +115,7 @@ function tabProtocol(types) {
  * @returns {object[]} a copy; `disabledTabs` lists the labels of what was disabled
  */
 function withPathsDisabled(flows, want) {
+  want = new Set([...want].flatMap((p) => [p, ...(USES_TABS[p] || [])]));
   const disabled = [];
   const out = flows.map((n) => {
     if (n.type !== 'tab') return n;
@@ -131,6 +144,8 @@ function availablePaths() {
     mqtt: has(/mqtt|broker/i) && transport('mqtt'),
     opcua: has(/opcua/i) && transport('opcua'),
     modbus: has(/modbus/i) && transport('modbus'),
+    mqttws: has(/mqtt|broker/i) && transport('mqttws'),
+    http: has(/^s7twin-rest$/) && has(/^s7twin-link/) && transport('http'),
     stock: true, // bench/flows: core nodes + node-red-contrib-s7 only
   };
 }
@@ -245,7 +260,7 @@ async function startSystem(o) {
       }
     }
 
-    const mqttOn = want.has('mqtt');
+    const mqttOn = want.has('mqtt') || want.has('mqttws');
     const plcOpts = {
       scanMs,
       s7: { host: HOST, port: 0 },
@@ -301,6 +316,11 @@ async function startSystem(o) {
       // client certificate takes seconds, so it is made once.
       opcua: { url: `opc.tcp://${HOST}:${twinPorts.opcua}`, plant: DEFAULTS.plant, ...DEFAULTS.opcuaTwin, pkiDir: path.join(os.tmpdir(), 's7twin-bench-opcua-pki'), ...tuning.transport.opcua },
       modbus: { url: `modbus://${HOST}:${twinPorts.modbus}`, ...tuning.transport.modbus },
+      mqttws: { url: `ws://${HOST}:${twinPorts.mqttWs}/mqtt`, plant: DEFAULTS.plant, ...DEFAULTS.mqttTwin, ...tuning.transport.mqtt },
+      http: { url: `http://${HOST}:${twinPorts.http}/s7twin/rest`, token: DEFAULTS.twinToken, ...tuning.transport.http },
+      // The browser twin's page, loaded through the twin-side link like every twin (its MQTT
+      // broker URL given too: the page would otherwise dial the cloud's own port).
+      page: { url: `http://${HOST}:${twinPorts.http}/s7twin/ui/`, mqttUrl: `ws://${HOST}:${twinPorts.mqttWs}/mqtt`, token: DEFAULTS.twinToken, mqtt: { user: DEFAULTS.mqttTwin.username, password: DEFAULTS.mqttTwin.password } },
     };
     return {
       profileName: o.profileName,

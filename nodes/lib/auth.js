@@ -166,6 +166,37 @@ function requestPlant(req) {
   }
 }
 
+/**
+ * The twin endpoint's token lists as an s7twin-link-server of role twin holds them: its
+ * credentials, else S7T_TWIN_TOKEN (may drive) and S7T_VIEWER_TOKEN (may only watch). The cloud's
+ * other twin-facing HTTP endpoints (REST, the browser twin's page) read the same config node, so
+ * one token works on all of them.
+ * @param {{token?: string, viewerToken?: string}} [credentials]
+ * @param {object} [env]
+ * @returns {{tokens: string[], viewerTokens: string[]}}
+ */
+function twinTokens(credentials, env = process.env) {
+  const c = credentials || {};
+  return { tokens: parseTokens(c.token || env.S7T_TWIN_TOKEN), viewerTokens: parseTokens(c.viewerToken || env.S7T_VIEWER_TOKEN) };
+}
+
+/**
+ * Who a request is: 'twin' (a twin token: may drive), 'viewer' (a viewer token: may watch), or
+ * null (no token, or a wrong one).
+ * @param {{tokens: string[], viewerTokens?: string[]}} lists
+ * @returns {(req: import('http').IncomingMessage) => 'twin'|'viewer'|null}
+ */
+function createRoleChecker(lists) {
+  const twin = createChecker(lists.tokens || []);
+  const viewer = createChecker(lists.viewerTokens || []);
+  return (req) => {
+    const t = requestToken(req);
+    if (twin(t)) return 'twin';
+    return viewer(t) ? 'viewer' : null;
+  };
+}
+
 module.exports = {
   ROLES, ANY_PLANT, AuthError, parseTokens, requestToken, createChecker, parseGrants, mergeGrants, createGrantChecker, grantPlant, requestPlant,
+  twinTokens, createRoleChecker,
 };

@@ -342,7 +342,7 @@ function createCsvAppender(file, opts = {}) {
   let written = 0;
   let errors = 0;
   const timer = setInterval(() => { flush(); }, flushMs);
-  timer.unref();
+  timer.unref?.(); // a browser's timer ids have no unref
 
   function prepare() {
     if (!ready) {

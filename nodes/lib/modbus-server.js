@@ -6,6 +6,16 @@
  * address range outside the bank → exception 02, a bad quantity or byte count → exception 03.
  * A request is applied whole or not at all. Emits 'write' {address, words} after each client write.
  *
+ * Modbus has no authentication, so the server decides by source address (issue 18): the registers
+ * twins write (HR0 commands, the probe requests HR1000+) are open to every client; every other
+ * register (PLC states HR1, counters HR2..4, probe responses HR4000+) only to connections from
+ * `edgeHosts` (addresses, blocks, host names; nodes/lib/source-filter.js). Anyone else's write
+ * there is refused whole with exception 02 and counted (writeRefused). Connections not from
+ * `edgeHosts` also have a request rate and an error budget (nodes/lib/peer-limits.js): past either
+ * the request is answered with exception 06 (server busy, all the protocol can say), the
+ * connection is closed and counted (rateLimited, errorBudget). The edge is exempt: its relay
+ * polls back to back under load. What this cannot protect: see docs/modbus.md ("Security").
+ *
  * Why not node-red-contrib-modbus's `modbus-server` node (jsmodbus): on close it calls
  * net.Server#close() without ending the client sockets, so a redeploy with a client connected
  * waits for Node-RED's 15 s close timeout, and the old connections keep being served from the
@@ -16,6 +26,9 @@
  */
 const net = require('node:net');
 const { EventEmitter } = require('node:events');
+const codec = require('./modbus-codec');
+const { createSourceFilter } = require('./source-filter');
+const peerLimits = require('./peer-limits');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -26,10 +39,23 @@ const DEFAULTS = {
   // flow-timer client and every twin: the benchmark's load levels run one twin per user.
   maxClients: 256,
   maxBuffered: 4096, // bytes of unparsed input per connection before it is dropped (no frame is > 260)
+  // Sources that may write every register (the edge); the rest may write only `twinWritable`.
+  // Loopback by default: on one machine the edge dials 127.0.0.1 (so does every twin).
+  edgeHosts: ['127.0.0.1', '::1'],
+  // Registers any client may write: HR0 (commands) and the probe requests of every PLC slot.
+  twinWritable: [
+    { from: codec.COMMAND_REGISTER, to: codec.COMMAND_REGISTER },
+    { from: codec.PROBE_REQUEST_BASE, to: codec.PROBE_REQUEST_BASE + 2 * codec.PROBE_SLOTS - 1 },
+  ],
+  ratePerS: peerLimits.DEFAULTS.ratePerS, // requests a second per connection not from edgeHosts (0 = off)
+  burst: peerLimits.DEFAULTS.burst, // requests above that rate absorbed at once
+  errors: peerLimits.DEFAULTS.errors, // exceptions a connection may cause per errorWindowMs (0 = off)
+  errorWindowMs: peerLimits.DEFAULTS.errorWindowMs,
 };
 const MAX_READ = 125; // registers per FC3 (Modbus application protocol v1.1b3, 6.3)
 const MAX_WRITE = 123; // registers per FC16 (6.12)
-const EX = { FUNCTION: 1, ADDRESS: 2, VALUE: 3 };
+const EX = { FUNCTION: 1, ADDRESS: 2, VALUE: 3, BUSY: 6 };
+const CLOSE_AFTER_MS = 1000; // a limited connection gets this long to read its exception
 
 /** Error with a stable `code`; `exception` is the Modbus exception code sent back. */
 class ModbusServerError extends Error {
@@ -52,13 +78,26 @@ function createModbusServer(opts = {}) {
   if (!Number.isInteger(o.registers) || o.registers < 1 || o.registers > 65536) {
     throw new ModbusServerError('E_CONFIG', `registers must be 1..65536, got ${o.registers}`);
   }
+  for (const k of ['ratePerS', 'burst', 'errors', 'errorWindowMs']) {
+    if (!(Number.isFinite(o[k]) && o[k] >= 0)) throw new ModbusServerError('E_CONFIG', `${k} must be a number >= 0, got ${o[k]}`);
+  }
   if (!Number.isInteger(o.maxClients) || o.maxClients < 1) {
     throw new ModbusServerError('E_CONFIG', `maxClients must be a whole number >= 1, got ${o.maxClients}`);
+  }
+  let sources;
+  try {
+    sources = createSourceFilter(o.edgeHosts);
+  } catch (err) {
+    throw new ModbusServerError('E_CONFIG', `edgeHosts: ${err.message}`);
   }
   const bank = new Uint16Array(o.registers);
   const counters = {
     connects: 0, requests: 0, reads: 0, writes: 0, exceptions: 0, badFrames: 0, refused: 0, bytesIn: 0, bytesOut: 0,
+    writeRefused: 0, // writes to edge-only registers from elsewhere (exception 02)
+    rateLimited: 0, // connections closed for their request rate
+    errorBudget: 0, // connections closed for too many exceptions
   };
+  const open = (address, qty) => o.twinWritable.some((r) => address >= r.from && address + qty - 1 <= r.to);
   const ee = new EventEmitter();
   const sockets = new Set();
   let server = null;
@@ -70,8 +109,16 @@ function createModbusServer(opts = {}) {
     }
   }
 
-  /** Answer one PDU. @returns {{res: Buffer, write?: {address, words}}} */
-  function handle(pdu) {
+  /** Only the edge writes outside twinWritable. */
+  function checkWriter(peer, address, qty) {
+    if (peer.edge || open(address, qty)) return;
+    counters.writeRefused += 1;
+    ee.emit('write-refused', { address, qty, from: peer.from });
+    throw new ModbusServerError('E_MODBUS_NOT_EDGE', `registers ${address}..${address + qty - 1} are written by the edge only`, EX.ADDRESS);
+  }
+
+  /** Answer one PDU. @returns {{res: Buffer, write?: {address, words}, exception?: boolean}} */
+  function handle(pdu, peer) {
     const fc = pdu[0];
     try {
       switch (fc) {
@@ -91,6 +138,7 @@ function createModbusServer(opts = {}) {
           if (pdu.length !== 5) throw new ModbusServerError('E_MODBUS_FRAME', 'bad FC6 length', EX.VALUE);
           const address = pdu.readUInt16BE(1);
           range(address, 1);
+          checkWriter(peer, address, 1);
           const words = [pdu.readUInt16BE(3)];
           bank[address] = words[0];
           counters.writes += 1;
@@ -103,6 +151,7 @@ function createModbusServer(opts = {}) {
             throw new ModbusServerError('E_MODBUS_QUANTITY', 'bad FC16 quantity or byte count', EX.VALUE);
           }
           range(address, qty);
+          checkWriter(peer, address, qty);
           const words = [];
           for (let k = 0; k < qty; k++) words.push(pdu.readUInt16BE(6 + 2 * k));
           bank.set(words, address);
@@ -115,9 +164,11 @@ function createModbusServer(opts = {}) {
     } catch (err) {
       if (!err.exception) throw err;
       counters.exceptions += 1;
-      return { res: Buffer.from([(fc | 0x80) & 0xff, err.exception]) };
+      return { res: exception(fc, err.exception), exception: true };
     }
   }
+
+  const exception = (fc, code) => Buffer.from([(fc | 0x80) & 0xff, code]);
 
   function onConnection(sock) {
     sock.setNoDelay(true);
@@ -130,8 +181,30 @@ function createModbusServer(opts = {}) {
     sockets.add(sock);
     counters.connects += 1;
     ee.emit('clients', sockets.size);
+    const from = sock.remoteAddress;
+    const peer = { from, edge: sources.matchesNow(from), limits: null, closing: false };
+    const limitPeer = () => {
+      peer.limits = peer.edge ? null : peerLimits.createPeerLimits({ ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs });
+    };
+    limitPeer();
+    // A host name in edgeHosts may have a new address (a recreated container): look it up before
+    // the first request is read.
+    if (!peer.edge && sources.hasNames) {
+      sock.pause();
+      sources.matches(from).then((edge) => { peer.edge = edge; limitPeer(); }, () => {}).finally(() => { if (!sock.destroyed) sock.resume(); });
+    }
+    /** Past a limit: answer this request with `res`, then close the connection. */
+    const cut = (head, res, counter, why) => {
+      counters[counter] += 1;
+      peer.closing = true;
+      head.writeUInt16BE(res.length + 1, 4);
+      sock.end(Buffer.concat([head, res]));
+      setTimeout(() => sock.destroy(), CLOSE_AFTER_MS).unref();
+      ee.emit('limited', { code: why.code, message: why.message, from });
+    };
     let buf = Buffer.alloc(0);
     sock.on('data', (data) => {
+      if (peer.closing) return;
       counters.bytesIn += data.length;
       buf = buf.length ? Buffer.concat([buf, data]) : data;
       if (buf.length > o.maxBuffered) { counters.badFrames += 1; sock.destroy(); return; }
@@ -149,7 +222,11 @@ function createModbusServer(opts = {}) {
         const pdu = buf.subarray(7, 6 + len);
         buf = buf.subarray(6 + len);
         counters.requests += 1;
-        const { res, write } = handle(pdu);
+        const over = peer.limits && peer.limits.frame();
+        if (over) { counters.exceptions += 1; cut(head, exception(pdu[0], EX.BUSY), 'rateLimited', over); return; }
+        const { res, write, exception: failed } = handle(pdu, peer);
+        const spent = failed && peer.limits && peer.limits.error();
+        if (spent) { cut(head, res, 'errorBudget', spent); return; }
         head.writeUInt16BE(res.length + 1, 4);
         const out = Buffer.concat([head, res]);
         counters.bytesOut += out.length;

@@ -42,6 +42,23 @@ const MqttAuthError = codedError('MqttAuthError');
 const digest = (s) => crypto.createHash('sha256').update(s).digest();
 
 /**
+ * Split a user list into its entries, unchecked: the one reading of the `user:password:role`
+ * format (parseUsers checks them; nodes/lib/security.js looks for development passwords).
+ * @param {string|undefined} text entries separated by ',' or newlines
+ * @returns {Array<{username?:string, password?:string, role?:string}>} username undefined where an
+ *   entry is not user:password:role (role may carry `@plant`)
+ */
+function userEntries(text) {
+  if (text === undefined || text === null) return [];
+  return String(text).split(/[,\n]/).map((e) => e.trim()).filter(Boolean).map((entry) => {
+    const first = entry.indexOf(':');
+    const last = entry.lastIndexOf(':');
+    if (first <= 0 || last === first) return {};
+    return { username: entry.slice(0, first), password: entry.slice(first + 1, last), role: entry.slice(last + 1) };
+  });
+}
+
+/**
  * Parse a user list.
  * @param {string|undefined} text `user:password:role[@plant]` entries separated by ',' or newlines
  * @returns {Map<string, {username:string, role:string, plant:string|null, digest:Buffer}>}
@@ -50,16 +67,10 @@ const digest = (s) => crypto.createHash('sha256').update(s).digest();
  */
 function parseUsers(text) {
   const users = new Map();
-  if (text === undefined || text === null) return users;
-  const entries = String(text).split(/[,\n]/).map((e) => e.trim()).filter(Boolean);
-  entries.forEach((entry, i) => {
-    const first = entry.indexOf(':');
-    const last = entry.lastIndexOf(':');
+  userEntries(text).forEach(({ username, password, role: roleAt }, i) => {
     const where = `user entry ${i + 1}`;
-    if (first <= 0 || last === first) throw new MqttAuthError('E_MQTT_USERS', `${where} is not user:password:role`);
-    const username = entry.slice(0, first);
-    const password = entry.slice(first + 1, last);
-    const [role, plantList, extra] = entry.slice(last + 1).split('@');
+    if (username === undefined) throw new MqttAuthError('E_MQTT_USERS', `${where} is not user:password:role`);
+    const [role, plantList, extra] = roleAt.split('@');
     if (!password) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has an empty password`);
     if (!ROLES[role]) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has unknown role "${role}" (twin, plc or monitor)`);
     const plants = plantList === undefined ? null : plantList.split('|');
@@ -202,5 +213,5 @@ function createAuthorizer(users) {
 }
 
 module.exports = {
-  ROLES, TOPICS, MqttAuthError, parseUsers, topicMatches, filterCovers, filtersOverlap, patternsOf, plantOf, kindOf, createAuthorizer,
+  ROLES, TOPICS, MqttAuthError, parseUsers, userEntries, topicMatches, filterCovers, filtersOverlap, patternsOf, plantOf, kindOf, createAuthorizer,
 };

@@ -19,8 +19,11 @@ const UDINT_MAX = 0xffffffff;
 /** Error with a stable `code`. */
 const MqttPayloadError = codedError('MqttPayloadError');
 
+const utf8 = new TextDecoder();
+
 function parseJson(payload, what) {
-  const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload);
+  // A Buffer is a Uint8Array, and a browser's MQTT client (the browser twin) hands one over.
+  const text = payload instanceof Uint8Array ? utf8.decode(payload) : String(payload);
   try {
     return JSON.parse(text);
   } catch {

@@ -38,10 +38,19 @@
  *   states arriving through the cluster's emitter (from a PLC on any instance), is stored in Redis
  *   by the instance the PLC publishes to, and is read from there for a plant this instance has
  *   not seen a state of yet.
+ * - TLS (opts.tls {key, cert}): the TCP port speaks MQTT over TLS (mqtts) and the WebSocket port
+ *   https/wss, nothing else; a plain-text client fails the handshake and is never read.
+ * - Per-client limits (nodes/lib/peer-limits.js): a PUBLISH or SUBSCRIBE rate and a budget of
+ *   refused subscriptions per client; past either the client is disconnected and counted
+ *   (rateLimited, errorBudget). MQTT 3.1.1 has no way to tell a client why (MQTT 5's DISCONNECT
+ *   reason 0x96 "message rate too high" does not exist there), so the reason goes to the log and
+ *   the node's output. The PLC role is exempt: it publishes one probe response per twin probe.
  */
 const { codedError } = require('./errors');
 const net = require('node:net');
+const tls = require('node:tls');
 const { EventEmitter } = require('node:events');
+const peerLimits = require('./peer-limits');
 const { WebSocketServer, createWebSocketStream } = require('ws');
 const auth = require('./mqtt-auth');
 const payloads = require('./mqtt-payload');
@@ -62,6 +71,12 @@ const DEFAULTS = {
   snapshot: true, // hand the merged PLC state to new state subscribers
   noDelay: true, // TCP_NODELAY on every socket; false only to reproduce a stock aedes server (bench)
   redisUrl: null, // a fleet's Redis (S7T_REDIS_URL): cluster with the other instances' brokers
+  tls: null, // {key, cert} (PEM): mqtts on the TCP port, wss on the WebSocket port, no plain text
+  ratePerS: peerLimits.DEFAULTS.ratePerS, // PUBLISH + SUBSCRIBE a second per client (0 = off)
+  burst: peerLimits.DEFAULTS.burst, // packets above that rate absorbed at once
+  errors: peerLimits.DEFAULTS.errors, // refused subscriptions per errorWindowMs (0 = off)
+  errorWindowMs: peerLimits.DEFAULTS.errorWindowMs,
+  exemptRoles: ['plc'], // roles without limits (the PLC answers every twin's probes)
 };
 
 /** Error with a stable `code`. */
@@ -93,6 +108,10 @@ async function createMqttServer(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   const users = o.users instanceof Map ? o.users : auth.parseUsers(o.users);
   if (users.size === 0) throw err('E_MQTT_CONFIG', 'no MQTT users configured: every client would be refused');
+  if (o.tls && !(o.tls.key && o.tls.cert)) throw err('E_MQTT_CONFIG', 'tls needs both a key and a certificate');
+  for (const k of ['ratePerS', 'burst', 'errors', 'errorWindowMs']) {
+    if (!(Number.isFinite(o[k]) && o[k] >= 0)) throw err('E_MQTT_CONFIG', `${k} must be a number >= 0`);
+  }
   for (const k of ['maxPayloadBytes', 'maxFrameBytes']) {
     if (!(Number.isInteger(o[k]) && o[k] > 0)) throw err('E_MQTT_CONFIG', `${k} must be a positive integer`);
   }
@@ -117,6 +136,9 @@ async function createMqttServer(opts = {}) {
     bytesIn: 0, // their payload bytes
     snapshots: 0, // snapshots handed to new subscribers
     persistentRefused: 0, // QoS 1/2 command or probe request subscriptions of persistent sessions
+    tlsErrors: 0, // failed TLS handshakes (plain text on a TLS port, a certificate refused)
+    rateLimited: 0, // clients disconnected for their packet rate
+    errorBudget: 0, // clients disconnected for too many refused subscriptions
   };
 
   const { Aedes } = await import('aedes');
@@ -136,6 +158,20 @@ async function createMqttServer(opts = {}) {
   }
   const roleOf = new WeakMap(); // aedes client -> user
   const state = new Map(); // plant -> merged last-known PLC outputs
+  const limitsOf = new WeakMap(); // aedes client -> peer limits (gone with the client)
+
+  /** Count one packet (or, with `error`, one refusal) of a client: null, or why it is over. */
+  function overLimit(client, kind) {
+    const user = roleOf.get(client);
+    if (!user || o.exemptRoles.includes(user.role)) return null;
+    let l = limitsOf.get(client);
+    if (!l) { l = peerLimits.createPeerLimits({ ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs }); limitsOf.set(client, l); }
+    const over = kind === 'error' ? l.error() : l.frame();
+    if (!over) return null;
+    counters[over.code === 'E_RATE_LIMIT' ? 'rateLimited' : 'errorBudget'] += 1;
+    report({ type: 'refused', code: over.code, message: `${over.message}`, clientId: client.id, user: user.username });
+    return err(over.code, over.message);
+  }
 
   broker.authenticate = (client, username, password, cb) => {
     const user = authorizer.authenticate(username, password);
@@ -173,6 +209,8 @@ async function createMqttServer(opts = {}) {
     // Only wills of clients no broker holds any more arrive without a client; with no user to
     // check them against, they are refused (a twin's own will is checked like its publishes).
     if (!client) { counters.publishRefused += 1; cb(err('E_MQTT_PUBLISH', 'will without a client')); return; }
+    const limited = overLimit(client, 'frame');
+    if (limited) { cb(limited); return; }
     const user = roleOf.get(client);
     if (!authorizer.canPublish(user, packet.topic)) {
       counters.publishRefused += 1;
@@ -218,6 +256,8 @@ async function createMqttServer(opts = {}) {
   // Filters of the topics twins send to the PLC (commands, probe requests), any plant.
   const toPlc = [auth.TOPICS.commandTopic, auth.TOPICS.probeRequestTopic].map((t) => t.replace('{plant}', '+'));
   broker.authorizeSubscribe = (client, sub, cb) => {
+    const limited = overLimit(client, 'frame');
+    if (limited) { cb(limited); return; }
     const user = roleOf.get(client);
     if (authorizer.canSubscribe(user, sub.topic)) {
       if (client.clean === false && sub.qos > 0 && toPlc.some((f) => auth.filtersOverlap(f, sub.topic))) {
@@ -234,6 +274,8 @@ async function createMqttServer(opts = {}) {
     }
     counters.subscribeRefused += 1;
     report({ type: 'refused', code: 'E_MQTT_SUBSCRIBE', message: `role "${user ? user.role : '?'}" may not subscribe to "${sub.topic}"`, clientId: client.id, user: user && user.username });
+    const spent = overLimit(client, 'error');
+    if (spent) { cb(spent); return; }
     cb(null, null); // SUBACK 0x80 for this filter; the connection stays
   };
 
@@ -298,7 +340,7 @@ async function createMqttServer(opts = {}) {
 
   try {
     if (o.port || o.port === 0) {
-      tcp = net.createServer((socket) => {
+      const onSocket = (socket) => {
         socket.setNoDelay(o.noDelay);
         counters.connections += 1;
         track(socket);
@@ -308,11 +350,20 @@ async function createMqttServer(opts = {}) {
           report({ type: 'refused', code: 'E_MQTT_FRAME', message: `a packet larger than ${o.maxFrameBytes} bytes was announced by ${socket.remoteAddress}:${socket.remotePort}` });
         });
         broker.handle(guarded);
-      });
+      };
+      if (o.tls) {
+        // mqtts: aedes sees the socket only once the handshake is done; a failed handshake
+        // (plain MQTT, a bad certificate) is counted and the socket dropped.
+        tcp = tls.createServer({ key: o.tls.key, cert: o.tls.cert }, onSocket);
+        tcp.on('tlsClientError', (e, sock) => { counters.tlsErrors += 1; sock.destroy(); });
+        tcp.on('connection', track);
+      } else tcp = net.createServer(onSocket);
       ports.tcp = await listen(tcp, o.port, o.host);
     }
     if (o.wsPort || o.wsPort === 0) {
-      httpServer = require('node:http').createServer((req, res) => { res.writeHead(426, { 'Content-Type': 'text/plain' }); res.end('MQTT over WebSocket only\n'); });
+      const onRequest = (req, res) => { res.writeHead(426, { 'Content-Type': 'text/plain' }); res.end('MQTT over WebSocket only\n'); };
+      httpServer = o.tls ? require('node:https').createServer({ key: o.tls.key, cert: o.tls.cert }, onRequest) : require('node:http').createServer(onRequest);
+      if (o.tls) httpServer.on('tlsClientError', () => { counters.tlsErrors += 1; });
       wss = new WebSocketServer({
         server: httpServer, path: o.wsPath, perMessageDeflate: false, maxPayload: o.maxFrameBytes,
         handleProtocols: (protocols) => (protocols.has('mqtt') ? 'mqtt' : protocols.has('mqttv3.1') ? 'mqttv3.1' : false),

@@ -12,6 +12,17 @@
  *   srv.on('change', (ev) => ...); // {short, name, nodeId, value, who, role, kind, seq, ts}
  *   srv.on('probe', (ev) => ...);  // {kind: req|res, slot, value, who, ts}: a probe variable written
  *   await srv.start(); ... await srv.stop();
+ *
+ * It listens on `host` only (node-opcua's `hostname` is merely the name it advertises: without
+ * `host` it listened on every interface, issue 18). The name it advertises and puts in its
+ * certificate is `publicHost`: by default the bind address, or the machine's host name when it
+ * binds every interface (in compose, the service name: the edge dials opc.tcp://cloud:4841).
+ *
+ * Per-channel limits (nodes/lib/peer-limits.js): a request rate and a budget of failed requests
+ * per secure channel (a twin's connection); past either the request is answered with a
+ * ServiceFault BadTcpServerTooBusy whose string table says why (E_RATE_LIMIT, E_ERROR_BUDGET),
+ * then the channel is closed and counted (rateLimited, errorBudget). The edge account is exempt:
+ * it relays every probe of every twin.
  */
 const { EventEmitter } = require('node:events');
 const fs = require('node:fs');
@@ -19,6 +30,7 @@ const path = require('node:path');
 const os = require('node:os');
 const ot = require('./opcua-tags');
 const tags = require('./tags');
+const peerLimits = require('./peer-limits');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -39,7 +51,14 @@ const DEFAULTS = {
     twin: { user: 'twin', password: 'twin' },
     edge: { user: 'edge', password: 'edge' },
   },
+  ratePerS: peerLimits.DEFAULTS.ratePerS, // requests a second per secure channel (0 = off)
+  burst: peerLimits.DEFAULTS.burst,
+  errors: peerLimits.DEFAULTS.errors, // failed requests per errorWindowMs (0 = off)
+  errorWindowMs: peerLimits.DEFAULTS.errorWindowMs,
+  exemptRoles: ['edge'],
 };
+const CLOSE_AFTER_MS = 200; // a limited channel gets this long to read its ServiceFault
+const wildcard = (h) => h === '0.0.0.0' || h === '::';
 
 /** Error with a stable `code`. */
 class OpcuaServerError extends Error {
@@ -80,8 +99,15 @@ function lowerFloors(samplingMs, publishingMs) {
  * @returns {EventEmitter & {start, stop, values, counters, endpointUrl, sessions, nodeIdOf}}
  */
 function createOpcuaServer(opts = {}) {
+  const host = opts.host || DEFAULTS.host;
   const cfg = {
-    host: opts.host || DEFAULTS.host,
+    host,
+    publicHost: opts.publicHost || (wildcard(host) ? os.hostname() : host),
+    ratePerS: opts.ratePerS ?? DEFAULTS.ratePerS,
+    burst: opts.burst ?? DEFAULTS.burst,
+    errors: opts.errors ?? DEFAULTS.errors,
+    errorWindowMs: opts.errorWindowMs ?? DEFAULTS.errorWindowMs,
+    exemptRoles: opts.exemptRoles || DEFAULTS.exemptRoles,
     port: opts.port ?? DEFAULTS.port,
     plant: ot.checkPlant(opts.plant),
     pkiDir: opts.pkiDir || path.join(os.homedir(), '.node-red', 'opcua-pki'),
@@ -123,6 +149,8 @@ function createOpcuaServer(opts = {}) {
     sessions: 0, // sessions currently open
     sessionsCreated: 0,
     starts: 0,
+    rateLimited: 0, // channels closed for their request rate
+    errorBudget: 0, // channels closed for too many failed requests
   };
   const values = {}; // short -> dictionary value, as of the last change (kept across restarts)
   for (const [k, v] of Object.entries(opts.initialValues || {})) {
@@ -308,9 +336,10 @@ function createOpcuaServer(opts = {}) {
     const securityModes = [MessageSecurityMode.SignAndEncrypt];
     if (cfg.allowInsecure) { securityPolicies.unshift(SecurityPolicy.None); securityModes.unshift(MessageSecurityMode.None); }
     server = new OPCUAServer({
-      hostname: cfg.host,
+      host: cfg.host, // where it listens
+      hostname: cfg.publicHost, // what it advertises and names in its certificate
       port: cfg.port,
-      alternateHostname: [cfg.host],
+      alternateHostname: [...new Set([cfg.publicHost, cfg.host].filter((h) => !wildcard(h)))],
       serverCertificateManager,
       userManager: userManager(),
       allowAnonymous: cfg.allowAnonymous,
@@ -325,6 +354,7 @@ function createOpcuaServer(opts = {}) {
     try {
       await server.initialize();
       buildAddressSpace();
+      limitChannels(server);
       server.on('create_session', () => { counters.sessions += 1; counters.sessionsCreated += 1; });
       server.on('session_closed', () => { counters.sessions = Math.max(0, counters.sessions - 1); });
       await server.start();
@@ -337,6 +367,68 @@ function createOpcuaServer(opts = {}) {
       throw Object.assign(new OpcuaServerError('E_START', `OPC UA server could not start on ${cfg.host}:${cfg.port}: ${err.message}`), { cause: err });
     }
     counters.starts += 1;
+  }
+
+  /**
+   * Per-channel rate and error budget. node-opcua hands every request of every channel to
+   * `on_request` (base_server.js) and sends every answer through `channel.send_response`; both
+   * are wrapped here, per server and per channel, so a request over the limit is never processed.
+   */
+  function limitChannels(srv) {
+    const { StatusCodes } = opcua;
+    const limits = new WeakMap(); // channel -> peer limits
+    const exempt = (request) => {
+      const token = request && request.requestHeader && request.requestHeader.authenticationToken;
+      const session = token ? srv.engine.getSession(token) : null;
+      const user = session && session.userIdentityToken && session.userIdentityToken.userName;
+      return cfg.exemptRoles.includes(roleOf(user));
+    };
+    const cut = (channel, message, counter, why) => {
+      counters[counter] += 1;
+      ee.emit('limited', { code: why.code, message: why.message, channelId: channel.channelId });
+      const fault = opcua.OPCUAServer.makeServiceFault(StatusCodes.BadTcpServerTooBusy, [`${why.code}: ${why.message}`]);
+      const close = () => setTimeout(() => { try { channel.abruptlyInterrupt(); } catch { /* already gone */ } }, CLOSE_AFTER_MS);
+      try { channel.send_response('MSG', fault, message, close); } catch { close(); }
+    };
+    const limitsOf = (channel) => {
+      let l = limits.get(channel);
+      if (!l) {
+        l = { peer: peerLimits.createPeerLimits({ ratePerS: cfg.ratePerS, burst: cfg.burst, errors: cfg.errors, errorWindowMs: cfg.errorWindowMs }), spent: false };
+        limits.set(channel, l);
+        const send = channel.send_response.bind(channel);
+        // An answer with a bad service result, or a bad result for any operation (a denied
+        // write), is one refused request.
+        channel.send_response = (type, response, msg, cb) => {
+          const header = response && response.responseHeader;
+          const bad = (header && header.serviceResult && header.serviceResult.isNotGood())
+            || (Array.isArray(response && response.results) && response.results.some((r) => r && typeof r.isNotGood === 'function' && r.isNotGood()));
+          if (bad && !l.spent && !(msg && exempt(msg.request))) {
+            const over = l.peer.error();
+            if (over) {
+              l.spent = true;
+              counters.errorBudget += 1;
+              ee.emit('limited', { code: over.code, message: over.message, channelId: channel.channelId });
+              return send(type, response, msg, (...args) => {
+                setTimeout(() => { try { channel.abruptlyInterrupt(); } catch { /* gone */ } }, CLOSE_AFTER_MS);
+                if (cb) cb(...args);
+              });
+            }
+          }
+          return send(type, response, msg, cb);
+        };
+      }
+      return l;
+    };
+    const onRequest = srv.on_request.bind(srv);
+    srv.on_request = (message, channel) => {
+      const l = limitsOf(channel);
+      if (l.spent) return; // closing: nothing more is processed
+      if (!exempt(message.request)) {
+        const over = l.peer.frame();
+        if (over) { l.spent = true; cut(channel, message, 'rateLimited', over); return; }
+      }
+      onRequest(message, channel);
+    };
   }
 
   /** Stop serving: sessions are closed at once (no shutdown delay), timers cleared. */
@@ -374,7 +466,7 @@ function createOpcuaServer(opts = {}) {
     /** @returns {Object<string, number>} every variable's value by short name */
     values: () => ({ ...values }),
     get running() { return !!server; },
-    get endpointUrl() { return `opc.tcp://${cfg.host}:${cfg.port}`; },
+    get endpointUrl() { return `opc.tcp://${wildcard(cfg.host) ? cfg.publicHost : cfg.host}:${cfg.port}`; },
     /** Node id of probe variable Req[slot] ('req') or Res[slot] ('res') on this server. */
     probeNodeIdOf: (kind, slot) => ot.probeNodeId(kind, slot),
     /** Current probe values: {req: number[], res: number[]} (copies). */

@@ -1,9 +1,13 @@
 'use strict';
 /**
- * Every s7twin node's counters in one place, for `GET /s7twin/stats` on the admin API. Nodes add
- * themselves with a function returning their counters and remove themselves on close.
+ * Every s7twin node's counters in one place, for `GET /s7twin/stats` (JSON) and
+ * `GET /s7twin/metrics` (Prometheus text, nodes/lib/metrics.js) on the admin API, both behind the
+ * admin API's login (permission s7twin.read); and `GET /s7twin/health` for container health checks,
+ * open (it says only whether the flows run). Nodes add themselves with a function returning their
+ * counters and remove themselves on close.
  */
 const entries = new Map(); // node id -> {id, type, name, counters()}
+const runtime = { flows: 'starting', since: Date.now() }; // what watchRuntime last heard
 
 /**
  * @param {{id: string, type: string, name?: string}} node
@@ -37,6 +41,30 @@ function install(app, permission) {
   if (!app || installed.has(app)) return;
   installed.add(app);
   app.get('/s7twin/stats', permission, (req, res) => res.json({ time: Date.now(), nodes: list() }));
+  app.get('/s7twin/metrics', permission, (req, res) => {
+    require('./metrics').render(list()).then((text) => {
+      res.set('Content-Type', require('./metrics').contentType);
+      res.send(text);
+    }, (err) => res.status(500).json({ error: err.message }));
+  });
+  // Open on purpose: a health checker holds no login, and the answer tells nothing but up or not.
+  app.get('/s7twin/health', (req, res) => {
+    const ok = runtime.flows === 'started';
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : runtime.flows, uptimeS: Math.round(process.uptime()) });
+  });
 }
 
-module.exports = { add, remove, list, install };
+const watched = new WeakSet();
+
+/**
+ * Follow the runtime's flows for /s7twin/health: healthy from 'flows:started' until 'flows:stopped'.
+ * @param {import('events').EventEmitter} events RED.events
+ */
+function watchRuntime(events) {
+  if (!events || watched.has(events)) return;
+  watched.add(events);
+  events.on('flows:started', () => { runtime.flows = 'started'; runtime.since = Date.now(); });
+  events.on('flows:stopped', () => { runtime.flows = 'stopped'; runtime.since = Date.now(); });
+}
+
+module.exports = { add, remove, list, install, watchRuntime };

@@ -25,7 +25,8 @@ function dataMarks(svg) {
 test('bench:smoke produces every table and plot from real samples', { timeout: 170000 }, async () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-bench-smoke-'));
   try {
-    const res = await runBench({ smoke: true, out, log: () => {} });
+    // The browser twin's section has its own test (test/bench/browser.test.js): one file, one budget.
+    const res = await runBench({ smoke: true, browser: false, out, log: () => {} });
     for (const f of ['samples.csv', 'summary.json', 'report.md', 'plots/round-trips.svg', 'plots/users.svg', 'plots/bytes.svg']) {
       assert.ok(fs.existsSync(path.join(out, f)), `${f} written`);
     }
@@ -92,8 +93,13 @@ test('bench:smoke produces every table and plot from real samples', { timeout: 1
       assert.ok(md.includes(h), `report has "${h}"`);
     }
     if (Object.keys(s.profiles.local.productions).length) {
-      for (const h of ['## Table 1', '## Table 5', '## Table 3', '## Complete cycle time']) assert.ok(md.includes(h), `report has "${h}"`);
+      for (const h of ['## Table 1', '## Table 5', '## Table 3', '### Bytes per unit of work', '## Complete cycle time']) assert.ok(md.includes(h), `report has "${h}"`);
+      for (const [name, p] of Object.entries(s.profiles)) {
+        for (const prod of Object.values(p.productions)) if (prod.variables.overall.n > 0) assert.ok(prod.bytes.boxes > 0 && prod.bytes.inPerBox > 0 && prod.bytes.outPerInputChange > 0, `${name}: bytes per unit of work`);
+      }
     }
+    if (avail.mqttws && avail.http) assert.ok(md.includes('## HTTP, MQTT over TCP and MQTT over WebSocket (the related study)'));
+
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }

@@ -22,8 +22,9 @@ test('only the tabs of paths not in the run are disabled, and nothing else chang
   assert.equal(ct['WebSocket–S7 path'], false);
   assert.equal(et['WebSocket–S7 path'], false);
   for (const [label, off] of Object.entries({ ...ct, ...et })) {
-    if (!/WebSocket/.test(label)) assert.equal(off, true, `${label} disabled`);
+    if (!/WebSocket|Browser twin/.test(label)) assert.equal(off, true, `${label} disabled`);
   }
+  assert.equal(ct['Browser twin and REST'], false, 'the browser twin speaks the WebSocket–S7 path');
   assert.equal(c.length, cloud.length);
   assert.deepEqual(c.filter((n) => n.type !== 'tab'), cloud.filter((n) => n.type !== 'tab'), 'nodes untouched');
   assert.ok(!cloud.some((n) => n.disabled), 'the flow files themselves are not changed');
@@ -36,4 +37,8 @@ test('with every path in the run no tab is disabled; each path keeps its own tab
   assert.deepEqual(withPathsDisabled(edge, all).disabledTabs, []);
   const mb = tabsOf(withPathsDisabled([...cloud, ...edge], new Set(['modbus'])));
   assert.deepEqual(Object.entries(mb).filter(([, off]) => !off).map(([l]) => l).sort(), ['Modbus path (cloud)', 'Modbus path (edge)']);
+  // HTTP polling rides the WebSocket–S7 path's edge link; MQTT over WebSocket the MQTT tab's broker.
+  const on = (want) => Object.entries(tabsOf(withPathsDisabled([...cloud, ...edge], new Set(want)))).filter(([, off]) => !off).map(([l]) => l).sort();
+  assert.deepEqual(on(['http']), ['Browser twin and REST', 'WebSocket–S7 path']);
+  assert.deepEqual(on(['mqttws']), ['Browser twin and REST', 'MQTT path']);
 });

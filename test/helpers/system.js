@@ -13,7 +13,7 @@ const tags = require('../../nodes/lib/tags');
 const PARTS = path.join(__dirname, '..', '..', 'flows', 'parts');
 const part = (name) => JSON.parse(fs.readFileSync(path.join(PARTS, `${name}.json`), 'utf8'));
 
-const TOKENS = { twin: 'test-twin-token', edge: 'test-edge-token' };
+const TOKENS = { twin: 'test-twin-token', edge: 'test-edge-token', viewer: 'test-viewer-token' };
 
 /**
  * The virtual PLC as its own process (S7 only), so a test can take it off the network and bring
@@ -61,7 +61,8 @@ async function startPlcProcess(port) {
 
 /**
  * Start PLC + cloud + edge for the WebSocket–S7 path.
- * @param {{cloudPort?: number, plc?: object}} [opts]
+ * @param {{cloudPort?: number, plc?: object, cloudParts?: string[], env?: object}} [opts] cloudParts: the
+ *   cloud's flow parts (default cloud-ws; the browser twin adds cloud-twin-ui)
  * @returns {Promise<{plc, cloud, edge, env, twinUrl: string, startCloud: () => Promise<object>, stop: () => Promise<void>}>}
  */
 async function startWsSystem(opts = {}) {
@@ -69,11 +70,14 @@ async function startWsSystem(opts = {}) {
   const cloudPort = opts.cloudPort || (await freePort());
   const env = {
     S7T_TWIN_TOKEN: TOKENS.twin,
+    S7T_VIEWER_TOKEN: TOKENS.viewer,
     S7T_EDGE_TOKEN: TOKENS.edge,
     S7T_CLOUD_URL: `ws://127.0.0.1:${cloudPort}/s7twin/edge`,
     S7T_PLC_HOST: '127.0.0.1',
     S7T_PLC_PORT: String(plc.ports.s7),
+    ...(opts.env || {}),
   };
+  const cloudFlows = () => (opts.cloudParts || ['cloud-ws']).flatMap(part);
   const sys = {
     plc,
     env,
@@ -83,7 +87,7 @@ async function startWsSystem(opts = {}) {
     token: TOKENS.twin,
     /** (Re)start the cloud on the same port, e.g. after stopping it to test the edge's reconnect. */
     async startCloud() {
-      sys.cloud = await startNodeRed({ role: 'cloud', port: cloudPort, flows: part('cloud-ws'), env });
+      sys.cloud = await startNodeRed({ role: 'cloud', port: cloudPort, flows: cloudFlows(), env });
       return sys.cloud;
     },
     async startEdge() {

@@ -183,4 +183,67 @@ function pick2(changed) {
   return out;
 }
 
-module.exports = { runLockStep, startHarness };
+/**
+ * The REST endpoint (nodes/lib/rest-endpoint.js) on a bare HTTP server, with a stand-in edge
+ * behind it: a command is checked against the tag dictionary (else an err, nothing written),
+ * written to plc/program.js on a scan timer and acknowledged; every scan's changes come back as
+ * a state frame, as the edge sends them.
+ * @param {{tokens?: string[], viewerTokens?: string[], scanMs?: number, answerTimeoutMs?: number, edge?: 'up'|'down'|'silent'}} [opts]
+ * @returns {Promise<{url:string, rest:object, relayed:object[], outputs:object, setEdge:(m:string)=>void, close:()=>Promise<void>}>}
+ */
+async function startRestHarness(opts = {}) {
+  const { createRestEndpoint } = require('../../nodes/lib/rest-endpoint');
+  const edgeSender = envelope.createSender('edge-harness');
+  let edge = opts.edge || 'up';
+  const relayed = [];
+  let rest = null;
+  const backend = programBackend(opts.scanMs || 10, (ch) => { if (Object.keys(ch).length) rest.fromEdge(edgeSender.make('state', { d: ch })); });
+  rest = createRestEndpoint({
+    tokens: opts.tokens || ['T'],
+    viewerTokens: opts.viewerTokens || [],
+    src: 'cloud-rest-test',
+    answerTimeoutMs: opts.answerTimeoutMs,
+    state: backend.outputs(),
+    relay(env) {
+      relayed.push(env);
+      if (edge === 'down') return 0;
+      if (edge === 'silent') return 1;
+      const ref = { src: env.src, seq: env.seq };
+      setImmediate(() => {
+        const next = {};
+        try {
+          for (const [k, v] of Object.entries(env.d)) next[k] = tags.checkWrite(k, v).value;
+        } catch (err) {
+          rest.fromEdge(edgeSender.error(err.code, err.message, ref));
+          return;
+        }
+        backend.write(next);
+        rest.fromEdge(edgeSender.make('ack', { ref }));
+      });
+      return 1;
+    },
+  });
+  const server = http.createServer((req, res) => {
+    const m = /^\/s7twin\/rest(\/.*)$/.exec(req.url);
+    if (!m) { res.writeHead(404); res.end(); return; }
+    req.url = m[1];
+    rest.handle(req, res);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/s7twin/rest`,
+    rest,
+    relayed,
+    get outputs() { return backend.outputs(); },
+    setEdge(mode) { edge = mode; },
+    async close() {
+      rest.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await backend.close();
+    },
+  };
+}
+
+module.exports = { runLockStep, startHarness, startRestHarness };

@@ -28,7 +28,7 @@ test('docker-compose.yml runs cloud, edge and plc from one image, and sets only 
   assert.deepEqual(Object.keys(compose.services).sort(), ['cloud', 'edge', 'plc']);
   const code = readAll(['settings.js', 'nodes', 'flows/parts', 'plc', 'twin', 'subflows']);
   for (const [name, svc] of Object.entries(compose.services)) {
-    assert.equal(svc.build, '.', `${name} builds the project image`);
+    assert.equal(svc.build.context, '.', `${name} builds the project image`);
     for (const key of Object.keys(svc.environment)) {
       if (!key.startsWith('S7T_')) continue;
       assert.ok(code.includes(key), `${name}: ${key} is read nowhere in the code`);
@@ -38,8 +38,35 @@ test('docker-compose.yml runs cloud, edge and plc from one image, and sets only 
   assert.equal(compose.services.cloud.environment.S7T_ROLE, 'cloud');
 });
 
-test('the Dockerfile copies every folder the runtime needs', () => {
+test('the Dockerfile copies every folder the runtime needs, on the official Node image by default', () => {
   const docker = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   for (const dir of ['nodes', 'subflows', 'flows', 'plc', 'twin']) assert.match(docker, new RegExp(`COPY ${dir} `));
-  assert.match(docker, /FROM node:22/);
+  assert.match(docker, /^ARG BASE=node:22-bookworm-slim$/m);
+  assert.match(docker, /^USER nodered$/m, 'not root');
+  assert.match(docker, /^HEALTHCHECK .*scripts\/healthcheck\.js/m);
+  assert.match(docker, /npm ci --omit=dev/);
+});
+
+test('.dockerignore lets in only what the image copies: no .env, no node_modules, no .tools', () => {
+  const lines = fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  assert.equal(lines[0], '*', 'an allowlist');
+  const allowed = lines.slice(1).map((l) => l.replace(/^!/, '').replace(/\/$/, ''));
+  const docker = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const copied = [...docker.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1].split(/\s+/));
+  for (const c of copied) assert.ok(allowed.includes(c), `${c} is in the build context`);
+  for (const a of allowed) assert.ok(copied.includes(a), `${a} is copied (else leave it out of the context)`);
+});
+
+test('compose has no development secret: each is required from .env; OPC UA and Modbus are not published', () => {
+  const compose = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'));
+  const { SECRETS, DEFAULTS } = require('../../twin/local');
+  const text = fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+  for (const name of Object.keys(SECRETS)) {
+    assert.match(text, new RegExp(`\\$\\{${name}:\\?`), `${name} is required (\${${name}:?...})`);
+    assert.ok(!text.includes(DEFAULTS[name]), `the development value of ${name} is nowhere in compose`);
+  }
+  const published = compose.services.cloud.ports.map((p) => p.split(':').pop().split(' ')[0]);
+  assert.deepEqual(published.sort(), ['1880', '1883', '8883']);
+  const more = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.ports.yml'), 'utf8'));
+  assert.deepEqual(more.services.cloud.ports.map((p) => p.split(':').pop()).sort(), ['4841', '5021']);
 });

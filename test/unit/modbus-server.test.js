@@ -96,3 +96,136 @@ test('modbus server: connections beyond maxClients are closed at once and counte
   t.after(() => c.close(() => {}));
   assert.deepEqual((await c.readHoldingRegisters(0, 1)).data, [0]);
 });
+
+// ---- Modbus without trust (issue 18): edge-only registers and per-connection limits ----------
+const codec = require('../../nodes/lib/modbus-codec');
+
+/** Raw Modbus TCP frames, to send many requests at once as a flooding client would. */
+function frame(tid, pdu) {
+  const head = Buffer.alloc(7);
+  head.writeUInt16BE(tid, 0);
+  head.writeUInt16BE(0, 2);
+  head.writeUInt16BE(pdu.length + 1, 4);
+  head[6] = 1;
+  return Buffer.concat([head, pdu]);
+}
+const fc3 = (address, qty) => Buffer.from([3, address >> 8, address & 0xff, qty >> 8, qty & 0xff]);
+const fc6 = (address, value) => Buffer.from([6, address >> 8, address & 0xff, value >> 8, value & 0xff]);
+
+/** Responses of a raw connection, split into frames: [{tid, pdu}]. */
+function rawClient(port) {
+  const sock = net.connect(port, '127.0.0.1');
+  const frames = [];
+  let buf = Buffer.alloc(0);
+  sock.on('data', (d) => {
+    buf = Buffer.concat([buf, d]);
+    while (buf.length >= 7 && buf.length >= 6 + buf.readUInt16BE(4)) {
+      const len = buf.readUInt16BE(4);
+      frames.push({ tid: buf.readUInt16BE(0), pdu: buf.subarray(7, 6 + len) });
+      buf = buf.subarray(6 + len);
+    }
+  });
+  sock.on('error', () => {});
+  const closed = new Promise((r) => sock.once('close', r));
+  return { sock, frames, closed, connected: new Promise((r) => sock.once('connect', r)) };
+}
+
+test('modbus server: only edgeHosts write the edge-only registers; twins write HR0 and probe requests', async (t) => {
+  // 192.0.2.1 (TEST-NET-1) is nobody here: this test's loopback clients are twins.
+  const srv = createModbusServer({ port: 0, edgeHosts: '192.0.2.1' });
+  const port = await srv.start();
+  const twin = await client(port);
+  t.after(async () => { twin.close(() => {}); await srv.close(); });
+  srv.write(codec.STATE_REGISTER, [0x00c0]); // what the edge last wrote
+  const refusals = [];
+  srv.on('write-refused', (r) => refusals.push(r));
+
+  await twin.writeRegister(codec.COMMAND_REGISTER, 0x0021);
+  await twin.writeRegisters(codec.PROBE_REQUEST_BASE + 6, [0, 7]);
+  await assert.rejects(twin.writeRegister(codec.STATE_REGISTER, 0xffff), (e) => e.modbusCode === 2, 'a forged PLC state is refused');
+  await assert.rejects(twin.writeRegisters(codec.STATE_BLOCK.address, [1, 31337, 0, 0]), (e) => e.modbusCode === 2);
+  await assert.rejects(twin.writeRegisters(codec.COMMAND_REGISTER, [1, 1]), (e) => e.modbusCode === 2, 'a write spilling from HR0 into HR1 is refused whole');
+  await assert.rejects(twin.writeRegisters(codec.PROBE_RESPONSE_BASE, [0, 9]), (e) => e.modbusCode === 2, 'a forged probe response is refused');
+  assert.deepEqual(srv.read(0, 2), [0x0021, 0x00c0], 'HR0 written, HR1 kept what the edge wrote');
+  assert.deepEqual(srv.read(codec.PROBE_RESPONSE_BASE, 2), [0, 0]);
+  assert.deepEqual(srv.read(codec.PROBE_REQUEST_BASE + 6, 2), [0, 7]);
+  assert.equal(srv.counters.writeRefused, 4);
+  assert.equal(refusals.length, 4);
+  assert.match(refusals[0].from, /127\.0\.0\.1/);
+  assert.deepEqual((await twin.readHoldingRegisters(1, 1)).data, [0x00c0], 'reads stay open, the connection stays');
+});
+
+test('modbus server: an edge named by host name (resolved) writes the states; loopback is the default edge', async (t) => {
+  const byName = createModbusServer({ port: 0, edgeHosts: 'localhost' });
+  const p1 = await byName.start();
+  const edge = await client(p1);
+  const dflt = createModbusServer({ port: 0 });
+  const p2 = await dflt.start();
+  const local = await client(p2);
+  t.after(async () => { edge.close(() => {}); local.close(() => {}); await byName.close(); await dflt.close(); });
+  await edge.writeRegisters(codec.STATE_BLOCK.address, [0x00c0, 3, 1, 4]);
+  assert.deepEqual(byName.read(1, 4), [0x00c0, 3, 1, 4]);
+  await local.writeRegisters(codec.PROBE_RESPONSE_BASE, [0, 9]);
+  assert.deepEqual(dflt.read(codec.PROBE_RESPONSE_BASE, 2), [0, 9]);
+  assert.equal(byName.counters.writeRefused + dflt.counters.writeRefused, 0);
+  assert.throws(() => createModbusServer({ edgeHosts: 'not an address!' }), { code: 'E_CONFIG' });
+});
+
+test('modbus server: a flooding connection is answered "busy" and closed; a well-behaved one keeps its answers', async (t) => {
+  const srv = createModbusServer({ port: 0, edgeHosts: '192.0.2.1', ratePerS: 200, burst: 400 });
+  const port = await srv.start();
+  const good = await client(port);
+  t.after(async () => { good.close(() => {}); await srv.close(); });
+  const limited = [];
+  srv.on('limited', (ev) => limited.push(ev));
+
+  const flood = rawClient(port);
+  await flood.connected;
+  // Reads pipelined 300 at a time (3.6 KB, under the 4 KiB a connection may leave unread), the
+  // next 300 as soon as those are answered: thousands a second, far past 200/s with a burst of 400.
+  let sent = 0;
+  let closedFlood = false;
+  flood.closed.then(() => { closedFlood = true; });
+  const batch = () => {
+    if (closedFlood || sent >= 5000) return;
+    const many = [];
+    for (let i = 0; i < 300; i += 1) many.push(frame((sent + i) & 0xffff, fc3(0, 5)));
+    sent += 300;
+    flood.sock.write(Buffer.concat(many));
+  };
+  flood.sock.on('data', () => { if (flood.frames.length >= sent) batch(); });
+  batch();
+  // Meanwhile the well-behaved twin writes and reads back, round trip after round trip.
+  let answered = 0;
+  const rounds = (async () => {
+    for (let i = 1; i <= 50; i += 1) {
+      await good.writeRegister(codec.COMMAND_REGISTER, i);
+      assert.deepEqual((await good.readHoldingRegisters(codec.COMMAND_REGISTER, 1)).data, [i]);
+      answered += 1;
+    }
+  })();
+  await flood.closed;
+  await rounds;
+  assert.equal(answered, 50, 'every round trip of the well-behaved client was answered');
+  const last = flood.frames[flood.frames.length - 1];
+  assert.deepEqual([...last.pdu], [0x83, 6], 'the flooder learns why: exception 06, server busy');
+  assert.ok(flood.frames.length < 5000, `the flooder was cut off before 5,000 requests were served (${flood.frames.length})`);
+  assert.equal(srv.counters.rateLimited, 1);
+  assert.equal(limited[0].code, 'E_RATE_LIMIT');
+  assert.equal(srv.clients, 1, 'the well-behaved client is still connected');
+});
+
+test('modbus server: a connection spending its error budget is closed after its last exception', async (t) => {
+  const srv = createModbusServer({ port: 0, edgeHosts: '192.0.2.1', errors: 5, errorWindowMs: 60000 });
+  const port = await srv.start();
+  t.after(() => srv.close());
+  const bad = rawClient(port);
+  await bad.connected;
+  for (let i = 0; i < 20; i += 1) bad.sock.write(frame(i, fc6(codec.STATE_REGISTER, 0xffff)));
+  await bad.closed;
+  assert.equal(bad.frames.length, 6, 'five exceptions within the budget, the sixth closes');
+  assert.ok(bad.frames.every((f) => f.pdu[0] === 0x86 && f.pdu[1] === 2));
+  assert.equal(srv.counters.errorBudget, 1);
+  assert.equal(srv.counters.writeRefused, 6);
+  assert.deepEqual(srv.read(codec.STATE_REGISTER, 1), [0]);
+});

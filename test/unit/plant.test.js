@@ -167,3 +167,42 @@ test('between two boxes the detection unit reports no box for detectorGapMs, so 
   assert.equal(st.done, true);
   assert.equal(st.missorted, 0, JSON.stringify(st));
 });
+
+test('feed: boxes put in by hand arrive one at a time, with the damage asked for, and done follows them', () => {
+  const plant = createPlant({ boxes: 0, feedWhileStopped: true, arrivalMs: 0 });
+  const done = [];
+  plant.on('done', (s) => done.push(s));
+  plant.tick(10);
+  assert.equal(plant.summary().arrived, 0, 'nothing fed, nothing arrives');
+  assert.equal(plant.feed(true), 1);
+  assert.equal(plant.feed(false), 2);
+  assert.equal(plant.tick(10).se, 1, 'a fed box arrives even while stopped (feedWhileStopped)');
+  assert.equal(plant.summary().arrived, 1, 'the second waits: the entry is taken');
+  const r = runLockStep(plant, { scanMs: 10 });
+  assert.equal(r.summary.packed, 1);
+  assert.equal(r.summary.rejected, 1);
+  assert.equal(r.summary.missorted, 0);
+  assert.equal(done.length, 1);
+  plant.feed(false);
+  assert.equal(plant.done, false, 'a new box makes the plant busy again');
+});
+
+test('scene: boxes on each conveyor, piston strokes, buttons and outputs, as copies', () => {
+  const plant = createPlant({ boxes: 2, damaged: '10' });
+  plant.applyOutputs({ grn: 1, c1: 1, c2: 1 });
+  plant.tick(1);
+  let s = plant.scene();
+  assert.deepEqual(s.entry, { id: 1, damaged: true, x: 0 });
+  assert.deepEqual(s.c1, []);
+  assert.deepEqual(s.pistons, { p1: 0, p2: 0, p3: 0 });
+  assert.equal(s.outputs.grn, 1);
+  plant.applyOutputs({ p1fw: 1 });
+  plant.tick(20);
+  assert.equal(plant.scene().pistons.p1, 0.5, 'half its 40 ms stroke');
+  plant.tick(20);
+  s = plant.scene();
+  assert.equal(s.entry, null);
+  assert.equal(s.c1.length, 1);
+  s.c1[0].x = -1;
+  assert.notEqual(plant.scene().c1[0].x, -1, 'the caller gets copies');
+});

@@ -21,12 +21,15 @@
  */
 const { codedError } = require('../../nodes/lib/errors');
 const mqtt = require('mqtt');
-const WebSocket = require('ws');
 const tags = require('../../nodes/lib/tags');
 const payloads = require('../../nodes/lib/mqtt-payload');
 const { createBackoff } = require('../../nodes/lib/backoff');
 
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
+// The browser twin runs this same transport (mqtt.js' browser build and the browser's own
+// WebSocket, in the page's worker): the ws package, its options and socket counting are Node's.
+const IN_NODE = typeof process !== 'undefined' && Boolean(process.versions && process.versions.node);
+const utf8 = new TextEncoder();
 
 const DEFAULTS = {
   plant: 'plant1',
@@ -45,6 +48,7 @@ const TransportError = codedError('TransportError');
  * @param {string} opts.url mqtt://host:port or ws://host:port/mqtt
  * @param {string} [opts.username] MQTT user with role twin
  * @param {string} [opts.password]
+ * @param {Buffer} [opts.ca] CA certificate(s) for mqtts:// or wss://
  * @param {string} [opts.plant] plant id in the topics (default plant1)
  * @param {0|1|string} [opts.qos]
  * @param {string} [opts.id] client id suffix
@@ -107,7 +111,7 @@ function createTransport(opts = {}) {
     const text = JSON.stringify(obj);
     client.publish(t, text, { qos, retain: false });
     stats.sent += 1;
-    stats.payloadBytesOut += Buffer.byteLength(text);
+    stats.payloadBytesOut += utf8.encode(text).length;
   }
 
   function fail(err) {
@@ -126,11 +130,15 @@ function createTransport(opts = {}) {
       connectTimeout: o.connectTimeoutMs,
       reconnectPeriod: backoff.next(),
       resubscribe: false, // subscriptions are made on every connect below
-      createWebsocket: (url, protocols, wo) => {
-        const ws = new WebSocket(url, protocols, { ...(wo && wo.wsOptions), perMessageDeflate: false });
-        ws.on('upgrade', (res) => useWire(res.socket));
-        return ws;
-      },
+      ...(o.ca ? { ca: o.ca } : {}), // mqtts:// with a private CA (--ca, S7T_CA_FILE)
+      ...(!IN_NODE ? {} : {
+        createWebsocket: (url, protocols, wo) => {
+          const WebSocket = require('ws');
+          const ws = new WebSocket(url, protocols, { ...(wo && wo.wsOptions), perMessageDeflate: false, ...(o.ca ? { ca: o.ca } : {}) });
+          ws.on('upgrade', (res) => useWire(res.socket));
+          return ws;
+        },
+      }),
     });
     client.on('connect', () => {
       if (client.stream && typeof client.stream.setNoDelay === 'function') useWire(client.stream);

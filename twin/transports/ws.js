@@ -27,6 +27,7 @@ const WebSocket = require('ws');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
 const { parseCloudUrls, createRotation } = require('../../nodes/lib/cloud-urls');
+const { createAnswers } = require('./answers');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts
@@ -37,8 +38,6 @@ const DEFAULTS = {
   ttl: undefined, // lifetime asked for each command, ms (default: the endpoint's, 1 s)
 };
 
-/** Answers after which the PLC may not hold what the twin sent: resync from the next state. */
-const RESYNC_CODES = new Set(['E_EXPIRED', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_PLC_DOWN', 'E_BUSY']);
 
 /** Error with a stable `code`. */
 const TransportError = codedError('TransportError');
@@ -49,6 +48,7 @@ const TransportError = codedError('TransportError');
  *   instances, comma-separated or an array: tried in turn)
  * @param {string} [opts.plant] the plant (`?plant=`), where the token is valid for several
  * @param {string} [opts.token]
+ * @param {Buffer} [opts.ca] CA certificate(s) for a wss:// endpoint
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {object} [opts.backoff] see nodes/lib/backoff.js
  * @param {(line: string) => void} [opts.log] where err codes from the cloud are reported
@@ -70,16 +70,14 @@ function createTransport(opts = {}) {
   const log = o.log || (() => {});
   const valueCbs = [];
   const probeCbs = [];
-  const answerCbs = [];
   const sentCbs = [];
-  const pending = new Map(); // seq of a cmd sent on this connection -> its values
-  let resync = false; // an answer said the PLC may not hold the image
   const image = {}; // every input value sent so far (resent whole after a reconnect)
   const stats = {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, acks: 0, errors: 0,
     errorCodes: {}, badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0,
     lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0, failovers: 0,
   };
+  const answers = createAnswers({ image, stats, resend: (d) => sendCmd(d), canSend: () => Boolean(ws && ws.readyState === WebSocket.OPEN) });
   let ws = null;
   let closed = false;
   let dirty = false; // inputs changed while down
@@ -105,28 +103,10 @@ function createTransport(opts = {}) {
 
   function sendCmd(d) {
     const env = sender.make('cmd', { d, ttl });
-    pending.set(env.seq, d);
+    answers.sent(env.seq, d);
     for (const cb of sentCbs) cb({ seq: env.seq, d, image: { ...image } }); // before it can land anywhere
     write(env);
     return env.seq;
-  }
-
-  /** One answer for the command `seq` (exactly one: a second for the same seq is counted, not passed on). */
-  function answered(seq, code, msg, dl) {
-    if (!pending.delete(seq)) { stats.unexpectedAnswers += 1; return; }
-    if (code && RESYNC_CODES.has(code)) resync = true;
-    for (const cb of answerCbs) cb({ seq, ok: !code, code, msg, dl });
-  }
-
-  /** After a doubtful answer: the inputs the PLC reports that differ from the twin's image. */
-  function resyncFrom(d) {
-    if (!resync || pending.size || !ws || ws.readyState !== WebSocket.OPEN) return;
-    const diff = {};
-    for (const [k, v] of Object.entries(image)) if (k in d && Number(d[k]) !== Number(v)) diff[k] = v;
-    resync = false;
-    if (!Object.keys(diff).length) return;
-    stats.resyncs += 1;
-    sendCmd(diff);
   }
 
   function open() {
@@ -137,6 +117,7 @@ function createTransport(opts = {}) {
       perMessageDeflate: false,
       handshakeTimeout: o.handshakeTimeoutMs,
       maxPayload: o.maxPayload,
+      ...(o.ca ? { ca: o.ca } : {}), // wss:// with a private CA (--ca, S7T_CA_FILE)
     });
     ws = sock;
     sock.on('unexpected-response', (req, res) => {
@@ -181,15 +162,15 @@ function createTransport(opts = {}) {
         case 'state':
         case 'snap':
           for (const cb of valueCbs) cb(env.d, env.k);
-          resyncFrom(env.d);
+          answers.resyncFrom(env.d);
           break;
         case 'ack':
           stats.acks += 1;
-          if (env.ref && env.ref.src === sender.src) answered(env.ref.seq, undefined, undefined, env.dl);
+          if (env.ref && env.ref.src === sender.src) answers.answered(env.ref.seq, undefined, undefined, env.dl);
           break;
         case 'err':
           countError(env.e.code, env.e.msg);
-          if (env.ref && env.ref.src === sender.src) answered(env.ref.seq, env.e.code, env.e.msg, env.dl);
+          if (env.ref && env.ref.src === sender.src) answers.answered(env.ref.seq, env.e.code, env.e.msg, env.dl);
           break;
         case 'probe-res':
           for (const [slot, v] of Object.entries(env.d)) for (const cb of probeCbs) cb(Number(slot), v);
@@ -210,10 +191,7 @@ function createTransport(opts = {}) {
       urls.next();
       if (urls.index !== before) stats.failovers += 1;
       // Commands in flight on this connection: nobody will answer them any more.
-      for (const seq of [...pending.keys()]) {
-        stats.lostWithConnection += 1;
-        answered(seq, 'E_OUTCOME_UNKNOWN', 'the connection to the cloud was lost before the answer');
-      }
+      answers.connectionLost();
       const was = stats.connected;
       stats.connected = false;
       if (was) backoff.disconnected();
@@ -280,11 +258,11 @@ function createTransport(opts = {}) {
     },
     onValues(cb) { valueCbs.push(cb); },
     /** cb({seq, ok, code, msg, dl}) once per command sent: its ack, err, or E_OUTCOME_UNKNOWN (dl: the deadline the cloud gave it, when the answer says). */
-    onAnswer(cb) { answerCbs.push(cb); },
+    onAnswer: answers.onAnswer,
     /** cb({seq, d, image}) for every command, the twin's own resyncs included, just before it goes out. */
     onSent(cb) { sentCbs.push(cb); },
     /** Commands sent and not answered yet. */
-    get inFlight() { return pending.size; },
+    get inFlight() { return answers.inFlight; },
     /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
     probe(slot, value) {
       if (ws && ws.readyState === WebSocket.OPEN) write(sender.make('probe', { d: { [slot]: value } }));
@@ -305,7 +283,7 @@ function createTransport(opts = {}) {
         if (sock.readyState === WebSocket.CONNECTING) sock.terminate(); else sock.close(1000, 'twin done');
       });
     },
-    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: pending.size, url: urls.url }; },
+    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: answers.inFlight, url: urls.url }; },
     get src() { return sender.src; },
   };
 }

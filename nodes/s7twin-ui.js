@@ -1,0 +1,84 @@
+'use strict';
+/**
+ * s7twin-ui: serves the browser twin, the box-sorting plant in 3D driven by the PLC, from the
+ * cloud's own HTTP server (default /s7twin/ui/). The page runs the project's plant model
+ * (twin/plant.js, the same file as the headless twin) and talks to the PLC over the twin endpoint
+ * of the s7twin-link-server it names (WebSocket–S7), MQTT over WebSocket to the cloud broker, or
+ * the s7twin-rest endpoint (HTTP polling). The logic is lib/twin-ui.js; this node mounts it on
+ * RED.httpNode, reads the twin endpoint's tokens and holds the driver lease (one page drives the
+ * plant physics, every other page mirrors the PLC).
+ */
+const path = require('node:path');
+const { createTwinUi } = require('./lib/twin-ui');
+const { createLease } = require('./lib/driver-lease');
+const { twinTokens } = require('./lib/auth');
+const { mount, cleanPath } = require('./lib/http-util');
+const { statusSetter } = require('./lib/status');
+const registry = require('./lib/registry');
+
+const ROOT = path.join(__dirname, '..');
+const THREE = path.join(path.dirname(require.resolve('three')), '..');
+const MQTT = path.dirname(require.resolve('mqtt/package.json'));
+
+/** Library files the page loads, from the installed npm packages. */
+const VENDOR = {
+  'three.module.js': path.join(THREE, 'build', 'three.module.js'),
+  'three.core.js': path.join(THREE, 'build', 'three.core.js'),
+  'OrbitControls.js': path.join(THREE, 'examples', 'jsm', 'controls', 'OrbitControls.js'),
+  'mqtt.min.js': path.join(MQTT, 'dist', 'mqtt.min.js'),
+};
+
+/** The CommonJS modules the page requires (and, through them, everything they require). */
+const MODULES = {
+  root: ROOT,
+  entries: ['twin/browser/session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js', 'twin/transports/http.js', 'twin/plant.js', 'twin/recorder.js', 'nodes/lib/tags.js'],
+  // Loaded by those modules, never called in the page: the recorder's CSV appender (node:fs),
+  // the Node-only branches of the MQTT and HTTP transports.
+  stubs: ['node:fs', 'node:path', 'node:http', 'node:https', 'ws'],
+  globals: { mqtt: 'mqtt' }, // mqtt.js' browser build, a script tag of the page
+};
+
+const UNSET = /^\$\{[^}]*\}$/; // an ${ENV} reference Node-RED could not resolve
+const setting = (v, dflt) => (v === undefined || v === null || String(v).trim() === '' || UNSET.test(String(v).trim()) ? dflt : String(v).trim());
+
+module.exports = function register(RED) {
+  function UiNode(config) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const setStatus = statusSetter(node);
+    const twins = RED.nodes.getNode(config.server);
+    if (!twins || twins.role !== 'twin') {
+      setStatus('error', 'no twin endpoint');
+      node.error('s7twin-ui needs the twin endpoint (an s7twin-link-server of role twin): the page connects there and takes its tokens');
+      return;
+    }
+    const root = (RED.settings.httpNodeRoot || '/').replace(/\/$/, '');
+    node.path = cleanPath(config.path, '/s7twin/ui');
+    const { tokens, viewerTokens } = twinTokens(twins.credentials);
+    if (!tokens.length) node.warn('the twin endpoint has no token (credentials or S7T_TWIN_TOKEN): no page can drive the plant');
+    const mqttWs = setting(config.mqttWs, '');
+    const pageConfig = {
+      title: setting(config.name, 'Box-sorting plant'),
+      profile: setting(config.profile, 'study'),
+      protocols: {
+        ws: { path: twins.path },
+        mqtt: mqttWs ? { ...(/^wss?:\/\//.test(mqttWs) ? { url: mqttWs } : { port: Number(mqttWs), path: '/mqtt' }), plant: setting(config.plant, 'plant1') } : null,
+        http: { path: root + cleanPath(config.restPath, '/s7twin/rest') },
+      },
+    };
+    const lease = createLease({ ttlMs: Number(config.leaseS) > 0 ? Number(config.leaseS) * 1000 : undefined });
+    const ui = createTwinUi({ pageDir: path.join(ROOT, 'twin', 'browser'), vendor: VENDOR, modules: MODULES, config: () => pageConfig, tokens, viewerTokens, lease });
+    const unmount = mount(RED.httpNode, node.path, (req, res) => ui.handle(req, res));
+    registry.add(node, () => ({ ...ui.counters, ...lease.counters }));
+    node.log(`browser twin on ${root}${node.path}/`);
+    setStatus('connected', `${root}${node.path}/`);
+
+    node.on('close', (removed, done) => {
+      unmount();
+      registry.remove(node);
+      setStatus('clear');
+      done();
+    });
+  }
+  RED.nodes.registerType('s7twin-ui', UiNode);
+};

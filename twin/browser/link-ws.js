@@ -1,0 +1,196 @@
+'use strict';
+/**
+ * The browser twin's transport over the WebSocket–S7 path (contract 5, as twin/transports/ws.js
+ * for the headless twin): the page's own WebSocket to the cloud twin endpoint, the token as
+ * `?token=` (a browser cannot set an Authorization header on a WebSocket), `cmd` envelopes out,
+ * `snap`/`state` in (onValues), `ack`/`err` counted and reported.
+ *
+ * A browser WebSocket has no ping and does not say why an opening handshake failed (a refused
+ * token and a server that is down look the same: a close before open), so the page checks its
+ * token over HTTP first (twin/browser/session.js) and this transport simply retries with
+ * exponential back-off and jitter (nodes/lib/backoff.js). As in the headless transport, inputs
+ * that change while the link is down are kept in the input image, and after a reconnect the whole
+ * image goes out as one `cmd`: the PLC sees the plant as it is now, never a late button press.
+ * Every command gets exactly one answer, and a doubtful one (E_OUTCOME_UNKNOWN, E_EXPIRED, …)
+ * brings a resync from the next state, as in the headless transport (../transports/answers.js).
+ *
+ * Browser-safe (no Node APIs); Node 22's global WebSocket is the same API, so tests run it
+ * against the real twin endpoint.
+ */
+const { codedError } = require('../../nodes/lib/errors');
+const envelope = require('../../nodes/lib/envelope');
+const { createBackoff } = require('../../nodes/lib/backoff');
+const { createAnswers } = require('../transports/answers');
+const { createErrorCounter, createConnectWaiter } = require('../transports/common');
+
+const DEFAULTS = {
+  connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts (retries go on)
+  maxErrorCodes: 50, // distinct err codes remembered
+};
+
+/** Error with a stable `code`. */
+const TransportError = codedError('TransportError');
+
+const utf8 = new TextEncoder();
+
+/**
+ * @param {object} opts
+ * @param {string} opts.url ws:// or wss:// URL of the twin endpoint
+ * @param {string} [opts.token] sent as ?token=
+ * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
+ * @param {object} [opts.backoff] see nodes/lib/backoff.js
+ * @param {(line: string) => void} [opts.log]
+ * @param {typeof WebSocket} [opts.WebSocket] default the global one
+ */
+function createTransport(opts = {}) {
+  const o = { ...DEFAULTS, ...opts };
+  if (!o.url || !/^wss?:\/\//.test(o.url)) throw new TransportError('E_TRANSPORT_CONFIG', 'the WebSocket transport needs a ws:// or wss:// url');
+  const WS = o.WebSocket || globalThis.WebSocket;
+  const url = new URL(o.url);
+  if (o.token) url.searchParams.set('token', o.token);
+  const sender = envelope.createSender(`twin-${o.id || Math.random().toString(36).slice(2, 10)}`);
+  const backoff = createBackoff(o.backoff || {});
+  const log = o.log || (() => {});
+  const valueCbs = [];
+  const image = {};
+  const stats = {
+    state: 'idle', connected: false, connects: 0, reconnects: 0, failedAttempts: 0, sent: 0, received: 0,
+    acks: 0, errors: 0, errorCodes: {}, badFrames: 0, coalesced: 0, bytesOut: 0, bytesIn: 0, lastError: '', retryAt: 0,
+  };
+  const answers = createAnswers({ image, stats, atOnce: true, resend: (d) => sendCmd(d), canSend: () => Boolean(ws && ws.readyState === 1) });
+  let ws = null;
+  let closed = false;
+  let retryTimer = null;
+  const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'ws' });
+
+  function write(env) {
+    const text = envelope.stringify(env);
+    ws.send(text);
+    stats.sent += 1;
+    stats.bytesOut += utf8.encode(text).length;
+  }
+
+  function sendCmd(d) {
+    const env = sender.make('cmd', { d });
+    answers.sent(env.seq, d);
+    write(env);
+    return env.seq;
+  }
+
+  function onMessage(ev) {
+    const text = typeof ev.data === 'string' ? ev.data : '';
+    stats.bytesIn += utf8.encode(text).length;
+    let env;
+    try {
+      env = envelope.validate(JSON.parse(text));
+    } catch (err) {
+      stats.badFrames += 1;
+      countError(err.code || 'E_JSON', err.message);
+      return;
+    }
+    stats.received += 1;
+    const mine = env.ref && env.ref.src === sender.src;
+    if (env.k === 'state' || env.k === 'snap') {
+      for (const cb of valueCbs) cb(env.d, env.k);
+      answers.resyncFrom(env.d);
+    } else if (env.k === 'ack') {
+      stats.acks += 1;
+      if (mine) answers.answered(env.ref.seq, undefined, undefined, env.dl);
+    } else if (env.k === 'err') {
+      countError(env.e.code, env.e.msg);
+      if (mine) answers.answered(env.ref.seq, env.e.code, env.e.msg, env.dl);
+    }
+  }
+
+  function open() {
+    retryTimer = null;
+    if (closed) return;
+    stats.state = stats.connects ? 'reconnecting' : 'connecting';
+    let sock;
+    try {
+      sock = new WS(url.href);
+    } catch (err) {
+      stats.lastError = err.message;
+      scheduleRetry();
+      return;
+    }
+    ws = sock;
+    let opened = false;
+    sock.onopen = () => {
+      opened = true;
+      stats.connected = true;
+      stats.state = 'connected';
+      stats.connects += 1;
+      if (stats.connects > 1) stats.reconnects += 1;
+      stats.failedAttempts = 0;
+      backoff.connected();
+      // Back after a drop: bring the PLC up to date with the plant as it is now.
+      if (stats.connects > 1 && Object.keys(image).length) sendCmd({ ...image });
+      firstConnect.resolve();
+    };
+    sock.onmessage = onMessage;
+    sock.onerror = () => { /* onclose follows with the code */ };
+    sock.onclose = (ev) => {
+      if (ws === sock) ws = null;
+      answers.connectionLost();
+      if (opened) {
+        stats.connected = false;
+        backoff.disconnected();
+        stats.lastError = `connection closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`;
+      } else {
+        stats.failedAttempts += 1;
+        stats.lastError = 'could not connect (the endpoint is down, or refused the token)';
+      }
+      if (!closed) scheduleRetry();
+    };
+  }
+
+  function scheduleRetry() {
+    if (closed || retryTimer) return;
+    const ms = backoff.next();
+    stats.state = 'waiting';
+    stats.retryAt = Date.now() + ms;
+    retryTimer = setTimeout(open, ms);
+  }
+
+  return {
+    /** Open the connection; resolves once connected, rejects with E_CONNECT_TIMEOUT (retries go on). */
+    connect() {
+      if (closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
+      if (stats.connected) return Promise.resolve();
+      const p = firstConnect.wait(o.connectTimeoutMs, () => `no connection to ${o.url} within ${o.connectTimeoutMs} ms (${stats.lastError})`);
+      if (!ws && !retryTimer) open();
+      return p;
+    },
+    /** Send one frame with every input that changed in one tick. */
+    send(values) {
+      if (!values || Object.keys(values).length === 0) return;
+      Object.assign(image, values);
+      if (ws && ws.readyState === 1) sendCmd(values);
+      else stats.coalesced += 1;
+    },
+    onValues(cb) { valueCbs.push(cb); },
+    /** cb({seq, ok, code, msg, dl}) once per command sent. */
+    onAnswer: answers.onAnswer,
+    get inFlight() { return answers.inFlight; },
+    /** Close for good: no reconnect, every timer cleared. */
+    close() {
+      closed = true;
+      stats.state = 'closed';
+      if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+      firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
+      const sock = ws;
+      if (!sock || sock.readyState === 3) return Promise.resolve();
+      return new Promise((resolve) => {
+        const t = setTimeout(resolve, 1000);
+        sock.addEventListener('close', () => { clearTimeout(t); resolve(); });
+        sock.close(1000, 'page closed');
+      });
+    },
+    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: answers.inFlight }; },
+    get src() { return sender.src; },
+  };
+}
+
+module.exports = { DEFAULTS, TransportError, createTransport };

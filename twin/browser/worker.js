@@ -1,0 +1,97 @@
+/* global importScripts */
+/**
+ * The browser twin's worker: the twin itself (twin/browser/session.js: the plant model, the
+ * transport to the PLC, the recorder, who drives) runs here, off the page's main thread. Drawing
+ * a 3D frame can hold the main thread for tens of milliseconds where the GPU is slow (software
+ * WebGL held it for 60 ms at a time in headless Chromium, and the page's round trips rose from
+ * 6 to 90 ms); here the plant ticks and the PLC's answers are taken on time whatever the drawing
+ * costs, and a tab in the background keeps its plant clock (browsers throttle a hidden page's
+ * timers, a worker's much less).
+ *
+ * Messages in: connect {creds, protocol, config, profile, id, pollMs}, act {name, args},
+ * disconnect. Out: who {status, role}, frame {scene} (about 60 a second), snapshot {snapshot}
+ * (5 a second), box {event, box}, rtt {variable, ms}, closed.
+ */
+importScripts('vendor/mqtt.min.js', 'modules.js');
+
+const R = self.S7Twin.require;
+const { createSession, createLeaseClient } = R('twin/browser/session.js');
+
+const FRAME_MS = 16; // scene to the page about as often as it draws
+const SNAPSHOT_MS = 200; // panel state
+
+let session = null;
+let timers = [];
+
+/** A request function for the HTTP transport, on fetch (bodies only: a page cannot see headers). */
+function fetchRequest(r) {
+  return fetch(r.url, { method: r.method, headers: r.headers, body: r.body, cache: 'no-store' })
+    .then(async (res) => ({ status: res.status, text: await res.text() }))
+    .catch((err) => { throw Object.assign(new Error(err.message), { code: 'E_HTTP_NETWORK' }); });
+}
+
+function transportFactory(m) {
+  const loc = self.location;
+  const wsScheme = loc.protocol === 'https:' ? 'wss:' : 'ws:';
+  const p = m.config.protocols;
+  const { creds, id } = m;
+  if (m.protocol === 'ws') {
+    const { createTransport } = R('twin/browser/link-ws.js');
+    return (log) => createTransport({ url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, id, log });
+  }
+  if (m.protocol === 'mqttws') {
+    const { createTransport } = R('twin/transports/mqtt.js');
+    const url = p.mqtt.url || `${wsScheme}//${loc.hostname}:${p.mqtt.port}${p.mqtt.path || '/mqtt'}`;
+    return (log) => createTransport({ url, username: creds.mqttUser, password: creds.mqttPass, plant: p.mqtt.plant, qos: 0, id, log });
+  }
+  const { createTransport } = R('twin/transports/http.js');
+  return (log) => createTransport({ url: `${loc.origin}${p.http.path}`, token: creds.token, id, pollMs: m.pollMs || 25, request: fetchRequest, log });
+}
+
+async function stop() {
+  for (const t of timers) clearInterval(t);
+  timers = [];
+  if (!session) return;
+  const s = session;
+  session = null;
+  await s.stop();
+}
+
+async function connect(m) {
+  await stop();
+  const lease = createLeaseClient({ fetch: (...a) => fetch(...a), base: '', token: m.creds.token, id: m.id, label: `page ${m.id.slice(-4)}` });
+  let who;
+  try { who = await lease.who(); } catch (err) { who = { status: 0, error: { code: 'E_NETWORK', msg: err.message } }; }
+  self.postMessage({ type: 'who', status: who.status, role: who.role || null, error: who.error || null });
+  if (who.status !== 200) return;
+  const s = createSession({
+    transport: transportFactory(m),
+    protocol: m.protocol,
+    lease,
+    readOnly: who.role === 'viewer',
+    plant: { profile: m.profile },
+    onRoundTrip: (variable, ms) => self.postMessage({ type: 'rtt', variable, ms }),
+  });
+  session = s;
+  s.plant.on('box', (event, box) => { if (event !== 'arrived') self.postMessage({ type: 'box', event, box: { id: box.id, damaged: box.damaged, x: box.x } }); });
+  timers.push(setInterval(() => { if (session === s) self.postMessage({ type: 'frame', scene: s.scene() }); }, FRAME_MS));
+  timers.push(setInterval(() => { if (session === s) self.postMessage({ type: 'snapshot', snapshot: s.snapshot() }); }, SNAPSHOT_MS));
+  await s.start();
+  self.postMessage({ type: 'snapshot', snapshot: s.snapshot() });
+}
+
+const ACTIONS = new Set(['pressStart', 'pressStop', 'feed', 'setAutoFeed', 'takeOver', 'watch']);
+
+self.onmessage = async (ev) => {
+  const m = ev.data || {};
+  try {
+    if (m.type === 'connect') await connect(m);
+    else if (m.type === 'disconnect') { await stop(); self.postMessage({ type: 'closed' }); }
+    else if (m.type === 'act' && session && ACTIONS.has(m.name)) {
+      await session[m.name](...(m.args || []));
+      self.postMessage({ type: 'snapshot', snapshot: session.snapshot() });
+    }
+  } catch (err) {
+    self.postMessage({ type: 'error', message: err.message, code: err.code || '' });
+  }
+};

@@ -1,0 +1,55 @@
+'use strict';
+/**
+ * Small pieces every twin transport has: error codes counted in its stats (a bounded set, the
+ * last one kept for the panel), and the wait of connect() for the first connection (resolve,
+ * reject with a coded error, time out). Used by the HTTP transport and the browser's WebSocket
+ * transport; browser-safe.
+ */
+
+/**
+ * @param {object} stats the transport's stats ({errors, errorCodes, lastError} are kept there)
+ * @param {{max?: number, log?: (line: string) => void, label?: string}} [o]
+ * @returns {(code: string, msg?: string) => void}
+ */
+function createErrorCounter(stats, o = {}) {
+  const max = o.max || 50;
+  const log = o.log || (() => {});
+  return (code, msg) => {
+    stats.errors += 1;
+    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < max) {
+      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
+    }
+    stats.lastError = `${code}${msg ? `: ${msg}` : ''}`;
+    log(`${o.label ? `${o.label}: ` : ''}${stats.lastError}`);
+  };
+}
+
+/**
+ * connect()'s promise: one at a time, settled by the first connection, a fatal error, close(),
+ * or the timeout.
+ * @param {(code: string, msg: string) => Error} makeError
+ */
+function createConnectWaiter(makeError) {
+  let w = null;
+  return {
+    get waiting() { return w !== null; },
+    /** A promise that settles when the link is up (or fails within timeoutMs). */
+    wait(timeoutMs, timeoutMessage) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => { w = null; reject(makeError('E_CONNECT_TIMEOUT', timeoutMessage())); }, timeoutMs);
+        w = { resolve, reject, timer };
+      });
+    },
+    resolve() { if (w) { clearTimeout(w.timer); w.resolve(); w = null; } },
+    /** @returns {boolean} whether someone was waiting (else the caller reports the error itself) */
+    reject(err) {
+      if (!w) return false;
+      clearTimeout(w.timer);
+      w.reject(err);
+      w = null;
+      return true;
+    },
+  };
+}
+
+module.exports = { createErrorCounter, createConnectWaiter };
