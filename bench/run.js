@@ -22,6 +22,7 @@ const { writeReport } = require('./lib/report');
 const { createProgress } = require('./lib/progress');
 const { launchChromium, measureTwinPage } = require('./lib/browser');
 const faults = require('./lib/faults');
+const fleetBench = require('./lib/fleet-bench');
 
 const ROOT = path.join(__dirname, '..');
 const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'stock', 'mqttws', 'http'];
@@ -102,6 +103,10 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --no-productions, --no-load, --no-probes, --no-browser   skip a section
   --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
                        ${Object.keys(faults.FAULTS).join(', ')}
+  --fleet              also run the fleet section (issue 17) on a fleet of its own: redis-server,
+                       2 cloud instances, 2 plants (backplane cost, load, failover, watch-only twins)
+  --fleet-twins <n>    probing twins per plant in the fleet's load and failover (default ${fleetBench.DEFAULTS.twinsPerPlant})
+  --fleet-watchers <l> watch-only twin levels (default ${fleetBench.DEFAULTS.watchers.join(',')})
   --out <dir>          results folder (default results/<timestamp>)
   --smoke              few samples, levels 1 and 5: the whole pipeline in under two minutes
   -h, --help
@@ -119,6 +124,7 @@ function parseCli(argv) {
       'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
       'browser-seconds': { type: 'string' }, 'no-browser': { type: 'boolean' },
       faults: { type: 'string' },
+      fleet: { type: 'boolean' }, 'fleet-twins': { type: 'string' }, 'fleet-watchers': { type: 'string' },
       smoke: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -147,6 +153,9 @@ function parseCli(argv) {
     browser: !values['no-browser'],
     browserSeconds: num(values['browser-seconds']),
     faults: values.faults === undefined ? undefined : (values.faults === 'all' ? Object.keys(faults.FAULTS) : list(values.faults)),
+    fleet: values.fleet || values['fleet-twins'] !== undefined || values['fleet-watchers'] !== undefined,
+    fleetTwins: num(values['fleet-twins']),
+    fleetWatchers: list(values['fleet-watchers']) && list(values['fleet-watchers']).map(Number),
   };
 }
 
@@ -239,7 +248,18 @@ async function runBench(cli = {}) {
     browserSeconds: cli.browserSeconds ?? base.browserSeconds,
     browserProfiles: base.browserProfiles || null, // null: every profile
     faults: cli.faults || null,
+    fleet: cli.fleet ? {
+      twinsPerPlant: cli.fleetTwins ?? (cli.smoke ? 5 : fleetBench.DEFAULTS.twinsPerPlant),
+      watchers: cli.fleetWatchers || (cli.smoke ? [10, 50] : fleetBench.DEFAULTS.watchers),
+      loadSeconds: cli.loadSeconds ?? (cli.smoke ? 3 : fleetBench.DEFAULTS.loadSeconds),
+      ...(cli.smoke ? { backplaneProbes: 100, backplaneBlock: 50, watchSeconds: 3 } : {}),
+    } : null,
   };
+  if (o.fleet) {
+    const bad = [o.fleet.twinsPerPlant, ...o.fleet.watchers].find((n) => !(Number.isInteger(n) && n > 0));
+    if (bad !== undefined) throw Object.assign(new Error(`--fleet-twins and --fleet-watchers take whole numbers above 0 (got ${bad})`), { code: 'E_BENCH_ARGS' });
+    if (o.fleet.twinsPerPlant > 1000) throw Object.assign(new Error(`--fleet-twins: at most 1000 per plant (the PLC's probe slots; got ${o.fleet.twinsPerPlant})`), { code: 'E_BENCH_ARGS' });
+  }
   for (const f of o.faults || []) if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
   for (const p of o.profiles) if (!profileDefs[p]) throw Object.assign(new Error(`unknown profile "${p}" (have: ${Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ')})`), { code: 'E_BENCH_ARGS' });
@@ -415,6 +435,7 @@ async function runBench(cli = {}) {
       }
     }
     if (o.faults && o.faults.length) results.faults = await runFaultSection(o, profileDefs, progress);
+    if (o.fleet) results.fleet = await runFleetSection(o, progress);
   } finally {
     progress.stop();
   }
@@ -442,6 +463,21 @@ async function runFaultSection(o, profileDefs, progress) {
     return { error: `${err.code || ''} ${err.message.split('\n')[0]}` };
   } finally {
     if (sys) await sys.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The fleet section (issue 17) on a fleet of its own (bench/lib/fleet-bench.js).
+ * @returns {Promise<object>}
+ */
+async function runFleetSection(o, progress) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-fleet-'));
+  try {
+    return await fleetBench.runFleetBench({ ...o.fleet, scanMs: o.scanMs, dir, log: (l) => progress.phase(l) });
+  } catch (err) {
+    return { errors: [`${err.code || ''} ${err.message.split('\n')[0]}`] };
+  } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
