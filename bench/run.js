@@ -105,7 +105,7 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
                        ${Object.keys(faults.FAULTS).join(', ')}
   --fleet              also run the fleet section (issue 17) on a fleet of its own: redis-server,
                        2 cloud instances, 2 plants (backplane cost, load, failover, watch-only twins)
-  --fleet-twins <n>    probing twins per plant in the fleet's load and failover (default ${fleetBench.DEFAULTS.twinsPerPlant})
+  --fleet-twins <l>    probing twins per plant, per load level (default ${fleetBench.DEFAULTS.twinsPerPlant.join(',')}; failover under the first)
   --fleet-watchers <l> watch-only twin levels (default ${fleetBench.DEFAULTS.watchers.join(',')})
   --out <dir>          results folder (default results/<timestamp>)
   --smoke              few samples, levels 1 and 5: the whole pipeline in under two minutes
@@ -154,7 +154,7 @@ function parseCli(argv) {
     browserSeconds: num(values['browser-seconds']),
     faults: values.faults === undefined ? undefined : (values.faults === 'all' ? Object.keys(faults.FAULTS) : list(values.faults)),
     fleet: values.fleet || values['fleet-twins'] !== undefined || values['fleet-watchers'] !== undefined,
-    fleetTwins: num(values['fleet-twins']),
+    fleetTwins: list(values['fleet-twins']) && list(values['fleet-twins']).map(Number),
     fleetWatchers: list(values['fleet-watchers']) && list(values['fleet-watchers']).map(Number),
   };
 }
@@ -249,16 +249,17 @@ async function runBench(cli = {}) {
     browserProfiles: base.browserProfiles || null, // null: every profile
     faults: cli.faults || null,
     fleet: cli.fleet ? {
-      twinsPerPlant: cli.fleetTwins ?? (cli.smoke ? 5 : fleetBench.DEFAULTS.twinsPerPlant),
+      twinsPerPlant: cli.fleetTwins || (cli.smoke ? [5] : fleetBench.DEFAULTS.twinsPerPlant),
       watchers: cli.fleetWatchers || (cli.smoke ? [10, 50] : fleetBench.DEFAULTS.watchers),
       loadSeconds: cli.loadSeconds ?? (cli.smoke ? 3 : fleetBench.DEFAULTS.loadSeconds),
       ...(cli.smoke ? { backplaneProbes: 100, backplaneBlock: 50, watchSeconds: 3 } : {}),
     } : null,
   };
   if (o.fleet) {
-    const bad = [o.fleet.twinsPerPlant, ...o.fleet.watchers].find((n) => !(Number.isInteger(n) && n > 0));
+    const bad = [...o.fleet.twinsPerPlant, ...o.fleet.watchers].find((n) => !(Number.isInteger(n) && n > 0));
     if (bad !== undefined) throw Object.assign(new Error(`--fleet-twins and --fleet-watchers take whole numbers above 0 (got ${bad})`), { code: 'E_BENCH_ARGS' });
-    if (o.fleet.twinsPerPlant > 1000) throw Object.assign(new Error(`--fleet-twins: at most 1000 per plant (the PLC's probe slots; got ${o.fleet.twinsPerPlant})`), { code: 'E_BENCH_ARGS' });
+    const most = Math.max(...o.fleet.twinsPerPlant);
+    if (most > 1000) throw Object.assign(new Error(`--fleet-twins: at most 1000 per plant (the PLC's probe slots; got ${most})`), { code: 'E_BENCH_ARGS' });
   }
   for (const f of o.faults || []) if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));

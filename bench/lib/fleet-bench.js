@@ -7,9 +7,10 @@
  * - backplane: probe round trips of one twin of plant1 on the instance holding plant1's edge
  *   (local) and on another instance (every frame crosses Redis twice), interleaved in blocks; the
  *   backplane's cost is the difference of the medians (target under 1 ms).
- * - load: `twinsPerPlant` probing twins on every plant at once, spread over the instances (twin k
- *   of a plant on instance k mod N): p50/p99, errors, throughput, and CPU and memory of every
- *   cloud instance, edge, PLC, Redis and the load generator (bench/lib/procs.js).
+ * - load: per level of `twinsPerPlant`, that many probing twins on every plant at once, spread
+ *   over the instances (twin k of a plant on instance k mod N): p50/p99, errors, throughput, and
+ *   CPU and memory of every cloud instance, edge, PLC, Redis and the load generator
+ *   (bench/lib/procs.js); the capacity model in docs/fleet.md is built from these.
  * - failover: the same load, and instance 1 killed (-9) while one twin per plant streams commands
  *   with the fault suite's bookkeeping (bench/lib/fleet-faults.js): time until commands are
  *   acknowledged again, unanswered, applied late, undone; probes lost by the load twins.
@@ -30,10 +31,10 @@ const DEFAULTS = {
   instances: 2,
   scanMs: 10,
   plants: 2,
-  backplaneProbes: 600, // per placement (local, remote)
+  backplaneProbes: 1000, // per placement (local, remote)
   backplaneBlock: 100,
   probeThink: { thinkMs: 10, thinkWidthMs: 10 },
-  twinsPerPlant: 50,
+  twinsPerPlant: [50, 200], // load levels; failover runs under the first
   loadSeconds: 10,
   thinkMs: 500,
   watchers: [50, 200, 500, 1000, 2000],
@@ -64,12 +65,12 @@ function mergeLoads(list) {
 const lean = (r) => { const { hist, samples, ...rest } = r; return rest; };
 
 /** Probing twins of every plant at once, twin k on instance k mod N. */
-async function loadAll(fleet, o, durationMs) {
+async function loadAll(fleet, o, users, durationMs) {
   const per = await Promise.all(fleet.plants.map((plant) => runLoad({
-    protocol: 'ws', users: o.twinsPerPlant, durationMs, thinkMs: o.thinkMs, slotBase: 1,
+    protocol: 'ws', users, durationMs, thinkMs: o.thinkMs, slotBase: 1,
     makeTransport: (k) => createTransport(fleet.twin(plant, k % fleet.clouds.length, { id: `${plant.slice(-2)}${k}x${short()}` })),
   }).then((r) => ({ plant, ...r }))));
-  return { perPlant: per.map((r) => ({ plant: r.plant, ...lean(r) })), total: lean(mergeLoads(per)) };
+  return { twinsPerPlant: users, perPlant: per.map((r) => ({ plant: r.plant, ...lean(r) })), total: lean(mergeLoads(per)) };
 }
 
 /**
@@ -168,13 +169,18 @@ async function runFleetBench(opts = {}) {
       addedP99Ms: remote.p99 - local.p99,
     };
 
-    // 2. Load on every plant at once.
-    log(`fleet: load, ${o.twinsPerPlant} twins per plant on ${o.plants} plants (${o.loadSeconds} s)`);
-    let m = meter();
-    m.start();
-    out.load = await loadAll(fleet, o, o.loadSeconds * 1000);
-    out.load.cost = m.end();
-    m.stop();
+    // 2. Load on every plant at once, level by level.
+    let m;
+    out.loads = [];
+    for (const users of o.twinsPerPlant) {
+      log(`fleet: load, ${users} twins per plant on ${o.plants} plants (${o.loadSeconds} s)`);
+      m = meter();
+      m.start();
+      const r = await loadAll(fleet, o, users, o.loadSeconds * 1000);
+      r.cost = m.end();
+      m.stop();
+      out.loads.push(r);
+    }
 
     // 3. Failover under that load: instance 1 killed while a twin per plant streams commands.
     log('fleet: failover, instance 1 killed under load');
@@ -185,7 +191,7 @@ async function runFleetBench(opts = {}) {
         kill: 0,
         log,
       }),
-      loadAll(fleet, o, 15000),
+      loadAll(fleet, o, o.twinsPerPlant[0], 15000),
     ]);
     out.failover = {
       killed: 'cloud1',

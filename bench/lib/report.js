@@ -611,20 +611,26 @@ function fleetLines(f) {
     L.push(`Added by the backplane: **${ms(b.addedMedianMs, 2)} ms at the median** (target under ${target} ms: ${b.addedMedianMs < target ? 'met' : '**not met**'}), ${ms(b.addedP99Ms, 2)} ms at p99.`, '');
   }
   const costRows = (cost) => Object.entries(cost || {}).filter(([n]) => n !== 'machine').map(([n, c]) => [n, ms(c.cpuPct), ms(c.rssMeanMB), ms(c.rssPeakMB)]);
-  if (f.load) {
-    const t = f.load.total;
+  if (f.loads && f.loads.length) {
     L.push('### Load', '');
-    L.push(`${o.twinsPerPlant} probing twins per plant, every plant at once (${t.users} twins), twin k of a plant on instance k mod ${f.instances}; each probes, waits for the answer, thinks ${o.thinkMs} ms on average; ${o.loadSeconds} s.`, '');
-    const row = (name, r) => [name, r.users, r.summary.n, `${ms(r.errorPct)} %`, ms(r.summary.median), ms(r.summary.p99), ms(r.throughput)];
-    L.push(table(['plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s'], [...f.load.perPlant.map((r) => row(r.plant, r)), row('all', t)]), '');
-    L.push('CPU (% of one core) and memory (MB) per process over the load:', '');
-    L.push(table(['process', 'CPU %', 'RSS mean', 'RSS peak'], costRows(f.load.cost)), '');
-    if (f.load.cost && f.load.cost.machine) L.push(`The machine (${f.load.cost.machine.cores} cores) was ${ms(f.load.cost.machine.cpuPct)} % busy over the window (everything on it, other users included).`, '');
+    L.push(`Probing twins on every plant at once, twin k of a plant on instance k mod ${f.instances}; each probes, waits for the answer, thinks ${o.thinkMs} ms on average; ${o.loadSeconds} s per level. CPU in % of one core.`, '');
+    const clouds = Object.keys(f.loads[0].cost || {}).filter((n) => /^cloud/.test(n));
+    L.push(table(['twins per plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s', ...clouds.map((n) => `${n} CPU %`), 'Redis CPU %', 'edges CPU %', 'PLCs CPU %', 'generator CPU %', 'machine busy %'], f.loads.map((l) => {
+      const t = l.total;
+      const c = l.cost || {};
+      const sum = (re) => Object.entries(c).filter(([n]) => re.test(n)).reduce((a, [, v]) => a + (v.cpuPct || 0), 0);
+      return [l.twinsPerPlant, t.users, t.summary.n, `${ms(t.errorPct)} %`, ms(t.summary.median), ms(t.summary.p99), ms(t.throughput), ...clouds.map((n) => ms(c[n] && c[n].cpuPct)), ms(c.redis && c.redis.cpuPct), ms(sum(/^edge/)), ms(sum(/^plc/)), ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
+    })), '');
+    const last = f.loads[f.loads.length - 1];
+    L.push(`Per plant at ${last.twinsPerPlant} twins per plant:`, '');
+    L.push(table(['plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s'], last.perPlant.map((r) => [r.plant, r.users, r.summary.n, `${ms(r.errorPct)} %`, ms(r.summary.median), ms(r.summary.p99), ms(r.throughput)])), '');
+    L.push(`Memory (MB, mean / peak) at ${last.twinsPerPlant} twins per plant:`, '');
+    L.push(table(['process', 'CPU %', 'RSS mean', 'RSS peak'], costRows(last.cost)), '');
   }
   const fo = f.failover;
   if (fo) {
     L.push('### Failover', '');
-    L.push(`Instance 1 killed (SIGKILL) under the same load while one twin per plant streams commands (fault-suite bookkeeping: the twin's answers and the PLC's input log). f1 drives plant1 from instance 2 (plant1's edge was on instance 1: the edge moves); f2 drives plant2 from instance 1 (the twin moves).`, '');
+    L.push(`Instance 1 killed (SIGKILL) under load (${o.twinsPerPlant[0]} probing twins per plant) while one twin per plant streams commands (fault-suite bookkeeping: the twin's answers and the PLC's input log). f1 drives plant1 from instance 2 (plant1's edge was on instance 1: the edge moves); f2 drives plant2 from instance 1 (the twin moves).`, '');
     L.push(table(['twin', 'commands', 'answers', 'unanswered', 'two answers', 'applied after deadline', 'applied though refused', 'undone', 'PLC ends with the last acknowledged', 'first non-ack answer (ms)', 'acknowledged again after (ms)'],
       fo.twins.map((r) => [r.id, r.sent, Object.entries(r.answers).map(([c, n]) => `${c} ${n}`).join(', '), r.unanswered, r.duplicates, r.appliedLate, r.appliedRefused, r.wentBack, r.finalOk ? 'yes' : '**no**', ms(r.detectedMs), r.recoveryMs === null ? '**never**' : ms(r.recoveryMs)])), '');
     L.push(`Failover time (the slowest twin acknowledged again): **${Number.isFinite(fo.recoveryMs) ? `${ms(fo.recoveryMs)} ms` : 'never'}**. The load twins over the same window: ${fo.load.total.summary.n} round trips, ${fo.load.total.errors} lost with the killed instance (${ms(fo.load.total.errorPct)} %), p50 ${ms(fo.load.total.summary.median)} ms, p99 ${ms(fo.load.total.summary.p99)} ms.`, '');
