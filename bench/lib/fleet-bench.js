@@ -37,7 +37,8 @@ const DEFAULTS = {
   twinsPerPlant: [50, 200], // load levels; failover runs under the first
   loadSeconds: 10,
   thinkMs: 500,
-  watchers: [50, 200, 500, 1000, 2000],
+  watchers: [50, 200, 500, 1000, 2000, 4000],
+  redisFloorSamples: 1000,
   watchSeconds: 8,
   stateEveryMs: 100,
   watchP99Ms: 100, // the target: a level "reaches" its watchers when p99 stays under this
@@ -127,6 +128,36 @@ async function runWatchers(fleet, plant, n, o) {
 }
 
 /**
+ * Redis's own floor on this machine: a PUBLISH from one connection until a second connection,
+ * subscribed, has it (both in this process). A request and its answer crossing the backplane pay
+ * this twice, plus a wake-up of each instance.
+ */
+async function redisFloor(url, n) {
+  const Redis = require('ioredis');
+  const pub = new Redis(url, { lazyConnect: true });
+  const sub = new Redis(url, { lazyConnect: true });
+  pub.on('error', () => {});
+  sub.on('error', () => {});
+  try {
+    await Promise.all([pub.connect(), sub.connect()]);
+    await sub.subscribe('s7twin:bench:floor');
+    const hist = createHist();
+    let got = null;
+    sub.on('message', () => { if (got) { const r = got; got = null; r(); } });
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await new Promise((resolve) => { got = resolve; pub.publish('s7twin:bench:floor', String(i)); });
+      if (i >= 10) hist.record(performance.now() - t0); // the first few warm up the connections
+      await sleep(2);
+    }
+    return hist.summary();
+  } finally {
+    pub.disconnect();
+    sub.disconnect();
+  }
+}
+
+/**
  * Run the fleet section.
  * @param {object} [opts] DEFAULTS overrides; `log(line)`; `dir` for the PLCs' input logs
  * @returns {Promise<object>} the report's `fleet` entry
@@ -162,7 +193,10 @@ async function runFleetBench(opts = {}) {
     }
     const local = acc.local.summary();
     const remote = acc.remote.summary();
+    log(`fleet: Redis publish → subscriber floor (${o.redisFloorSamples})`);
+    const floor = await redisFloor(fleet.redis.url, o.redisFloorSamples);
     out.backplane = {
+      redisFloor: floor,
       local: { ...counts.local, summary: local },
       remote: { ...counts.remote, summary: remote },
       addedMedianMs: remote.median - local.median,

@@ -609,6 +609,7 @@ function fleetLines(f) {
     L.push(table(['twin on', 'probes', 'errors', 'p50', 'p95', 'p99', 'mean'], ['local', 'remote'].map((k) => [k === 'local' ? 'the edge\'s instance' : 'another instance', b[k].summary.n, b[k].errors + b[k].timeouts, ms(b[k].summary.median, 2), ms(b[k].summary.p95, 2), ms(b[k].summary.p99, 2), ms(b[k].summary.mean, 2)])), '');
     const target = 1;
     L.push(`Added by the backplane: **${ms(b.addedMedianMs, 2)} ms at the median** (target under ${target} ms: ${b.addedMedianMs < target ? 'met' : '**not met**'}), ${ms(b.addedP99Ms, 2)} ms at p99.`, '');
+    if (b.redisFloor && b.redisFloor.n) L.push(`Redis's own floor on this machine, a PUBLISH until a subscribed connection has it (${b.redisFloor.n} times): p50 ${ms(b.redisFloor.median, 2)} ms, p99 ${ms(b.redisFloor.p99, 2)} ms. The remote round trip crosses Redis twice (the request to the holder, its answer back), and wakes two more processes each way.`, '');
   }
   const costRows = (cost) => Object.entries(cost || {}).filter(([n]) => n !== 'machine').map(([n, c]) => [n, ms(c.cpuPct), ms(c.rssMeanMB), ms(c.rssPeakMB)]);
   if (f.loads && f.loads.length) {

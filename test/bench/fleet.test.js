@@ -25,7 +25,7 @@ const FIXTURE = {
   errors: [],
   instances: 2,
   plants: ['plant1', 'plant2'],
-  backplane: { local: { ok: 1000, errors: 0, timeouts: 0, summary: sum(5.5, 12) }, remote: { ok: 1000, errors: 1, timeouts: 0, summary: sum(6.12, 13.4) }, addedMedianMs: 0.62, addedP99Ms: 1.4 },
+  backplane: { local: { ok: 1000, errors: 0, timeouts: 0, summary: sum(5.5, 12) }, remote: { ok: 1000, errors: 1, timeouts: 0, summary: sum(6.12, 13.4) }, redisFloor: sum(0.21, 0.9, 990), addedMedianMs: 0.62, addedP99Ms: 1.4 },
   loads: [load(50, 20, 10), load(200, 45, 30)],
   failover: {
     killed: 'cloud1',
@@ -53,6 +53,7 @@ test('fleet section: backplane cost against its target, load levels with CPU per
   assert.match(md, /\| the edge's instance \| 100 \| 0 \| 5\.50 \| 12 \| 12 \| 5\.50 \|/);
   assert.match(md, /\| another instance \| 100 \| 1 \| 6\.12 \| 13\.40 \| 13\.40 \| 6\.12 \|/);
   assert.match(md, /Added by the backplane: \*\*0\.62 ms at the median\*\* \(target under 1 ms: met\), 1\.40 ms at p99/);
+  assert.match(md, /Redis's own floor on this machine, .* \(990 times\): p50 0\.21 ms, p99 0\.90 ms/);
   // One row per load level: twins, errors, p50/p99, throughput, each instance's CPU, Redis, edges summed, PLCs, generator, machine.
   assert.match(md, /\| 200 \| 400 \| 200 \| 0\.3 % \| 6\.5 \| 45 \| 800 \| 30 \| 31 \| 1\.5 \| 22 \| 5 \| 7 \| 60 \|/);
   assert.match(md, /\| plant2 \| 200 \| 100 \| 0\.5 % \| 7 \| 45 \| 400 \|/);
