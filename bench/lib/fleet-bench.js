@@ -16,8 +16,9 @@
  *   acknowledged again, unanswered, applied late, undone; probes lost by the load twins.
  * - watchers: watch-only twins (viewer token) of plant1 spread over the instances while a driver
  *   changes an input every `stateEveryMs`: the delay from the edge sending a state (its `ts`,
- *   same machine clock) to each watcher receiving it, per level, up to the first level whose p99
- *   is 100 ms or more.
+ *   same machine clock) to each watcher receiving it, per level; `reached` is the largest level
+ *   whose p99 is under 100 ms with every state received (levels go on past one that misses: one
+ *   stall of a shared machine costs a level its p99; they stop at one far off).
  */
 const WebSocket = require('ws');
 const { startFleet } = require('./fleet');
@@ -247,10 +248,11 @@ async function runFleetBench(opts = {}) {
       const r = await runWatchers(fleet, 'plant1', n, o);
       r.cost = m.end();
       m.stop();
+      r.held = r.connectErrors === 0 && r.summary.n > 0 && r.summary.p99 < o.watchP99Ms && r.framesPerWatcherPerS > 0.9 * r.statesPerS;
       out.watchers.levels.push(r);
-      const held = r.connectErrors === 0 && r.summary.n > 0 && r.summary.p99 < o.watchP99Ms && r.framesPerWatcherPerS > 0.9 * r.statesPerS;
-      if (!held) break;
-      out.watchers.reached = n;
+      if (r.held) out.watchers.reached = Math.max(out.watchers.reached, n);
+      // One stall of the (shared) machine can cost a level its p99; only a level far off stops the climb.
+      if (r.connectErrors > n / 10 || r.framesPerWatcherPerS < 0.5 * r.statesPerS || r.summary.p99 > 5 * o.watchP99Ms) break;
     }
   } catch (err) {
     out.errors.push(`${err.code || ''} ${err.message.split('\n')[0]}`);

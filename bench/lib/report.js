@@ -639,13 +639,14 @@ function fleetLines(f) {
   const w = f.watchers;
   if (w && w.levels && w.levels.length) {
     L.push('### Watch-only twins', '');
-    L.push(`Viewers of ${w.plant} (viewer token: they may only watch), spread over the instances, while a twin changes an input every ${o.stateEveryMs} ms (${fmt(1000 / o.stateEveryMs)} states/s); delay from the edge sending a state to each viewer receiving it (one machine, one clock). Levels stop at the first whose p99 is ${w.targetP99Ms} ms or more, or whose viewers miss states.`, '');
-    L.push(table(['viewers', 'connected', 'states received', 'states/s each', 'p50', 'p99', 'max', 'CPU % (clouds)', 'CPU % (Redis)', 'CPU % (generator)'], w.levels.map((r) => {
+    L.push(`Viewers of ${w.plant} (viewer token: they may only watch), spread over the instances, while a twin changes an input every ${o.stateEveryMs} ms (${fmt(1000 / o.stateEveryMs)} states/s); delay from the edge sending a state to each viewer receiving it (one machine, one clock). A level holds when its p99 is under ${w.targetP99Ms} ms and every viewer got its states; the climb stops at a level far off (p99 over five times that, or viewers missing half the states).`, '');
+    L.push(table(['viewers', 'connected', 'states received', 'states/s each', 'p50', 'p99', 'max', 'holds', 'CPU % (clouds)', 'CPU % (Redis)', 'CPU % (generator)', 'machine busy %'], w.levels.map((r) => {
       const c = r.cost || {};
       const clouds = Object.entries(c).filter(([n]) => /^cloud/.test(n)).map(([, v]) => ms(v.cpuPct)).join(' + ');
-      return [r.watchers, r.connected, r.frames, ms(r.framesPerWatcherPerS), ms(r.summary.median), ms(r.summary.p99), ms(r.summary.max), clouds || '–', ms(c.redis && c.redis.cpuPct), ms(c.load && c.load.cpuPct)];
+      const holds = r.held === undefined ? '–' : (r.held ? 'yes' : '**no**');
+      return [r.watchers, r.connected, r.frames, ms(r.framesPerWatcherPerS), ms(r.summary.median), ms(r.summary.p99), ms(r.summary.max), holds, clouds || '–', ms(c.redis && c.redis.cpuPct), ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
     })), '');
-    L.push(`One plant's state stream reaches **${w.reached} watching twins** with p99 under ${w.targetP99Ms} ms${w.reached === w.levels[w.levels.length - 1].watchers ? ' (the largest level tried)' : ''}.`, '');
+    L.push(`One plant's state stream reaches **${w.reached} watching twins** with p99 under ${w.targetP99Ms} ms${w.reached && w.reached === w.levels[w.levels.length - 1].watchers ? ' (the largest level tried)' : ''}.`, '');
   }
   return L;
 }

@@ -39,9 +39,10 @@ const FIXTURE = {
   watchers: {
     plant: 'plant1', targetP99Ms: 100, reached: 500,
     levels: [
-      { watchers: 50, connected: 50, frames: 4000, framesPerWatcherPerS: 10, statesPerS: 10, summary: sum(2, 6), cost: cost(5) },
-      { watchers: 500, connected: 500, frames: 40000, framesPerWatcherPerS: 10, statesPerS: 10, summary: sum(9, 60), cost: cost(40) },
-      { watchers: 1000, connected: 1000, frames: 60000, framesPerWatcherPerS: 7.5, statesPerS: 10, summary: sum(80, 240), cost: cost(90) },
+      { watchers: 50, connected: 50, frames: 4000, framesPerWatcherPerS: 10, statesPerS: 10, summary: sum(2, 6), cost: cost(5), held: true },
+      { watchers: 200, connected: 200, frames: 16000, framesPerWatcherPerS: 10, statesPerS: 10, summary: sum(5, 106), cost: cost(20), held: false },
+      { watchers: 500, connected: 500, frames: 40000, framesPerWatcherPerS: 10, statesPerS: 10, summary: sum(9, 60), cost: cost(40), held: true },
+      { watchers: 1000, connected: 1000, frames: 60000, framesPerWatcherPerS: 7.5, statesPerS: 10, summary: sum(80, 240), cost: cost(90), held: false },
     ],
   },
 };
@@ -61,7 +62,8 @@ test('fleet section: backplane cost against its target, load levels with CPU per
   assert.match(md, /\| f1 \| 170 \| ack 80, E_EDGE_DOWN 90 \| 0 \| 0 \| 0 \| 0 \| 0 \| yes \| 25 \| 4200 \|/);
   assert.match(md, /\| f2 \| .* \| yes \| – \| 110 \|/);
   assert.match(md, /Failover time \(the slowest twin acknowledged again\): \*\*4200 ms\*\*/);
-  assert.match(md, /\| 1000 \| 1000 \| 60000 \| 7\.5 \| 80 \| 240 \| 240 \| 90 \+ 91 \| 1\.5 \| 7 \|/);
+  assert.match(md, /\| 1000 \| 1000 \| 60000 \| 7\.5 \| 80 \| 240 \| 240 \| \*\*no\*\* \| 90 \+ 91 \| 1\.5 \| 7 \| 60 \|/);
+  assert.match(md, /\| 200 \| 200 \| 16000 \| 10 \| 5 \| 106 \| 106 \| \*\*no\*\* \|/, 'a level that missed, below one that held');
   assert.match(md, /reaches \*\*500 watching twins\*\* with p99 under 100 ms\./);
 });
 
