@@ -38,7 +38,9 @@ const DEFAULTS = {
   twinsPerPlant: [50, 200], // load levels; failover runs under the first
   loadSeconds: 10,
   thinkMs: 500,
-  watchers: [50, 200, 500, 1000, 2000, 4000],
+  // Each instance's twin endpoint takes 1000 peers (its Max peers setting): two instances, at most
+  // 1999 watchers beside the driver.
+  watchers: [50, 200, 500, 1000, 1500, 1999],
   redisFloorSamples: 1000,
   watchSeconds: 8,
   stateEveryMs: 100,
@@ -87,45 +89,48 @@ async function runWatchers(fleet, plant, n, o) {
   let measuring = false;
   const urls = fleet.clouds.map((_, i) => `${fleet.viewer(plant, i).url.split(',')[0]}?plant=${encodeURIComponent(plant)}`);
   const token = fleet.viewer(plant, 0).token;
-  for (let k = 0; k < n; k += o.connectBatch) {
-    await Promise.all(Array.from({ length: Math.min(o.connectBatch, n - k) }, (_, j) => new Promise((resolve) => {
-      const i = (k + j) % urls.length;
-      const ws = new WebSocket(urls[i], { headers: { Authorization: `Bearer ${token}` }, perMessageDeflate: false });
-      socks.push(ws);
-      ws.on('message', (data) => {
-        if (!measuring) return;
-        const at = Date.now();
-        let env;
-        try { env = JSON.parse(data); } catch { return; }
-        if (env.k !== 'state' || typeof env.ts !== 'number') return;
-        frames += 1;
-        hist.record(Math.max(0, at - env.ts));
-      });
-      ws.once('open', resolve);
-      ws.once('error', () => { connectErrors += 1; resolve(); });
+  // The driver first: a twin of the plant toggling an input (the PLC echoes inputs in its state).
+  const driver = createTransport(fleet.twin(plant, 0, { id: `drv${short()}` }));
+  let timer = null;
+  try {
+    await driver.connect();
+    for (let k = 0; k < n; k += o.connectBatch) {
+      await Promise.all(Array.from({ length: Math.min(o.connectBatch, n - k) }, (_, j) => new Promise((resolve) => {
+        const i = (k + j + 1) % urls.length; // the driver's instance gets one fewer
+        const ws = new WebSocket(urls[i], { headers: { Authorization: `Bearer ${token}` }, perMessageDeflate: false });
+        socks.push(ws);
+        ws.on('message', (data) => {
+          if (!measuring) return;
+          const at = Date.now();
+          let env;
+          try { env = JSON.parse(data); } catch { return; }
+          if (env.k !== 'state' || typeof env.ts !== 'number') return;
+          frames += 1;
+          hist.record(Math.max(0, at - env.ts));
+        });
+        ws.once('open', resolve);
+        ws.once('error', () => { connectErrors += 1; resolve(); });
+      })));
+    }
+    let v = 0;
+    timer = setInterval(() => { v ^= 1; driver.send({ dmg: v }); }, o.stateEveryMs);
+    await sleep(1000); // every watcher has its snap and the stream runs
+    measuring = true;
+    const t0 = Date.now();
+    await sleep(o.watchSeconds * 1000);
+    measuring = false;
+    const seconds = (Date.now() - t0) / 1000;
+    const open = socks.filter((s) => s.readyState === WebSocket.OPEN).length;
+    return { watchers: n, connected: n - connectErrors, openAtEnd: open, connectErrors, frames, framesPerWatcherPerS: n ? frames / n / seconds : 0, statesPerS: 1000 / o.stateEveryMs, summary: hist.summary() };
+  } finally {
+    clearInterval(timer);
+    await driver.close();
+    await Promise.all(socks.map((s) => new Promise((r) => {
+      if (s.readyState === WebSocket.CLOSED) { r(); return; }
+      s.once('close', r);
+      s.terminate();
     })));
   }
-  // The driver: a twin of the plant toggling an input (the PLC echoes inputs in its state).
-  const driver = createTransport(fleet.twin(plant, 0, { id: `drv${short()}` }));
-  await driver.connect();
-  let v = 0;
-  const timer = setInterval(() => { v ^= 1; driver.send({ dmg: v }); }, o.stateEveryMs);
-  await sleep(1000); // every watcher has its snap and the stream runs
-  measuring = true;
-  const t0 = Date.now();
-  await sleep(o.watchSeconds * 1000);
-  measuring = false;
-  const seconds = (Date.now() - t0) / 1000;
-  clearInterval(timer);
-  await driver.close();
-  const open = socks.filter((s) => s.readyState === WebSocket.OPEN).length;
-  await Promise.all(socks.map((s) => new Promise((r) => {
-    if (s.readyState === WebSocket.CLOSED) { r(); return; }
-    s.once('close', r);
-    s.terminate();
-  })));
-  const summary = hist.summary();
-  return { watchers: n, connected: n - connectErrors, openAtEnd: open, connectErrors, frames, framesPerWatcherPerS: n ? frames / n / seconds : 0, statesPerS: 1000 / o.stateEveryMs, summary };
 }
 
 /**
@@ -245,7 +250,12 @@ async function runFleetBench(opts = {}) {
       log(`fleet: ${n} watch-only twins of plant1 (${o.watchSeconds} s)`);
       m = meter();
       m.start();
-      const r = await runWatchers(fleet, 'plant1', n, o);
+      let r;
+      try {
+        r = await runWatchers(fleet, 'plant1', n, o);
+      } catch (err) {
+        r = { watchers: n, error: `${err.code || ''} ${err.message.split('\n')[0]}`, connected: 0, connectErrors: n, frames: 0, framesPerWatcherPerS: 0, statesPerS: 1000 / o.stateEveryMs, summary: { n: 0 } };
+      }
       r.cost = m.end();
       m.stop();
       r.held = r.connectErrors === 0 && r.summary.n > 0 && r.summary.p99 < o.watchP99Ms && r.framesPerWatcherPerS > 0.9 * r.statesPerS;

@@ -646,6 +646,8 @@ function fleetLines(f) {
       const holds = r.held === undefined ? '–' : (r.held ? 'yes' : '**no**');
       return [r.watchers, r.connected, r.frames, ms(r.framesPerWatcherPerS), ms(r.summary.median), ms(r.summary.p99), ms(r.summary.max), holds, clouds || '–', ms(c.redis && c.redis.cpuPct), ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
     })), '');
+    for (const r of w.levels) if (r.error) L.push(`- ${r.watchers} viewers: ${r.error}`);
+    if (w.levels.some((r) => r.error)) L.push('');
     L.push(`One plant's state stream reaches **${w.reached} watching twins** with p99 under ${w.targetP99Ms} ms${w.reached && w.reached === w.levels[w.levels.length - 1].watchers ? ' (the largest level tried)' : ''}.`, '');
   }
   return L;
