@@ -16,7 +16,7 @@
  * cloud as the other paths are.
  */
 const { createRestEndpoint } = require('./lib/rest-endpoint');
-const { twinTokens, ANY_PLANT } = require('./lib/auth');
+const { plantTokens } = require('./lib/auth');
 const { DEFAULT_PLANT } = require('./lib/plants');
 const { mount, cleanPath } = require('./lib/http-util');
 const { statusSetter } = require('./lib/status');
@@ -37,8 +37,7 @@ module.exports = function register(RED) {
       return;
     }
     node.plant = String(config.plant || '').trim() || process.env.S7T_PLANT || DEFAULT_PLANT;
-    const forPlant = (role) => twins.grants.filter((g) => g.role === role && (g.plants === ANY_PLANT || g.plants.includes(node.plant))).map((g) => g.token);
-    const { tokens, viewerTokens } = twins.grants ? { tokens: forPlant('twin'), viewerTokens: forPlant('viewer') } : twinTokens(twins.credentials);
+    const { tokens, viewerTokens } = plantTokens(twins.grants, node.plant, twins.credentials);
     if (!tokens.length) node.warn(`the twin endpoint has no token for plant ${node.plant} (credentials, S7T_TWIN_TOKEN or S7T_TOKENS): every REST request will be refused`);
     const root = (RED.settings.httpNodeRoot || '/').replace(/\/$/, '');
     node.path = cleanPath(config.path, '/s7twin/rest');

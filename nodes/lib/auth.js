@@ -196,7 +196,23 @@ function createRoleChecker(lists) {
   };
 }
 
+/**
+ * The twin and viewer tokens of one plant among an instance's grants (an s7twin-link-server's
+ * `grants`, issue 17): what the cloud's other twin-facing HTTP endpoints of that plant accept (the
+ * REST node, the browser twin's page). Without grants (an endpoint that could not read its
+ * tokens), the plain lists as twinTokens() reads them.
+ * @param {Array<{token, role, plants}>|undefined} grants
+ * @param {string} plant
+ * @param {{token?: string, viewerToken?: string}} [credentials]
+ * @returns {{tokens: string[], viewerTokens: string[]}}
+ */
+function plantTokens(grants, plant, credentials) {
+  if (!grants) return twinTokens(credentials);
+  const of = (role) => grants.filter((g) => g.role === role && (g.plants === ANY_PLANT || g.plants.includes(plant))).map((g) => g.token);
+  return { tokens: of('twin'), viewerTokens: of('viewer') };
+}
+
 module.exports = {
   ROLES, ANY_PLANT, AuthError, parseTokens, requestToken, createChecker, parseGrants, mergeGrants, createGrantChecker, grantPlant, requestPlant,
-  twinTokens, createRoleChecker,
+  twinTokens, createRoleChecker, plantTokens,
 };

@@ -44,7 +44,7 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   for (const f of ['/session.js', '/../package.json', '/vendor/fs.js', '/%2e%2e/settings.js']) assert.equal((await get(f)).status, 404, f);
 
   const config = await (await get('/config.json')).json();
-  assert.deepEqual(config.protocols.ws, { path: '/s7twin/twin' });
+  assert.deepEqual(config.protocols.ws, { path: '/s7twin/twin', plant: 'plant1' }, 'the page connects for the node\'s plant (S7T_PLANT, else plant1)');
   assert.equal(config.protocols.mqtt, null, 'no MQTT over WebSocket port: the page offers none');
   assert.equal(config.protocols.http.path, '/s7twin/rest');
   assert.ok(!/"(tw|vw|ed)"/.test(JSON.stringify(config)), 'no token in the config');

@@ -73,3 +73,12 @@ test('a grant checker finds the grant of a token; grantPlant picks the plant or 
   assert.equal(requestPlant({ url: '/s7twin/twin?plant=line2&token=x' }), 'line2');
   assert.equal(requestPlant({ url: '/s7twin/twin' }), null);
 });
+
+test('plantTokens: the twin and viewer tokens of one plant among the grants (REST node, browser twin)', () => {
+  const { mergeGrants, parseGrants, plantTokens } = require('../../nodes/lib/auth');
+  const grants = mergeGrants([{ tokens: ['tw1'], role: 'twin', plant: 'plant1' }, { tokens: ['ed1'], role: 'edge', plant: 'plant1' }],
+    parseGrants('all:twin:*,two:twin:plant2|plant3,v2:viewer:plant2,e2:edge:plant2'));
+  assert.deepEqual(plantTokens(grants, 'plant1'), { tokens: ['tw1', 'all'], viewerTokens: [] });
+  assert.deepEqual(plantTokens(grants, 'plant2'), { tokens: ['all', 'two'], viewerTokens: ['v2'] });
+  assert.deepEqual(plantTokens(undefined, 'plant2', { token: 'a,b', viewerToken: 'c' }), { tokens: ['a', 'b'], viewerTokens: ['c'] }, 'no grants: the plain lists');
+});
