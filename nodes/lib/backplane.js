@@ -172,6 +172,8 @@ function createRedisBackplane(o) {
   cmd.defineCommand('s7tLease', { numberOfKeys: 1, lua: LEASE_SCRIPT });
   cmd.defineCommand('s7tUnlease', { numberOfKeys: 1, lua: UNLEASE_SCRIPT });
   const handlers = new Map(); // channel -> Set(fn)
+  const subscribed = new Set(); // channels whose SUBSCRIBE Redis confirmed (ioredis renews them on reconnect)
+  const inFlight = new Map(); // channel -> the SUBSCRIBE on its way
   const counters = { up: 0, down: 0, errors: 0 };
   let lastError = null;
   let closed = false;
@@ -181,7 +183,17 @@ function createRedisBackplane(o) {
   for (const [name, conn] of [['cmd', cmd], ['sub', sub]]) {
     conn.on('ready', () => {
       wasUp[name] = true;
-      if (bothUp()) { counters.up += 1; ee.emit('up'); }
+      if (!bothUp()) return;
+      counters.up += 1;
+      // Every channel with a handler is subscribed again (SUBSCRIBE is idempotent): ioredis
+      // renews only the subscriptions it counts as made, and one made while the other connection
+      // was still coming up (an instance's first seconds, its event loop busy starting flows) was
+      // seen lost: the handler stayed, Redis no longer sent the channel's messages.
+      const chans = [...handlers.keys()];
+      if (chans.length) {
+        sub.subscribe(...chans).then(() => { for (const c of chans) subscribed.add(c); }, (err) => { counters.errors += 1; lastError = err.message; });
+      }
+      ee.emit('up');
     });
     conn.on('close', () => {
       if (closed || !wasUp[name]) return;
@@ -219,19 +231,27 @@ function createRedisBackplane(o) {
     },
     publish: (channel, text) => wrap(cmd.publish(channel, text)),
     async subscribe(channel, fn) {
-      if (!handlers.has(channel)) {
-        handlers.set(channel, new Set([fn]));
-        try {
-          await wrap(sub.subscribe(channel));
-        } catch (err) {
-          // Not subscribed now; ioredis subscribes again on reconnect only what it holds, so
-          // drop the handler and let the caller retry (or not).
-          handlers.delete(channel);
-          throw err;
-        }
-        return;
-      }
+      if (!handlers.has(channel)) handlers.set(channel, new Set());
       handlers.get(channel).add(fn);
+      if (subscribed.has(channel)) return;
+      // One SUBSCRIBE per channel in flight: a second caller (a watch retried on 'up' while the
+      // first attempt is still out) waits for the same outcome instead of taking the handler as
+      // subscribed and then losing it when the first attempt fails.
+      let p = inFlight.get(channel);
+      if (!p) {
+        p = wrap(sub.subscribe(channel)).then(() => { subscribed.add(channel); });
+        inFlight.set(channel, p);
+        p.then(() => inFlight.delete(channel), () => inFlight.delete(channel));
+      }
+      try {
+        await p;
+      } catch (err) {
+        // Not subscribed now; ioredis subscribes again on reconnect only what it holds, so drop
+        // this caller's handler and let it retry (or not).
+        const fns = handlers.get(channel);
+        if (fns) { fns.delete(fn); if (!fns.size && !subscribed.has(channel)) handlers.delete(channel); }
+        throw err;
+      }
     },
     async unsubscribe(channel, fn) {
       const fns = handlers.get(channel);
@@ -239,6 +259,7 @@ function createRedisBackplane(o) {
       fns.delete(fn);
       if (fns.size) return;
       handlers.delete(channel);
+      subscribed.delete(channel);
       await wrap(sub.unsubscribe(channel)).catch(() => {}); // gone with the connection anyway
     },
     lease: (key, owner, ttlMs) => wrap(cmd.s7tLease(key, owner, Math.max(1, Math.round(ttlMs)))).then((r) => r === 1),
@@ -249,6 +270,7 @@ function createRedisBackplane(o) {
     async close() {
       closed = true;
       handlers.clear();
+      subscribed.clear();
       await Promise.allSettled([cmd.quit(), sub.quit()]);
       cmd.disconnect();
       sub.disconnect();

@@ -354,6 +354,8 @@ function createFleetMember(o) {
       return true;
     } catch (err) {
       fail(err); // subscribed when the backplane is (back) up: onUp
+      // Failed though connected (no 'up' will come to retry it): try again shortly.
+      if (bp.connected && !closed) setTimeout(() => { if (!closed && !w.subscribed && watched.get(plant) === w) subscribeWatch(plant, w).then((ok) => ok && reload(plant)); }, 1000).unref?.();
       return false;
     }
   }

@@ -81,9 +81,21 @@ test('start-all --fleet: redis, two instances, two plants; a twin of plant2 thro
   // Seven processes start on the suite's 2-core machine: the plant tolerates 300 ms each way
   // (conveyor 1 at half speed, as the container tests' plant; runTwin's `plant` is the model's).
   const url = [0, 1].map((i) => `ws://127.0.0.1:${Number(env.S7T_CLOUD_PORT) + 10 * i}/s7twin/twin`).join(',');
+  // "Up" is every process's start-up line; plant2's edge may still be dialling, and instance 2 may
+  // not have instance 1's clock yet (E_EDGE_DOWN until then): wait for a command acknowledged.
+  const probe = createTransport({ url, plant: 'plant2', token: 'dev-twin-token', id: 'ready' });
+  const answers = new Map();
+  probe.onAnswer((a) => answers.set(a.seq, a));
+  await probe.connect();
+  await waitFor(async () => {
+    const seq = probe.send({ sp: 0 });
+    return (await waitFor(() => answers.get(seq), 20000, 'an answer')).ok;
+  }, 90000, 'a command of plant2 acknowledged through instance 1');
+  await probe.close();
   const transport = createTransport({ url, plant: 'plant2', token: 'dev-twin-token' });
-  const run = await runTwin({ protocol: 'ws', transport, boxes: 3, quiet: true, snapWaitMs: 15000, plant: { c1SpeedMmS: 750 } });
-  assert.equal(run.ok, true, run.reason);
+  const twinLog = [];
+  const run = await runTwin({ protocol: 'ws', transport, boxes: 3, quiet: true, snapWaitMs: 15000, plant: { c1SpeedMmS: 750 }, log: (l) => twinLog.push(l) }).catch((err) => ({ ok: false, reason: err.message }));
+  assert.equal(run.ok, true, `${run.reason}\ntwin: ${twinLog.join('\n')}\n${out.slice(-4000)}`);
 
   const redisPid = Number(/redis-server ready on \S+ \(pid (\d+)\)/.exec(out)?.[1]);
   assert.ok(redisPid, `redis-server's pid is printed:\n${out}`);
