@@ -99,9 +99,9 @@ function createLocalBackplane() {
     return Promise.resolve(n);
   }
 
+  Object.defineProperty(ee, 'connected', { get: () => !closed, enumerable: true }); // not copied once by Object.assign
   return Object.assign(ee, {
     kind: 'local',
-    get connected() { return !closed; },
     publish,
     subscribe(channel, fn) {
       if (!channels.has(channel)) channels.set(channel, new Set());
@@ -214,12 +214,15 @@ function createRedisBackplane(o) {
     throw new BackplaneError(/isn't writeable/.test(err.message) ? 'E_BACKPLANE_DOWN' : 'E_BACKPLANE', `Redis: ${err.message}`);
   });
 
+  // Getters defined on the emitter itself: Object.assign would copy their values once.
+  Object.defineProperties(ee, {
+    connected: { get: () => bothUp(), enumerable: true },
+    lastError: { get: () => lastError, enumerable: true },
+  });
   return Object.assign(ee, {
     kind: 'redis',
     url: cfg.url.replace(/\/\/[^@/]*@/, '//***@'), // never a password in logs or stats
     counters,
-    get connected() { return bothUp(); },
-    get lastError() { return lastError; },
     /** Resolves once both connections are up; rejects after timeoutMs. */
     ready(timeoutMs = cfg.connectTimeoutMs * 3) {
       if (bothUp()) return Promise.resolve();

@@ -104,3 +104,51 @@ test('acquireBackplane: local without a URL, one shared Redis backplane per URL,
   await b.release();
   assert.throws(() => createRedisBackplane({ url: 'localhost:6379' }), (e) => e.code === 'E_BACKPLANE_CONFIG');
 });
+
+test('redis: concurrent subscribes to one channel share one outcome; after a reconnect every channel with a handler gets its messages', async (t) => {
+  const r = await startRedis();
+  t.after(() => r.stop());
+  const bp = createRedisBackplane({ url: r.url, retryMaxMs: 100 });
+  const other = createRedisBackplane({ url: r.url, retryMaxMs: 100 });
+  t.after(() => Promise.all([bp.close(), other.close()]));
+  const got = [];
+  const f1 = (x) => got.push(`1:${x}`);
+  const f2 = (x) => got.push(`2:${x}`);
+  // Before the connections are up: both callers are told, neither handler is left behind.
+  const early = await Promise.allSettled([bp.subscribe('ch', f1), bp.subscribe('ch', f2)]);
+  if (early.every((e) => e.status === 'rejected')) {
+    for (const e of early) assert.equal(e.reason.code, 'E_BACKPLANE_DOWN');
+  }
+  await Promise.all([bp.ready(), other.ready()]);
+  await Promise.all([bp.subscribe('ch', f1), bp.subscribe('ch', f2)]);
+  assert.equal(await other.publish('ch', 'a'), 1, 'one SUBSCRIBE: one receiver connection');
+  await waitFor(() => got.length === 2);
+  assert.deepEqual(got.sort(), ['1:a', '2:a']);
+  // Redis restarted: the channel is subscribed again when the backplane is back.
+  const downs = [];
+  const ups = [];
+  bp.on('down', () => downs.push(1));
+  bp.on('up', () => ups.push(1));
+  await r.stop();
+  await waitFor(() => downs.length > 0, 10000, 'the backplane to see Redis gone');
+  const again = await startRedis({ port: r.port });
+  t.after(() => again.stop());
+  await waitFor(() => ups.length > 0 && other.connected, 15000, 'both back');
+  await waitFor(async () => (await other.publish('ch', 'b')) === 1, 10000, 'the channel subscribed again');
+  await waitFor(() => got.includes('1:b') && got.includes('2:b'));
+});
+
+test('connected follows the connections (a getter, not a value copied at creation)', async (t) => {
+  const local = createLocalBackplane();
+  assert.equal(local.connected, true);
+  await local.close();
+  assert.equal(local.connected, false);
+  const r = await startRedis();
+  t.after(() => r.stop());
+  const bp = createRedisBackplane({ url: r.url, retryMaxMs: 100 });
+  t.after(() => bp.close());
+  await bp.ready();
+  assert.equal(bp.connected, true);
+  await r.stop();
+  await waitFor(() => bp.connected === false, 10000, 'connected false once Redis is gone');
+});
