@@ -148,9 +148,20 @@ module.exports = function register(RED) {
     ep.on('connect', peers);
     ep.on('ready', peers);
     ep.on('disconnect', peers);
+    let takenWarnedAt = 0;
+    let takenRefusals = 0;
     ep.on('refused', (reason, req) => {
       if (reason === 'token') node.log(`refused ${req.socket.remoteAddress}: bad or missing token (HTTP 401)`);
-      if (reason === 'edge-taken') node.warn(`refused a second edge from ${req.socket.remoteAddress} while the current edge is alive (HTTP 409)`);
+      if (reason === 'edge-taken') {
+        // A second edge retries twice a second (lib/link-dialer.js takenRetryMs): one warning
+        // per 30 s, with the count of refusals since the last.
+        takenRefusals += 1;
+        if (Date.now() - takenWarnedAt >= 30000) {
+          node.warn(`refused a second edge from ${req.socket.remoteAddress} while the current edge is alive (HTTP 409; ${takenRefusals} refusal(s) since the last warning)`);
+          takenWarnedAt = Date.now();
+          takenRefusals = 0;
+        }
+      }
     });
 
     /** Status for the users: connected while at least one peer is. */

@@ -43,6 +43,10 @@ const DEFAULTS = {
   maxFrames: 1000,
   maxTags: 4096,
   backoff: {}, // see lib/backoff.js (200 ms doubling to 5 s, jitter, reset after 5 s up)
+  // After an HTTP 409 (another edge holds the plant: in a fleet, often the lease of an instance
+  // that just died, which expires within linkTimeoutMs), try again at most this much later
+  // instead of backing off further: the edge is back as soon as the lease is free.
+  takenRetryMs: 500,
 };
 
 /**
@@ -76,6 +80,7 @@ function createDialer(opts) {
   let state = 'disconnected';
   let stopped = true;
   let retryTimer = null;
+  let taken = false; // the last attempt was refused with 409 (see takenRetryMs)
   let heartbeatTimer = null;
   let heardAt = 0;
   let drainTimer = null;
@@ -107,6 +112,7 @@ function createDialer(opts) {
         ? 'cloud refused the link: HTTP 409, another edge is connected for this plant'
         : `cloud refused the link: HTTP ${res.statusCode}`);
       err.code = { 401: 'E_AUTH', 409: 'E_EDGE_TAKEN' }[res.statusCode] || 'E_HTTP';
+      taken = res.statusCode === 409;
       counters.errors += 1;
       ee.emit('failure', err);
       res.resume();
@@ -164,7 +170,9 @@ function createDialer(opts) {
 
   function scheduleRetry() {
     if (stopped || retryTimer) return;
-    retryTimer = setTimeout(connect, backoff.next());
+    const wait = backoff.next();
+    retryTimer = setTimeout(connect, taken ? Math.min(wait, o.takenRetryMs) : wait);
+    taken = false;
   }
 
   function heartbeat() {
