@@ -22,9 +22,19 @@ RUN apt-get update && apt-get install -y --no-install-recommends g++ make python
 ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only; then what no running process reads (docs, sources of compiled
-# files, source maps, TypeScript declarations, the native addon's build objects).
-RUN if [ -n "$EXTRA_CA_CERTS" ]; then printf '%s\n' "$EXTRA_CA_CERTS" > /tmp/extra-ca.pem; export NODE_EXTRA_CA_CERTS=/tmp/extra-ca.pem; fi \
+# Production dependencies only. The node package leaves Node-RED itself and the contrib nodes
+# to the user's own Node-RED (they are devDependencies), but this image runs Node-RED, the Modbus
+# contrib nodes of the flows, the virtual PLC (node-snap7) and scripts/gen-env.js (bcryptjs):
+# those move to dependencies here, at the versions package-lock.json pins (npm ci installs exactly
+# the lock; test/unit/deploy.test.js checks the list), and the development tools stay out. Then
+# what no running process reads (docs, sources of compiled files, source maps, TypeScript
+# declarations, the native addon's build objects).
+RUN node -e 'const fs = require("fs"); const p = JSON.parse(fs.readFileSync("package.json", "utf8")); \
+      for (const n of ["node-red", "node-red-contrib-modbus", "node-snap7", "bcryptjs"]) { \
+        if (!p.devDependencies[n]) throw new Error(n + " is not a devDependency"); \
+        p.dependencies[n] = p.devDependencies[n]; delete p.devDependencies[n]; } \
+      fs.writeFileSync("package.json", JSON.stringify(p, null, 2));' \
+    && if [ -n "$EXTRA_CA_CERTS" ]; then printf '%s\n' "$EXTRA_CA_CERTS" > /tmp/extra-ca.pem; export NODE_EXTRA_CA_CERTS=/tmp/extra-ca.pem; fi \
     && npm ci --omit=dev --no-audit --no-fund \
     && npm cache clean --force && rm -f /tmp/extra-ca.pem \
     && find node_modules -type f \( -name '*.md' -o -name '*.map' -o -name '*.d.ts' -o -name '*.ts' -o -name '*.tsbuildinfo' \) -delete \

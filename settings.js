@@ -6,7 +6,7 @@
  *   S7T_ROLE             edge | cloud                                  (default cloud)
  *   PORT                 editor/HTTP port                              (cloud 1880, edge 1881)
  *   S7T_HOST             address the HTTP server binds to              (127.0.0.1)
- *   S7T_FLOW_FILE        flow file                                     (flows/<role>.json)
+ *   S7T_FLOW_FILE        flow file                  (<user dir>/flows.json, copied from flows/<role>.json)
  *   S7T_USER_DIR         Node-RED user directory                       (.node-red-<role>)
  *   S7T_CREDENTIAL_SECRET key for the flow credentials file            (a fixed dev key on loopback)
  *   S7T_ADMIN_USER       editor user name                              (admin)
@@ -21,15 +21,23 @@
  * The flows themselves read their hosts, ports and tokens from ${ENV} (see README).
  */
 const path = require('node:path');
+const { instanceFlows } = require('./flows/instance');
 
 const role = process.env.S7T_ROLE === 'edge' ? 'edge' : 'cloud';
 const env = (name, dflt) => (process.env[name] === undefined || process.env[name] === '' ? dflt : process.env[name]);
 
+const userDir = path.resolve(__dirname, env('S7T_USER_DIR', `.node-red-${role}`));
+// The instance runs its own copy of the shipped flow, so a deploy never rewrites the checkout
+// (flows/instance.js: seeding, updates, and how an edit goes back into flows/parts/).
+const flowFile = env('S7T_FLOW_FILE')
+  ? path.resolve(__dirname, env('S7T_FLOW_FILE'))
+  : instanceFlows({ shipped: path.join(__dirname, 'flows', `${role}.json`), userDir }).file;
+
 const settings = {
   uiPort: Number(env('PORT', role === 'edge' ? 1881 : 1880)),
   uiHost: env('S7T_HOST', '127.0.0.1'),
-  flowFile: path.resolve(__dirname, env('S7T_FLOW_FILE', path.join('flows', `${role}.json`))),
-  userDir: path.resolve(__dirname, env('S7T_USER_DIR', `.node-red-${role}`)),
+  flowFile,
+  userDir,
   // The bundle itself (this folder's package.json) is loaded as a node module, so the flows find
   // our nodes and the flow-timer subflow without an `npm install` into the user directory.
   nodesDir: [__dirname],

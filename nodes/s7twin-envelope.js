@@ -16,7 +16,7 @@ module.exports = function register(RED) {
     const src = (config.src || `nr-${node.id}`).replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64);
     const sender = envelope.createSender(src);
     const tracker = envelope.createTracker();
-    const dedupe = config.dedupe !== false;
+    const dedupe = config.dedupe !== false && config.dedupe !== 'false';
     registry.add(node, () => node.counters);
 
     node.on('input', (msg, send, done) => {

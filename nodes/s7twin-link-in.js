@@ -17,7 +17,7 @@ module.exports = function register(RED) {
     const setStatus = statusSetter(node);
     node.mode = config.mode === 'client' ? 'client' : 'server';
     node.cfg = RED.nodes.getNode(node.mode === 'client' ? config.client : config.server);
-    node.snapshotOnConnect = config.snapshotOnConnect !== false;
+    node.snapshotOnConnect = config.snapshotOnConnect !== false && config.snapshotOnConnect !== 'false';
     node.counters = { framesOut: 0, invalid: 0, snapshotRequests: 0 };
     if (!node.cfg) {
       setStatus('error', 'no link configured');

@@ -76,7 +76,8 @@ class OpcuaServerError extends Error {
  * servers in the process, such as the virtual PLC's, may need them low too).
  */
 function lowerFloors(samplingMs, publishingMs) {
-  const { MonitoredItem, Subscription } = require('node-opcua-server');
+  // node-opcua re-exports node-opcua-server's classes: the package depends on node-opcua only.
+  const { MonitoredItem, Subscription } = require('node-opcua');
   if (samplingMs > 0 && samplingMs < MonitoredItem.minimumSamplingInterval) MonitoredItem.minimumSamplingInterval = samplingMs;
   if (publishingMs > 0 && publishingMs < Subscription.minimumPublishingInterval) Subscription.minimumPublishingInterval = publishingMs;
 }

@@ -54,17 +54,19 @@ async function waitFor(fn, timeoutMs = 20000, what = 'condition') {
  * Start Node-RED with settings.js.
  * @param {object} opts
  * @param {'edge'|'cloud'} opts.role
- * @param {object[]|string} opts.flows the flow array, or a path to a flow file
+ * @param {object[]|string} [opts.flows] the flow array, or a path to a flow file; none: settings.js
+ *   runs its own copy of flows/<role>.json in the user directory, as `npm start` does
  * @param {object} [opts.env] extra environment (S7T_* variables the flows read)
  * @param {number} [opts.port] default: a free port
+ * @param {string} [opts.userDir] default: a new temporary directory
  * @param {number} [opts.timeoutMs] how long to wait for "Started flows"
  * @returns {Promise<{port:number, url:string, userDir:string, logs:()=>string, stop:()=>Promise<void>, child}>}
  */
 async function startNodeRed(opts) {
   const port = opts.port || (await freePort());
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), `s7t-${opts.role}-`));
+  const userDir = opts.userDir || fs.mkdtempSync(path.join(os.tmpdir(), `s7t-${opts.role}-`));
   let flowFile = opts.flows;
-  if (typeof opts.flows !== 'string') {
+  if (opts.flows && typeof opts.flows !== 'string') {
     flowFile = path.join(userDir, 'flows.json');
     fs.writeFileSync(flowFile, JSON.stringify(opts.flows));
   }
@@ -73,7 +75,7 @@ async function startNodeRed(opts) {
     S7T_ROLE: opts.role,
     PORT: String(port),
     S7T_HOST: '127.0.0.1',
-    S7T_FLOW_FILE: flowFile,
+    ...(flowFile ? { S7T_FLOW_FILE: flowFile } : {}),
     S7T_USER_DIR: userDir,
     S7T_TIMER_DIR: path.join(userDir, 'results'),
     ...(opts.env || {}),

@@ -110,4 +110,24 @@ async function startWsSystem(opts = {}) {
   return sys;
 }
 
-module.exports = { startWsSystem, startPlcProcess, TOKENS };
+/**
+ * Environment on which a whole flow (flows/cloud.json or flows/edge.json) starts on this machine
+ * without a counterpart: the cloud's listeners on free ports, its MQTT monitor user, and for the
+ * edge addresses where nothing answers (it keeps retrying).
+ * @param {'cloud'|'edge'} role
+ * @returns {Promise<object>}
+ */
+async function wholeFlowEnv(role) {
+  const env = { S7T_TWIN_TOKEN: TOKENS.twin, S7T_EDGE_TOKEN: TOKENS.edge };
+  if (role === 'cloud') {
+    for (const k of ['S7T_MQTT_PORT', 'S7T_MQTT_WS_PORT', 'S7T_OPCUA_PORT', 'S7T_MODBUS_PORT']) env[k] = String(await freePort());
+    Object.assign(env, { S7T_MQTT_USERS: 'monitor:test-monitor-pw:monitor', S7T_MQTT_MONITOR_USER: 'monitor', S7T_MQTT_MONITOR_PASSWORD: 'test-monitor-pw' });
+  } else {
+    const closed = String(await freePort());
+    Object.assign(env, { S7T_CLOUD_URL: `ws://127.0.0.1:${closed}/s7twin/edge`, S7T_PLC_PORT: closed, S7T_PLC_OPCUA_PORT: closed,
+      S7T_PLC_MODBUS_PORT: closed, S7T_MODBUS_CLOUD_PORT: closed, S7T_OPCUA_URL: `opc.tcp://127.0.0.1:${closed}` });
+  }
+  return env;
+}
+
+module.exports = { startWsSystem, startPlcProcess, wholeFlowEnv, TOKENS };

@@ -82,9 +82,13 @@ test('S7 client writes and writes from other interfaces interleave without undoi
     const v = k % 2;
     plc.setInputs({ p3f: v });
     await s7.write({ 'DB1,X0.6': v === 1 });
-    await plc.waitScans(2);
-    const r = await s7.read(['DB1,X0.6', 'DB1,X1.1']);
-    assert.deepEqual(r, { 'DB1,X0.6': v === 1, 'DB1,X1.1': v === 1 }, `round ${k}`);
+    // setInputs reaches the S7 image through the PLC's own S7 client (asynchronous, one job in
+    // flight): wait until both writes show, then a few scans later neither may have been undone.
+    const want = { 'DB1,X0.6': v === 1, 'DB1,X1.1': v === 1 };
+    const same = (r) => r['DB1,X0.6'] === want['DB1,X0.6'] && r['DB1,X1.1'] === want['DB1,X1.1'];
+    await waitFor(async () => same(await s7.read(['DB1,X0.6', 'DB1,X1.1'])), 10000, `round ${k}: both writes visible`);
+    await plc.waitScans(3);
+    assert.deepEqual(await s7.read(['DB1,X0.6', 'DB1,X1.1']), want, `round ${k}: nothing undone`);
     assert.equal(plc.values().dmg, v);
     assert.equal(plc.values().p3f, v);
   }

@@ -93,3 +93,34 @@ test('docker-compose.fleet.yml (issue 17): Redis never published and password-pr
   assert.deepEqual(hostPorts(fleet.services.cloud2).sort(), ['1890', '1893', '8893']);
   for (const p of hostPorts(fleet.services.cloud2)) assert.ok(!hostPorts(base.services.cloud).includes(p), `cloud2 publishes ${p}, which cloud has`);
 });
+
+test('the image installs what its processes load: the node package\'s dependencies and the packages the Dockerfile adds from the lock', () => {
+  const pkg = require('../../package.json');
+  const docker = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const added = JSON.parse(/for \(const n of (\[[^\]]*\])\)/.exec(docker)[1]);
+  for (const name of added) assert.ok(pkg.devDependencies[name], `${name} is a devDependency the image moves to dependencies`);
+  const installed = new Set([...Object.keys(pkg.dependencies), ...added]);
+  // Node-RED itself and the contrib module of every non-core node type the flows use.
+  assert.ok(installed.has('node-red'));
+  const types = new Set(['cloud', 'edge'].flatMap((role) => JSON.parse(fs.readFileSync(path.join(ROOT, 'flows', `${role}.json`), 'utf8')).map((n) => n.type)));
+  const PREFIX = { 'node-red-contrib-modbus': 'modbus-', 'node-red-contrib-opcua': 'OpcUa-', 'node-red-contrib-s7': 's7 ' };
+  for (const mod of Object.keys(pkg.devDependencies).filter((m) => /^node-red-contrib-/.test(m))) {
+    assert.ok(PREFIX[mod], `${mod}: the prefix of its node types`);
+    const uses = [...types].some((t) => t.startsWith(PREFIX[mod]));
+    assert.equal(installed.has(mod), uses, `${mod}: ${uses ? 'the flows use it' : 'no flow uses it, the image leaves it out'}`);
+  }
+  // Every package the image's processes require: the nodes, settings.js, the virtual PLC, the
+  // scripts the image carries.
+  const files = ['settings.js', 'flows/instance.js', 'twin/local.js', 'scripts/healthcheck.js', 'scripts/gen-env.js',
+    ...['nodes', 'plc', 'subflows'].flatMap((d) => fs.readdirSync(path.join(ROOT, d), { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => path.join(d, f)))];
+  const required = new Set();
+  for (const f of files) {
+    for (const m of fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\brequire\(\s*'([^'.][^']*)'\s*\)|\bimport\(\s*'([^'.][^']*)'\s*\)/g)) {
+      const id = m[1] || m[2];
+      if (id.startsWith('node:') || id === '…' || id.startsWith('twin/')) continue;
+      required.add(id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0]);
+    }
+  }
+  const builtin = new Set(require('node:module').builtinModules);
+  assert.deepEqual([...required].filter((m) => !builtin.has(m) && !installed.has(m)), [], 'required in the image but not installed');
+});
