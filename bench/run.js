@@ -22,6 +22,7 @@ const { writeReport } = require('./lib/report');
 const { createProgress } = require('./lib/progress');
 const { launchChromium, measureTwinPage } = require('./lib/browser');
 const faults = require('./lib/faults');
+const fleetBench = require('./lib/fleet-bench');
 
 const ROOT = path.join(__dirname, '..');
 const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'mqttws', 'http', ...Object.keys(STOCK)];
@@ -111,6 +112,10 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --no-productions, --no-load, --no-probes, --no-browser   skip a section
   --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
                        ${Object.keys(faults.FAULTS).join(', ')}
+  --fleet              also run the fleet section (issue 17) on a fleet of its own: redis-server,
+                       2 cloud instances, 2 plants (backplane cost, load, failover, watch-only twins)
+  --fleet-twins <l>    probing twins per plant, per load level (default ${fleetBench.DEFAULTS.twinsPerPlant.join(',')}; failover under the first)
+  --fleet-watchers <l> watch-only twin levels (default ${fleetBench.DEFAULTS.watchers.join(',')})
   --out <dir>          results folder (default results/<timestamp>)
   --smoke              few samples, levels 1 and 5, our paths and the WS replica: the whole pipeline
                        in about two minutes
@@ -130,6 +135,7 @@ function parseCli(argv) {
       'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
       'browser-seconds': { type: 'string' }, 'no-browser': { type: 'boolean' },
       faults: { type: 'string' },
+      fleet: { type: 'boolean' }, 'fleet-twins': { type: 'string' }, 'fleet-watchers': { type: 'string' },
       smoke: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -159,6 +165,9 @@ function parseCli(argv) {
     browser: !values['no-browser'],
     browserSeconds: num(values['browser-seconds']),
     faults: values.faults === undefined ? undefined : (values.faults === 'all' ? Object.keys(faults.FAULTS) : list(values.faults)),
+    fleet: values.fleet || values['fleet-twins'] !== undefined || values['fleet-watchers'] !== undefined,
+    fleetTwins: list(values['fleet-twins']) && list(values['fleet-twins']).map(Number),
+    fleetWatchers: list(values['fleet-watchers']) && list(values['fleet-watchers']).map(Number),
   };
 }
 
@@ -252,9 +261,21 @@ async function runBench(cli = {}) {
     browserSeconds: cli.browserSeconds ?? base.browserSeconds,
     browserProfiles: base.browserProfiles || null, // null: every profile
     faults: cli.faults || null,
+    fleet: cli.fleet ? {
+      twinsPerPlant: cli.fleetTwins || (cli.smoke ? [5] : fleetBench.DEFAULTS.twinsPerPlant),
+      watchers: cli.fleetWatchers || (cli.smoke ? [10, 50] : fleetBench.DEFAULTS.watchers),
+      loadSeconds: cli.loadSeconds ?? (cli.smoke ? 3 : fleetBench.DEFAULTS.loadSeconds),
+      ...(cli.smoke ? { backplaneProbes: 100, backplaneBlock: 50, watchSeconds: 3 } : {}),
+    } : null,
   };
   if (o.stockOpcuaSamplingMs !== null && !(Number.isFinite(o.stockOpcuaSamplingMs) && o.stockOpcuaSamplingMs >= 0)) {
     throw Object.assign(new Error(`--stock-opcua-sampling wants a number of ms ≥ 0 or "study" (${STUDY_OPCUA_SAMPLING_MS}), not "${cli.stockOpcuaSamplingMs}"`), { code: 'E_BENCH_ARGS' });
+  }
+  if (o.fleet) {
+    const bad = [...o.fleet.twinsPerPlant, ...o.fleet.watchers].find((n) => !(Number.isInteger(n) && n > 0));
+    if (bad !== undefined) throw Object.assign(new Error(`--fleet-twins and --fleet-watchers take whole numbers above 0 (got ${bad})`), { code: 'E_BENCH_ARGS' });
+    const most = Math.max(...o.fleet.twinsPerPlant);
+    if (most > 1000) throw Object.assign(new Error(`--fleet-twins: at most 1000 per plant (the PLC's probe slots; got ${most})`), { code: 'E_BENCH_ARGS' });
   }
   for (const f of o.faults || []) if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
@@ -431,6 +452,7 @@ async function runBench(cli = {}) {
       }
     }
     if (o.faults && o.faults.length) results.faults = await runFaultSection(o, profileDefs, progress);
+    if (o.fleet) results.fleet = await runFleetSection(o, progress);
   } finally {
     progress.stop();
   }
@@ -458,6 +480,21 @@ async function runFaultSection(o, profileDefs, progress) {
     return { error: `${err.code || ''} ${err.message.split('\n')[0]}` };
   } finally {
     if (sys) await sys.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The fleet section (issue 17) on a fleet of its own (bench/lib/fleet-bench.js).
+ * @returns {Promise<object>}
+ */
+async function runFleetSection(o, progress) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-fleet-'));
+  try {
+    return await fleetBench.runFleetBench({ ...o.fleet, scanMs: o.scanMs, dir, log: (l) => progress.phase(l) });
+  } catch (err) {
+    return { errors: [`${err.code || ''} ${err.message.split('\n')[0]}`] };
+  } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -4,6 +4,7 @@
  * the link-in and link-out nodes that use it.
  */
 const { createDialer } = require('./lib/link-dialer');
+const { DEFAULT_PLANT } = require('./lib/plants');
 const registry = require('./lib/registry');
 const { caFile } = require('./lib/tls');
 
@@ -16,20 +17,34 @@ module.exports = function register(RED) {
     const token = (node.credentials && node.credentials.token) || process.env.S7T_EDGE_TOKEN || '';
     const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
     node.url = config.url || 'ws://127.0.0.1:1880/s7twin/edge';
+    // The plant this edge serves (issue 17): the node's, else S7T_PLANT, else plant1.
+    node.plant = String(config.plant || '').trim() || process.env.S7T_PLANT || DEFAULT_PLANT;
     // TLS (issue 18): a wss:// cloud whose certificate a private CA signed is verified with
     // S7T_CA_FILE. An unreadable file is an error here, and the link then verifies against the
     // system CAs only (it fails rather than trusting anything less).
     let ca;
     try { ca = caFile(); } catch (err) { node.error(`${err.code}: ${err.message}`); }
-    node.dialer = createDialer({
-      ...(ca ? { ca } : {}),
-      url: node.url,
-      token,
-      src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
-      pingMs: num(config.pingS, 10) * 1000,
-      maxPayload: num(config.maxPayloadKiB, 64) * 1024,
-      backoff: { initialMs: num(config.backoffInitialMs, 200), maxMs: num(config.backoffMaxMs, 5000) },
-    });
+    try {
+      node.dialer = createDialer({
+        ...(ca ? { ca } : {}),
+        url: node.url,
+        plant: node.plant,
+        token,
+        src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
+        pingMs: num(config.pingS, 10) * 1000,
+        maxPayload: num(config.maxPayloadKiB, 64) * 1024,
+        backoff: { initialMs: num(config.backoffInitialMs, 200), maxMs: num(config.backoffMaxMs, 5000) },
+      });
+    } catch (err) {
+      node.error(`${err.code || 'E_URL'}: ${err.message} (URL: ${config.url}, plant: ${node.plant})`);
+      node.status({ fill: 'red', shape: 'dot', text: err.message });
+      node.register = () => {};
+      node.deregister = () => {};
+      node.sendEnvelope = () => 0;
+      node.localDeadline = () => null;
+      node.statusInfo = () => ({ kind: 'error', text: err.message });
+      return;
+    }
     const d = node.dialer;
     registry.add(node, () => d.counters);
     const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
@@ -47,7 +62,7 @@ module.exports = function register(RED) {
     d.on('failure', (err) => {
       // Log a failure once, not on every retry of the same cause.
       const key = `${err.code}:${err.message}`;
-      if (key !== lastFailure) node.warn(`link to ${node.url}: ${err.code ? `${err.code} ` : ''}${err.message}`);
+      if (key !== lastFailure) node.warn(`link to ${d.url}: ${err.code ? `${err.code} ` : ''}${err.message}`);
       lastFailure = key;
     });
     d.on('connect', () => { lastFailure = ''; });

@@ -1,7 +1,8 @@
 'use strict';
 /**
  * s7twin-link-in: outputs every valid, non-duplicate envelope received on a link endpoint
- * (server config: cloud side) or on the edge's link (client config).
+ * (server config: cloud side) or on the edge's link (client config), with `msg.plant`: the plant
+ * of the peer it came from (or the fleet instance it came through), or the link client's plant.
  */
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
@@ -28,9 +29,12 @@ module.exports = function register(RED) {
     // Not `receive`: every Node-RED node has that (it injects an input message), so a config node
     // calling `receive` on its users fed every envelope into link-out as well, stamped `_msgid` on
     // the shared envelope and put it on the wire.
-    node.linkEnvelope = (env, clientId) => {
+    node.linkEnvelope = (env, clientId, plant) => {
       const msg = { topic: env.k, payload: env };
       if (clientId !== undefined) msg._client = clientId;
+      // The plant the frame is for (issue 17): link out routes by it on the other side.
+      const p = plant !== undefined ? plant : node.cfg.plant;
+      if (p !== undefined) msg.plant = p;
       // At the edge: a request's deadline (the cloud's clock) as a time on this edge's clock, from
       // the link's clock-offset estimate (lib/clock.js). 0 (long past) while there is no estimate.
       if (node.mode === 'client' && env.dl !== undefined && node.cfg.localDeadline) {

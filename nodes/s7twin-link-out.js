@@ -1,7 +1,9 @@
 'use strict';
 /**
- * s7twin-link-out: sends msg.payload (an envelope) on a link endpoint — to every peer, to the peer
- * msg._client names if it is a peer of THIS endpoint, or (answers) to the peer that asked.
+ * s7twin-link-out: sends msg.payload (an envelope) on a link endpoint — to every peer of
+ * msg.plant, to the peer msg._client names if it is a peer of THIS endpoint, or (answers) to the
+ * peer that asked. On the edge endpoint a request goes to msg.plant's edge, on this cloud instance
+ * or, in a fleet, on whichever instance holds it (lib/fleet.js).
  */
 const envelope = require('./lib/envelope');
 const { statusSetter } = require('./lib/status');
@@ -36,17 +38,30 @@ module.exports = function register(RED) {
         return;
       }
       node.counters.framesIn += 1;
+      // Which plant: msg.plant (link in sets it), or the endpoint's only plant. An endpoint that
+      // serves several plants cannot guess: the frame goes nowhere, and a request is refused.
+      const plant = typeof msg.plant === 'string' && msg.plant ? msg.plant : node.cfg.onlyPlant;
+      const toPeer = msg._client !== undefined && node.cfg.endpoint && node.cfg.endpoint.hasClient(msg._client);
+      const noPlant = node.mode === 'server' && !plant && !toPeer;
       // Unlike core websocket out, a msg relayed from ANOTHER endpoint (its _client unknown here)
-      // is not dropped: it goes to every peer of this one.
-      const n = node.cfg.sendEnvelope(env, msg._client);
+      // is not dropped: it goes to every peer of this one (of its plant).
+      const n = noPlant ? 0 : node.cfg.sendEnvelope(env, msg._client, plant);
       if (n > 0) {
         node.counters.sent += 1;
-      } else {
-        node.counters.notDelivered += 1;
-        // A command or probe with nowhere to go (no edge connected) is refused to its sender.
-        if ((env.k === 'cmd' || env.k === 'probe') && node.cfg.refuseUndelivered) {
-          node.cfg.refuseUndelivered(env, 'E_EDGE_DOWN', `no peer on ${node.cfg.path} is connected: the ${env.k} was not delivered`);
-        }
+        done();
+        return;
+      }
+      node.counters.notDelivered += 1;
+      // A command or probe with nowhere to go (no edge connected) is refused to its sender.
+      if ((env.k === 'cmd' || env.k === 'probe') && node.cfg.refuseUndelivered) {
+        node.cfg.refuseUndelivered(env, 'E_EDGE_DOWN', noPlant
+          ? `the message names no plant (msg.plant) and ${node.cfg.path} serves several: the ${env.k} was not delivered`
+          : `no peer on ${node.cfg.path} is connected for plant ${plant}: the ${env.k} was not delivered`, plant);
+      }
+      if (noPlant) {
+        node.counters.noPlant = (node.counters.noPlant || 0) + 1;
+        done(new Error(`msg.plant is missing: ${node.cfg.path} serves several plants, so the ${env.k} went nowhere`));
+        return;
       }
       done();
     });

@@ -56,6 +56,8 @@ module.exports = function register(RED) {
         validatePayloads: config.validate !== false && config.validate !== 'false',
         snapshot: config.snapshot !== false && config.snapshot !== 'false',
         noDelay: config.noDelay !== false && config.noDelay !== 'false',
+        // A fleet (issue 17): cluster with the other cloud instances' brokers over the same Redis.
+        redisUrl: process.env.S7T_REDIS_URL || null,
         // The host's certificate (S7T_TLS_KEY/S7T_TLS_CERT, as the editor's): mqtts and wss only.
         tls: serverTls(),
         ratePerS: Number(setting(config.ratePerS, DEFAULTS.ratePerS)),
@@ -97,7 +99,7 @@ module.exports = function register(RED) {
       setStatus('connected', statusText());
     }
 
-    registry.add(node, () => (server ? { ...server.counters, droppedEvents } : {}));
+    registry.add(node, () => (server ? { ...server.counters, droppedEvents, ...(server.cluster ? { cluster: { ...server.cluster } } : {}) } : {}));
     let starting = Promise.resolve();
     if (opts) {
       setStatus('connecting', 'starting');
@@ -108,7 +110,7 @@ module.exports = function register(RED) {
         node.ports = srv.ports;
         const [m, w] = opts.tls ? ['mqtts', 'wss'] : ['mqtt', 'ws'];
         const where = [srv.ports.tcp !== null ? `${m}://${opts.host}:${srv.ports.tcp}` : null, srv.ports.ws !== null ? `${w}://${opts.host}:${srv.ports.ws}${opts.wsPath}` : null].filter(Boolean);
-        node.log(`MQTT broker listening on ${where.join(' and ')}${opts.validatePayloads ? '' : ' (payload checks OFF)'}`);
+        node.log(`MQTT broker listening on ${where.join(' and ')}${opts.validatePayloads ? '' : ' (payload checks OFF)'}${srv.cluster ? ', clustered over the fleet\'s Redis' : ''}`);
         refreshStatus();
         // Client counts change on connect/disconnect; poll the counters instead of hooking every event.
         statusTimer = setInterval(refreshStatus, STATUS_MS);

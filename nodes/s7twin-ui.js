@@ -11,7 +11,8 @@
 const path = require('node:path');
 const { createTwinUi } = require('./lib/twin-ui');
 const { createLease } = require('./lib/driver-lease');
-const { twinTokens } = require('./lib/auth');
+const { plantTokens } = require('./lib/auth');
+const { DEFAULT_PLANT } = require('./lib/plants');
 const { mount, cleanPath } = require('./lib/http-util');
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
@@ -53,15 +54,18 @@ module.exports = function register(RED) {
     }
     const root = (RED.settings.httpNodeRoot || '/').replace(/\/$/, '');
     node.path = cleanPath(config.path, '/s7twin/ui');
-    const { tokens, viewerTokens } = twinTokens(twins.credentials);
-    if (!tokens.length) node.warn('the twin endpoint has no token (credentials or S7T_TWIN_TOKEN): no page can drive the plant');
+    // One plant (issue 17): the node's, else S7T_PLANT, else plant1; the page asks the twin
+    // endpoint for it (?plant=) and takes the tokens valid for it.
+    node.plant = setting(config.plant, process.env.S7T_PLANT || DEFAULT_PLANT);
+    const { tokens, viewerTokens } = plantTokens(twins.grants, node.plant, twins.credentials);
+    if (!tokens.length) node.warn(`the twin endpoint has no token for plant ${node.plant} (credentials, S7T_TWIN_TOKEN or S7T_TOKENS): no page can drive the plant`);
     const mqttWs = setting(config.mqttWs, '');
     const pageConfig = {
       title: setting(config.name, 'Box-sorting plant'),
       profile: setting(config.profile, 'study'),
       protocols: {
-        ws: { path: twins.path },
-        mqtt: mqttWs ? { ...(/^wss?:\/\//.test(mqttWs) ? { url: mqttWs } : { port: Number(mqttWs), path: '/mqtt' }), plant: setting(config.plant, 'plant1') } : null,
+        ws: { path: twins.path, plant: node.plant },
+        mqtt: mqttWs ? { ...(/^wss?:\/\//.test(mqttWs) ? { url: mqttWs } : { port: Number(mqttWs), path: '/mqtt' }), plant: node.plant } : null,
         http: { path: root + cleanPath(config.restPath, '/s7twin/rest') },
       },
     };

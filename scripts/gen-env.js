@@ -55,6 +55,17 @@ function freshSecrets() {
   return out;
 }
 
+/**
+ * Secrets only a fleet uses (issue 17, docker-compose.fleet.yml): written into every .env so that
+ * adding the fleet file later needs no new one; no part of a single instance reads them.
+ */
+const FLEET_SECRETS = { S7T_REDIS_PASSWORD: 'the fleet\'s Redis (docker-compose.fleet.yml): S7T_REDIS_URL redis://:<it>@redis:6379' };
+
+/** Fresh values for the fleet's secrets. */
+function freshFleetSecrets() {
+  return Object.fromEntries(Object.keys(FLEET_SECRETS).map((k) => [k, random()]));
+}
+
 /** bcrypt hash of a password, as Node-RED's adminAuth wants it. */
 function hashPassword(password) {
   return require('bcryptjs').hashSync(password, BCRYPT_ROUNDS);
@@ -79,7 +90,9 @@ function render(values, date = new Date()) {
     '',
     ...Object.keys(SETTINGS).map(line),
     '',
-  ].join('\n');
+    ...Object.entries(FLEET_SECRETS).filter(([k]) => values[k] !== undefined).flatMap(([k, what]) => [`# ${what}`, line(k)]),
+    '',
+  ].join('\n').replace(/\n\n\n$/, '\n\n');
 }
 
 /** Parse an `.env` (the format render writes, and plain NAME=value lines). */
@@ -124,6 +137,7 @@ function main(argv) {
     S7T_METRICS_TOKEN: random(),
     ...freshSecrets(),
     ...SETTINGS,
+    ...freshFleetSecrets(),
   };
   const text = render(values);
   if (a.stdout) process.stdout.write(text);
@@ -151,4 +165,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { freshSecrets, render, parseEnv, hashPassword, SETTINGS };
+module.exports = { freshSecrets, freshFleetSecrets, render, parseEnv, hashPassword, SETTINGS, FLEET_SECRETS };

@@ -5,10 +5,21 @@
  * stops everything on Ctrl-C (or SIGTERM).
  *
  *   node scripts/start-all.js [--no-plc] [--verbose] [--scan 10]
+ *   node scripts/start-all.js --fleet [--instances 2] [--plants 2] [--verbose] [--scan 10]
  *
- * --no-plc   talk to a real PLC instead: set S7T_PLC_HOST / S7T_PLC_PORT (and the OPC UA and
- *            Modbus addresses) in the environment
- * --verbose  show every log line of every process (default: start-up lines, warnings, errors)
+ * --no-plc     talk to a real PLC instead: set S7T_PLC_HOST / S7T_PLC_PORT (and the OPC UA and
+ *              Modbus addresses) in the environment
+ * --verbose    show every log line of every process (default: start-up lines, warnings, errors)
+ * --fleet      a fleet (issue 17, docs/fleet.md): redis-server (Debian's; S7T_REDIS_PORT, 6380,
+ *              or an existing one at S7T_REDIS_URL), N cloud instances on it and M plants, each a
+ *              virtual PLC with its own edge. Instance i (from 1) listens on the single system's
+ *              ports + 10·(i−1) (HTTP 1880, 1890, …; MQTT 1883, 1893, …), plant k's PLC and edge
+ *              on theirs + 10·(k−1) (edge editor 1881, 1891, …; S7 10102, 10112, …). Every edge
+ *              dials every instance, its own plant's first (plant k: instance ((k−1) mod N)+1),
+ *              and moves to the next when it goes. OPC UA and Modbus are per instance: plant k
+ *              bridges them to instance k where there is one (docs/fleet.md).
+ * --instances  cloud instances in the fleet (default 2)
+ * --plants     plants in the fleet (default 2)
  *
  * Every S7T_* variable already set in the environment wins over the defaults below.
  */
@@ -23,14 +34,25 @@ const STABLE_MS = 30000; // a part up this long counts as recovered: its restart
 
 function parseArgs(argv) {
   const opts = { plc: true, verbose: false };
+  const count = (a, v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > 20) throw new Error(`${a} takes a whole number from 1 to 20 (got ${v})`);
+    return n;
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--no-plc') opts.plc = false;
     else if (a === '--verbose' || a === '-v') opts.verbose = true;
     else if (a === '--scan') opts.scan = argv[++i];
+    else if (a === '--fleet') opts.fleet = true;
+    else if (a === '--instances') opts.instances = count(a, argv[++i]);
+    else if (a === '--plants') opts.plants = count(a, argv[++i]);
     else if (a === '--help' || a === '-h') opts.help = true;
     else throw new Error(`unknown option ${a} (try --help)`);
   }
+  if ((opts.instances || opts.plants) && !opts.fleet) throw new Error('--instances and --plants go with --fleet');
+  if (opts.fleet && !opts.plc) throw new Error('--fleet runs virtual PLCs; --no-plc is for one real PLC');
+  if (opts.fleet) { opts.instances = opts.instances || 2; opts.plants = opts.plants || 2; }
   return opts;
 }
 
@@ -71,6 +93,88 @@ function services(env, opts) {
   return list;
 }
 
+/** The port of a numbered copy: the single system's port + 10 per copy after the first. */
+const nth = (port, i) => String(Number(port) + 10 * i);
+
+/**
+ * The fleet's processes (see --fleet in the header), with each one's environment and, where it
+ * differs from the assembled flows, its flow file.
+ * @returns {{list: object[], fleet: object}}
+ */
+function fleetServices(env, opts) {
+  const fs = require('node:fs');
+  const { readFlows, withPathsDisabled } = require('../bench/lib/system');
+  const n = opts.instances;
+  const m = opts.plants;
+  const plants = Array.from({ length: m }, (_, k) => `plant${k + 1}`);
+  const redisPort = env.S7T_REDIS_PORT || '6380';
+  const redisUrl = env.S7T_REDIS_URL || `redis://127.0.0.1:${redisPort}`;
+  const host = env.S7T_CLOUD_HOST;
+  const cloudPort = (i) => nth(env.S7T_CLOUD_PORT, i);
+  const edgeToken = (plant) => `${env.S7T_EDGE_TOKEN}-${plant}`;
+  // Scoped tokens: the twin and viewer tokens for every plant (twins name theirs with ?plant=),
+  // an edge token per plant. Set S7T_TOKENS yourself to choose others.
+  const tokens = env.S7T_TOKENS || [
+    `${env.S7T_TWIN_TOKEN}:twin:*`,
+    ...(env.S7T_VIEWER_TOKEN ? [`${env.S7T_VIEWER_TOKEN}:viewer:*`] : []),
+    ...plants.map((p) => `${edgeToken(p)}:edge:${p}`),
+  ].join(',');
+  const list = [];
+  if (!env.S7T_REDIS_URL) list.push({ name: 'redis', args: [path.join(__dirname, 'redis-child.js'), redisPort], env: {}, ready: /redis-server ready/ });
+  const dirs = path.join(ROOT, '.fleet');
+  fs.mkdirSync(dirs, { recursive: true });
+  for (let i = 0; i < n; i++) {
+    list.push({
+      name: `cloud${i + 1}`,
+      args: [RED, '--settings', SETTINGS],
+      env: {
+        S7T_ROLE: 'cloud', PORT: cloudPort(i), S7T_CLOUD_PORT: cloudPort(i), S7T_USER_DIR: path.join(dirs, `cloud${i + 1}`),
+        S7T_REDIS_URL: redisUrl, S7T_TOKENS: tokens, S7T_EDGE_TOKEN: '',
+        // This instance's OPC UA and Modbus servers carry plant i's values (docs/fleet.md).
+        S7T_PLANT: plants[i] || `instance${i + 1}`,
+        S7T_MQTT_PORT: nth(env.S7T_MQTT_PORT, i), S7T_MQTT_WS_PORT: nth(env.S7T_MQTT_WS_PORT, i),
+        S7T_OPCUA_PORT: nth(env.S7T_OPCUA_PORT, i), S7T_MODBUS_PORT: nth(env.S7T_MODBUS_PORT, i),
+        S7T_TIMER_DIR: path.join(env.S7T_TIMER_DIR, `cloud${i + 1}`),
+      },
+      ready: /Started flows/,
+    });
+  }
+  const edgeFlowsNoBridges = withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'edge.json')), new Set(['ws']));
+  for (let k = 0; k < m; k++) {
+    const plant = plants[k];
+    const home = k % n;
+    // OPC UA and Modbus are per instance: plant k bridges them to instance k, if there is one.
+    const bridges = k < n;
+    let flowFile = path.join(ROOT, 'flows', 'edge.json');
+    if (!bridges) {
+      flowFile = path.join(dirs, `edge-${plant}.flows.json`);
+      fs.writeFileSync(flowFile, JSON.stringify(edgeFlowsNoBridges, null, 1));
+    }
+    list.push({
+      name: `plc-${plant}`,
+      args: [path.join(ROOT, 'plc', 'cli.js')],
+      env: {
+        S7T_PLC_S7_PORT: nth(env.S7T_PLC_PORT, k), S7T_PLC_OPCUA_PORT: nth(env.S7T_PLC_OPCUA_PORT, k), S7T_PLC_MODBUS_PORT: nth(env.S7T_PLC_MODBUS_PORT, k),
+        S7T_PLC_PLANT: plant, S7T_PLC_MQTT_URL: `mqtt://${host}:${nth(env.S7T_MQTT_PORT, home)}`,
+      },
+      ready: /listen|S7/i,
+    });
+    list.push({
+      name: `edge-${plant}`,
+      args: [RED, '--settings', SETTINGS],
+      env: {
+        S7T_ROLE: 'edge', PORT: nth(env.S7T_EDGE_PORT, k), S7T_USER_DIR: path.join(dirs, `edge-${plant}`), S7T_FLOW_FILE: flowFile,
+        S7T_PLANT: plant, S7T_EDGE_TOKEN: edgeToken(plant),
+        S7T_CLOUD_URL: Array.from({ length: n }, (_, j) => `ws://${host}:${cloudPort((home + j) % n)}/s7twin/edge`).join(','),
+        S7T_PLC_PORT: nth(env.S7T_PLC_PORT, k), S7T_PLC_OPCUA_PORT: nth(env.S7T_PLC_OPCUA_PORT, k), S7T_PLC_MODBUS_PORT: nth(env.S7T_PLC_MODBUS_PORT, k),
+        S7T_OPCUA_URL: `opc.tcp://${host}:${nth(env.S7T_OPCUA_PORT, k)}`, S7T_MODBUS_CLOUD_PORT: nth(env.S7T_MODBUS_PORT, k),
+      },
+      ready: /Started flows/,
+    });
+  }
+  return { list, fleet: { n, m, plants, redisUrl, cloudPort, edgeToken, bridges: Math.min(n, m) } };
+}
+
 function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
@@ -78,6 +182,7 @@ function main() {
     return;
   }
   const env = buildEnv(opts);
+  const fleet = opts.fleet ? fleetServices(env, opts) : null;
   const list = []; // the services, in start order
   const live = new Map(); // name -> its current child process
   let stopping = false;
@@ -105,7 +210,7 @@ function main() {
     // Killed outright, this script takes its children with it (scripts/lifeline.js).
     const child = spawnWithLifeline(svc.args, { cwd: ROOT, env: { ...env, ...svc.env } });
     live.set(svc.name, child);
-    const prefix = `[${svc.name.padEnd(5)}] `;
+    const prefix = `[${svc.name.padEnd(fleet ? 12 : 5)}] `;
     let partial = '';
     let up = false;
     const onData = (d) => {
@@ -113,11 +218,11 @@ function main() {
       partial = lines.pop();
       for (const line of lines) {
         const ready = !up && svc.ready.test(line);
-        if (opts.verbose || ready || /\[(warn|error)\]|error|Error/.test(line) || svc.name === 'plc') console.log(prefix + line);
+        if (opts.verbose || ready || /\[(warn|error)\]|error|Error/.test(line) || /^plc/.test(svc.name)) console.log(prefix + line);
         if (!ready) continue;
         up = true;
         svc.upAt = Date.now();
-        if (pending.delete(svc.name) && pending.size === 0) summary(env, opts, live);
+        if (pending.delete(svc.name) && pending.size === 0) (fleet ? fleetSummary(env, fleet.fleet, live) : summary(env, opts, live));
         else if (svc.restarts) console.log(`${prefix}back up (restart ${svc.restarts}, pid ${child.pid})`);
       }
     };
@@ -134,7 +239,7 @@ function main() {
       svc.timer = setTimeout(() => { svc.timer = null; if (!stopping) start(svc); }, wait);
     });
   };
-  for (const svc of services(env, opts)) {
+  for (const svc of (fleet ? fleet.list : services(env, opts))) {
     pending.add(svc.name);
     svc.backoff = createBackoff({ initialMs: 500, maxMs: 30000, stableMs: STABLE_MS });
     list.push(svc);
@@ -162,6 +267,23 @@ Run a headless twin in another terminal:
 Ctrl-C stops everything.`);
 }
 
+function fleetSummary(env, f, live) {
+  const host = env.S7T_CLOUD_HOST;
+  const instances = Array.from({ length: f.n }, (_, i) => `  cloud ${i + 1}        http://${host}:${f.cloudPort(i)}/   MQTT mqtt://${host}:${nth(env.S7T_MQTT_PORT, i)}   OPC UA opc.tcp://${host}:${nth(env.S7T_OPCUA_PORT, i)}   Modbus ${host}:${nth(env.S7T_MODBUS_PORT, i)}`);
+  const plants = f.plants.map((p, k) => `  ${p.padEnd(14)} PLC S7 127.0.0.1:${nth(env.S7T_PLC_PORT, k)}, edge editor http://127.0.0.1:${nth(env.S7T_EDGE_PORT, k)}/, edge token ${f.edgeToken(p)}, dials cloud ${(k % f.n) + 1} first${k < f.n ? `, OPC UA/Modbus via cloud ${k + 1}` : ''}`);
+  const urls = Array.from({ length: f.n }, (_, i) => `ws://${host}:${f.cloudPort(i)}/s7twin/twin`).join(',');
+  console.log(`
+The fleet is up: ${f.n} cloud instances on Redis ${f.redisUrl}, ${f.m} plants.
+${instances.join('\n')}
+${plants.join('\n')}
+  twins          any instance's /s7twin/twin with ?plant=<plant>, token ${env.S7T_TWIN_TOKEN}${env.S7T_VIEWER_TOKEN ? ` (viewer ${env.S7T_VIEWER_TOKEN})` : ''}
+  flow-timers    ${env.S7T_TIMER_DIR}/cloud<i>/
+  processes      ${[...live].map(([name, c]) => `${name} pid ${c.pid}`).join(', ')} (one that dies is restarted)
+Run a headless twin of plant2 that fails over between the instances:
+  bash scripts/npm.sh run twin -- --protocol ws --plant ${f.plants[f.m - 1]} --url ${urls} --boxes 20
+Ctrl-C stops everything.`);
+}
+
 if (require.main === module) {
   try {
     main();
@@ -171,4 +293,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { buildEnv };
+module.exports = { buildEnv, parseArgs, fleetServices };

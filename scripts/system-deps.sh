@@ -11,9 +11,11 @@
 #   openssl       the TLS tests' throwaway CA and certificates
 # Nothing is installed when every package is already there. Where the machine does not allow an
 # install, it says what is missing and stops: a test that needs one of them cannot pass without it.
+#   bash scripts/system-deps.sh                 every package above
+#   bash scripts/system-deps.sh redis-server    only those named (`bash scripts/start.sh --fleet`)
 set -euo pipefail
 
-S7T_DEB_PACKAGES=(chromium redis-server podman runc netavark aardvark-dns iptables debootstrap docker-compose openssl)
+if [ $# -gt 0 ]; then S7T_DEB_PACKAGES=("$@"); else S7T_DEB_PACKAGES=(chromium redis-server podman runc netavark aardvark-dns iptables debootstrap docker-compose openssl); fi
 # command each package provides, to see whether it is there
 declare -A S7T_DEB_PROVIDES=([chromium]=chromium [redis-server]=redis-server
   [podman]=podman [runc]=runc [netavark]=/usr/lib/podman/netavark [aardvark-dns]=/usr/lib/podman/aardvark-dns
@@ -21,6 +23,7 @@ declare -A S7T_DEB_PROVIDES=([chromium]=chromium [redis-server]=redis-server
 
 missing=()
 for p in "${S7T_DEB_PACKAGES[@]}"; do
+  if [ -z "${S7T_DEB_PROVIDES[$p]+x}" ]; then echo "system-deps: unknown package $p (${!S7T_DEB_PROVIDES[*]})" >&2; exit 2; fi
   command -v "${S7T_DEB_PROVIDES[$p]}" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then

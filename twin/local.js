@@ -77,7 +77,7 @@ function transportDefaults(protocol, env = process.env) {
   const host = e.S7T_CLOUD_HOST;
   switch (protocol) {
     case 'ws':
-      return { url: `ws://${host}:${e.S7T_CLOUD_PORT}/s7twin/twin`, token: e.S7T_TWIN_TOKEN.split(',')[0].trim() };
+      return { url: `ws://${host}:${e.S7T_CLOUD_PORT}/s7twin/twin`, token: e.S7T_TWIN_TOKEN.split(',')[0].trim(), plant: e.S7T_PLANT };
     case 'mqtt': {
       const twin = e.S7T_MQTT_USERS.split(',').map((u) => u.trim().split(':')).find((u) => u[2] === 'twin') || [];
       return { url: `mqtt://${host}:${e.S7T_MQTT_PORT}`, username: twin[0], password: twin[1], plant: e.S7T_PLANT };

@@ -115,7 +115,7 @@ async function runFaults(sys, o) {
   const log = opts.log || (() => {});
   const ids = opts.faults || Object.keys(FAULTS);
   for (const id of ids) if (!FAULTS[id]) throw Object.assign(new Error(`unknown fault "${id}" (${Object.keys(FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
-  const twin = createTwin(sys, opts);
+  const twin = createTwin(sys.endpoints.ws, opts);
   await twin.connect();
   const results = [];
   try {
@@ -131,9 +131,13 @@ async function runFaults(sys, o) {
   return results;
 }
 
-/** The streaming twin: the project's ws transport, with every command and answer recorded. */
-function createTwin(sys, opts) {
-  const t = createTransport({ ...sys.endpoints.ws, id: 'faults', ttl: opts.ttlMs, backoff: { initialMs: 100, maxMs: 1000 } });
+/**
+ * The streaming twin: the project's ws transport, with every command and answer recorded.
+ * @param {object} endpoint ws transport options (url, token, plant)
+ * @param {{ttlMs: number, id?: string}} opts
+ */
+function createTwin(endpoint, opts) {
+  const t = createTransport({ ...endpoint, id: opts.id || 'faults', ttl: opts.ttlMs, backoff: { initialMs: 100, maxMs: 1000 } });
   const cmds = new Map(); // seq -> {seq, pattern, sentAt, answer}
   t.onSent(({ seq, image }) => cmds.set(seq, { seq, pattern: patternOf(image), sentAt: clock.now(), answer: null }));
   t.onAnswer((a) => {
@@ -151,15 +155,19 @@ function createTwin(sys, opts) {
   };
 }
 
-async function runOne(sys, twin, id, opts, log) {
-  const f = FAULTS[id];
-  // Healthy before: one command acknowledged.
-  await waitUntil(async () => {
+/** Resolves once one command of the twin is acknowledged (the path is healthy). */
+function waitHealthy(twin, what) {
+  return waitUntil(async () => {
     const seq = twin.connected ? twin.send(patternValues(twin.cmds.size)) : null;
     if (seq === null) return false;
     const ok = await waitUntil(() => twin.cmds.get(seq).answer, 5000).catch(() => null);
     return ok && ok.code === 'ack';
-  }, 60000, `fault ${id}: the path acknowledges commands before the fault`);
+  }, 60000, what);
+}
+
+async function runOne(sys, twin, id, opts, log) {
+  const f = FAULTS[id];
+  await waitHealthy(twin, `fault ${id}: the path acknowledges commands before the fault`);
   const dupBefore = twin.stats().unexpectedAnswers;
   const startedAt = clock.now();
   const firstSeq = Math.max(0, ...twin.cmds.keys()) + 1;
@@ -309,4 +317,4 @@ const waitUntil = (fn, ms, what = 'condition') => waitFor(fn, ms, what, 50);
 /** A results-folder-relative input log path for a run. */
 const inputLogFile = (dir) => path.join(dir, 'plc-inputs.jsonl');
 
-module.exports = { runFaults, analyse, patternValues, patternOf, FAULTS, DEFAULTS, inputLogFile };
+module.exports = { runFaults, analyse, patternValues, patternOf, createTwin, waitHealthy, waitUntil, FAULTS, DEFAULTS, inputLogFile };

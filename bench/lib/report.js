@@ -602,6 +602,7 @@ function markdown(s, plotFiles) {
   L.push('');
 
   if (s.faults) for (const line of faultLines(s.faults)) L.push(line);
+  if (s.fleet) for (const line of fleetLines(s.fleet)) L.push(line);
 
   if (plotFiles.length || (s.plotErrors || []).length) {
     L.push('## Plots', '');
@@ -635,6 +636,70 @@ function faultLines(f) {
     for (const p of r.problems.slice(0, 5)) L.push(`- ${r.id}: ${p}`);
   }
   if (notes.length) L.push('');
+  return L;
+}
+
+/**
+ * The fleet section (issue 17): instances, plants and twins on one Redis; what the backplane adds
+ * to a round trip; load with CPU and memory per process; failover under load; watch-only twins.
+ * @param {object} f results.fleet (bench/lib/fleet-bench.js)
+ * @returns {string[]} markdown lines
+ */
+function fleetLines(f) {
+  const L = ['## Fleet (issue 17)', ''];
+  const o = f.options || {};
+  const ms = (v, d = 1) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : fmt(v, d));
+  if (!f.backplane && f.errors && f.errors.length) { L.push(`The fleet section did not run: ${f.errors.join('; ')}`, ''); return L; }
+  L.push(`${f.instances} cloud instances (Node-RED, the bundle's cloud flow, WebSocket–S7 path) on one redis-server, ${(f.plants || []).length} plants (${(f.plants || []).join(', ')}), each a virtual PLC (scan ${o.scanMs || 10} ms) with its own edge; plant k's edge dials instance k first. All on this one machine, with the load generator.`, '');
+  for (const e of f.errors || []) L.push(`- error: ${e}`);
+  const b = f.backplane;
+  if (b) {
+    L.push('### What the backplane adds', '');
+    L.push(`One twin of plant1 probes (round trip twin → cloud → edge → PLC → back) from the instance holding plant1's edge (local) and from the other one (remote: the probe and its answer each cross Redis), ${o.backplaneBlock}-probe blocks interleaved.`, '');
+    L.push(table(['twin on', 'probes', 'errors', 'p50', 'p95', 'p99', 'mean'], ['local', 'remote'].map((k) => [k === 'local' ? 'the edge\'s instance' : 'another instance', b[k].summary.n, b[k].errors + b[k].timeouts, ms(b[k].summary.median, 2), ms(b[k].summary.p95, 2), ms(b[k].summary.p99, 2), ms(b[k].summary.mean, 2)])), '');
+    const target = 1;
+    L.push(`Added by the backplane: **${ms(b.addedMedianMs, 2)} ms at the median** (target under ${target} ms: ${b.addedMedianMs < target ? 'met' : '**not met**'}), ${ms(b.addedP99Ms, 2)} ms at p99.`, '');
+    if (b.redisFloor && b.redisFloor.n) L.push(`Redis's own floor on this machine, a PUBLISH until a subscribed connection has it (${b.redisFloor.n} times): p50 ${ms(b.redisFloor.median, 2)} ms, p99 ${ms(b.redisFloor.p99, 2)} ms. The remote round trip crosses Redis twice (the request to the holder, its answer back), and wakes two more processes each way.`, '');
+  }
+  const costRows = (cost) => Object.entries(cost || {}).filter(([n]) => n !== 'machine').map(([n, c]) => [n, ms(c.cpuPct), ms(c.rssMeanMB), ms(c.rssPeakMB)]);
+  if (f.loads && f.loads.length) {
+    L.push('### Load', '');
+    L.push(`Probing twins on every plant at once, twin k of a plant on instance k mod ${f.instances}; each probes, waits for the answer, thinks ${o.thinkMs} ms on average; ${o.loadSeconds} s per level. CPU in % of one core.`, '');
+    const clouds = Object.keys(f.loads[0].cost || {}).filter((n) => /^cloud/.test(n));
+    L.push(table(['twins per plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s', ...clouds.map((n) => `${n} CPU %`), 'Redis CPU %', 'edges CPU %', 'PLCs CPU %', 'generator CPU %', 'machine busy %'], f.loads.map((l) => {
+      const t = l.total;
+      const c = l.cost || {};
+      const sum = (re) => Object.entries(c).filter(([n]) => re.test(n)).reduce((a, [, v]) => a + (v.cpuPct || 0), 0);
+      return [l.twinsPerPlant, t.users, t.summary.n, `${ms(t.errorPct)} %`, ms(t.summary.median), ms(t.summary.p99), ms(t.throughput), ...clouds.map((n) => ms(c[n] && c[n].cpuPct)), ms(c.redis && c.redis.cpuPct), ms(sum(/^edge/)), ms(sum(/^plc/)), ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
+    })), '');
+    const last = f.loads[f.loads.length - 1];
+    L.push(`Per plant at ${last.twinsPerPlant} twins per plant:`, '');
+    L.push(table(['plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s'], last.perPlant.map((r) => [r.plant, r.users, r.summary.n, `${ms(r.errorPct)} %`, ms(r.summary.median), ms(r.summary.p99), ms(r.throughput)])), '');
+    L.push(`Memory (MB, mean / peak) at ${last.twinsPerPlant} twins per plant:`, '');
+    L.push(table(['process', 'CPU %', 'RSS mean', 'RSS peak'], costRows(last.cost)), '');
+  }
+  const fo = f.failover;
+  if (fo) {
+    L.push('### Failover', '');
+    L.push(`Instance 1 killed (SIGKILL) under load (${o.twinsPerPlant[0]} probing twins per plant) while one twin per plant streams commands (fault-suite bookkeeping: the twin's answers and the PLC's input log). f1 drives plant1 from instance 2 (plant1's edge was on instance 1: the edge moves); f2 drives plant2 from instance 1 (the twin moves).`, '');
+    L.push(table(['twin', 'commands', 'answers', 'unanswered', 'two answers', 'applied after deadline', 'applied though refused', 'undone', 'PLC ends with the last acknowledged', 'first non-ack answer (ms)', 'acknowledged again after (ms)'],
+      fo.twins.map((r) => [r.id, r.sent, Object.entries(r.answers).map(([c, n]) => `${c} ${n}`).join(', '), r.unanswered, r.duplicates, r.appliedLate, r.appliedRefused, r.wentBack, r.finalOk ? 'yes' : '**no**', ms(r.detectedMs), r.recoveryMs === null ? '**never**' : ms(r.recoveryMs)])), '');
+    L.push(`Failover time (the slowest twin acknowledged again): **${Number.isFinite(fo.recoveryMs) ? `${ms(fo.recoveryMs)} ms` : 'never'}**. The load twins over the same window: ${fo.load.total.summary.n} round trips, ${fo.load.total.errors} lost with the killed instance (${ms(fo.load.total.errorPct)} %), p50 ${ms(fo.load.total.summary.median)} ms, p99 ${ms(fo.load.total.summary.p99)} ms.`, '');
+  }
+  const w = f.watchers;
+  if (w && w.levels && w.levels.length) {
+    L.push('### Watch-only twins', '');
+    L.push(`Viewers of ${w.plant} (viewer token: they may only watch), spread over the instances, while a twin changes an input every ${o.stateEveryMs} ms (${fmt(1000 / o.stateEveryMs)} states/s); delay from the edge sending a state to each viewer receiving it (one machine, one clock). A level holds when its p99 is under ${w.targetP99Ms} ms and every viewer got its states; the climb stops at a level far off (p99 over five times that, or viewers missing half the states).`, '');
+    L.push(table(['viewers', 'connected', 'states received', 'states/s each', 'p50', 'p99', 'max', 'holds', 'CPU % (clouds)', 'CPU % (Redis)', 'CPU % (generator)', 'machine busy %'], w.levels.map((r) => {
+      const c = r.cost || {};
+      const clouds = Object.entries(c).filter(([n]) => /^cloud/.test(n)).map(([, v]) => ms(v.cpuPct)).join(' + ');
+      const holds = r.held === undefined ? '–' : (r.held ? 'yes' : '**no**');
+      return [r.watchers, r.connected, r.frames, ms(r.framesPerWatcherPerS), ms(r.summary.median), ms(r.summary.p99), ms(r.summary.max), holds, clouds || '–', ms(c.redis && c.redis.cpuPct), ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
+    })), '');
+    for (const r of w.levels) if (r.error) L.push(`- ${r.watchers} viewers: ${r.error}`);
+    if (w.levels.some((r) => r.error)) L.push('');
+    L.push(`One plant's state stream reaches **${w.reached} watching twins** with p99 under ${w.targetP99Ms} ms${w.reached && w.reached === w.levels[w.levels.length - 1].watchers ? ' (the largest level tried)' : ''}.`, '');
+  }
   return L;
 }
 
@@ -713,4 +778,4 @@ async function writeReport(results, outDir) {
   return { dir: outDir, files, plots: plotFiles, summary: s };
 }
 
-module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, faultLines, stockLines, TARGETS };
+module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, faultLines, stockLines, fleetLines, TARGETS };

@@ -23,11 +23,12 @@ const DEFAULTS = {
   maxEntries: 100000, // requests held at once; more are refused by the caller (E_BUSY)
 };
 
-const keyOf = (src, seq) => `${src}\u0000${seq}`;
+// Plant first: twins of two plants may use the same sender id (issue 17).
+const keyOf = (plant, src, seq) => `${plant || ''}\u0000${src}\u0000${seq}`;
 
 /**
  * @param {object} opts see DEFAULTS
- * @param {(entry: {src: string, seq: number, cid?: any, k: string, peer: string, dl: number}, why: string) => void} opts.onExpire
+ * @param {(entry: {src: string, seq: number, cid?: any, k: string, peer: string, dl: number, plant?: string, origin?: string}, why: string) => void} opts.onExpire
  * @param {() => number} [opts.now] the cloud's clock (lib/clock.js now)
  */
 function createInflight(opts) {
@@ -53,13 +54,15 @@ function createInflight(opts) {
      * Hold a request that has just been sent to `peer`.
      * @param {{k: string, src: string, seq: number, cid?: any, dl: number}} env
      * @param {string} peer
+     * @param {{plant?: string, origin?: string}} [meta] the request's plant; the fleet member that
+     *   forwarded it (lib/fleet.js), whose twin the answer goes back to
      * @returns {boolean} false if it was held already (a duplicate send: nothing changes)
      */
-    add(env, peer) {
-      const key = keyOf(env.src, env.seq);
+    add(env, peer, meta = {}) {
+      const key = keyOf(meta.plant, env.src, env.seq);
       if (entries.has(key)) return false;
       const wait = Math.max(0, env.dl - now()) + o.graceMs + (env.k === 'probe' ? o.probeAnswerMs : 0);
-      const e = { src: env.src, seq: env.seq, cid: env.cid, k: env.k, peer, dl: env.dl, timer: null };
+      const e = { src: env.src, seq: env.seq, cid: env.cid, k: env.k, peer, dl: env.dl, plant: meta.plant, origin: meta.origin, timer: null };
       e.timer = setTimeout(() => {
         counters.expired += 1;
         expire(key, `no answer from the edge by the ${env.k === 'probe' ? "probe's answer time" : "command's deadline"}`);
@@ -72,10 +75,11 @@ function createInflight(opts) {
     /**
      * An answer arrived from the edge.
      * @param {{src: string, seq: number}} ref the answered request's ref
+     * @param {string} [plant] the plant it came for
      * @returns {object|null} its entry (now forgotten), or null for an answer to nothing held
      */
-    answer(ref) {
-      const key = keyOf(ref.src, ref.seq);
+    answer(ref, plant) {
+      const key = keyOf(plant, ref.src, ref.seq);
       const e = entries.get(key);
       if (!e) { counters.lateAnswers += 1; return null; }
       entries.delete(key);

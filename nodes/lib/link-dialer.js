@@ -11,6 +11,10 @@
  *   reconnect: a black-holed link is torn down within seconds (the cloud drops a silent edge on
  *   the same timeout), where TCP alone would take minutes;
  * - reconnect with exponential back-off and jitter (lib/backoff.js), reset after a stable link;
+ * - failover (issue 17): `url` may list several cloud instances (comma-separated); after a link
+ *   that dropped or an attempt that failed (refused, 409 while the plant's lease is still held
+ *   elsewhere, a timeout) the next attempt goes to the next URL. Every instance of a fleet serves
+ *   the plant, so whichever takes the edge relays for it; `?plant=` names the plant to each;
  * - while down, state frames coalesce into one pending state (latest value per tag, bounded);
  *   other frames (acks, errors) are dropped and counted, because their sender has timed out
  *   long before the link is back and a late ack would be a lie about timing;
@@ -25,6 +29,7 @@ const envelope = require('./envelope');
 const { createOutbox } = require('./outbox');
 const { createBackoff } = require('./backoff');
 const clock = require('./clock');
+const { parseCloudUrls, createRotation, redact } = require('./cloud-urls');
 
 const DEFAULTS = {
   heartbeatMs: 500, // a sync frame this often: heartbeat and clock-offset sample
@@ -38,11 +43,17 @@ const DEFAULTS = {
   maxFrames: 1000,
   maxTags: 4096,
   backoff: {}, // see lib/backoff.js (200 ms doubling to 5 s, jitter, reset after 5 s up)
+  // After an HTTP 409 (another edge holds the plant: in a fleet, often the lease of an instance
+  // that just died, which expires within linkTimeoutMs), try again at most this much later
+  // instead of backing off further: the edge is back as soon as the lease is free.
+  takenRetryMs: 500,
 };
 
 /**
  * @param {object} opts
- * @param {string} opts.url ws:// or wss:// URL of the cloud edge endpoint
+ * @param {string|string[]} opts.url ws:// or wss:// URL of the cloud edge endpoint, or several
+ *   (comma-separated or an array: the instances of a fleet, tried in turn)
+ * @param {string} [opts.plant] the plant this edge serves (`?plant=` on each URL that names none)
  * @param {string} [opts.token]
  * @param {string} opts.src sender id for the frames the dialer makes itself (err answers, sync)
  * @param {object} [opts.ca] CA certificate(s) to verify a wss:// cloud with (PEM), passed to ws
@@ -52,6 +63,7 @@ const DEFAULTS = {
 function createDialer(opts) {
   const o = { ...DEFAULTS, ...opts };
   const ee = new EventEmitter();
+  const urls = createRotation(parseCloudUrls(o.url, { plant: o.plant }));
   const sender = envelope.createSender(o.src, { now: clock.now });
   const tracker = envelope.createTracker();
   const backoff = createBackoff(o.backoff);
@@ -60,7 +72,7 @@ function createDialer(opts) {
   const counters = {
     connects: 0, reconnects: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0,
     tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0, authFailures: 0,
-    queueDepth: 0, refusedBusy: 0,
+    queueDepth: 0, refusedBusy: 0, failovers: 0,
     // clock: the latest exchange's round trip, and the offset estimate (cloud − edge) with its bound
     syncs: 0, syncRttMs: null, offsetMs: null, offsetUncertaintyMs: null,
   };
@@ -68,6 +80,7 @@ function createDialer(opts) {
   let state = 'disconnected';
   let stopped = true;
   let retryTimer = null;
+  let taken = false; // the last attempt was refused with 409 (see takenRetryMs)
   let heartbeatTimer = null;
   let heardAt = 0;
   let drainTimer = null;
@@ -86,7 +99,7 @@ function createDialer(opts) {
     retryTimer = null;
     setState('connecting');
     const headers = o.token ? { Authorization: `Bearer ${o.token}` } : {};
-    const sock = new WebSocket(o.url, {
+    const sock = new WebSocket(urls.url, {
       headers, perMessageDeflate: false, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload),
       handshakeTimeout: o.handshakeTimeoutMs,
       ...(o.ca ? { ca: o.ca } : {}),
@@ -99,6 +112,7 @@ function createDialer(opts) {
         ? 'cloud refused the link: HTTP 409, another edge is connected for this plant'
         : `cloud refused the link: HTTP ${res.statusCode}`);
       err.code = { 401: 'E_AUTH', 409: 'E_EDGE_TAKEN' }[res.statusCode] || 'E_HTTP';
+      taken = res.statusCode === 409;
       counters.errors += 1;
       ee.emit('failure', err);
       res.resume();
@@ -139,6 +153,10 @@ function createDialer(opts) {
     sock.on('close', (code, reason) => {
       if (sock !== ws) return;
       ws = null;
+      // The instance went, or would not take this edge: the next attempt goes to the next one.
+      const before = urls.index;
+      urls.next();
+      if (urls.index !== before) counters.failovers += 1;
       clearInterval(heartbeatTimer); heartbeatTimer = null;
       clearInterval(drainTimer); drainTimer = null;
       clearTimeout(snapTimer); snapTimer = null;
@@ -152,7 +170,9 @@ function createDialer(opts) {
 
   function scheduleRetry() {
     if (stopped || retryTimer) return;
-    retryTimer = setTimeout(connect, backoff.next());
+    const wait = backoff.next();
+    retryTimer = setTimeout(connect, taken ? Math.min(wait, o.takenRetryMs) : wait);
+    taken = false;
   }
 
   function heartbeat() {
@@ -279,6 +299,8 @@ function createDialer(opts) {
     get state() { return state; },
     get connected() { return state === 'connected'; },
     get backoffAttempt() { return backoff.attempt; },
+    /** The cloud URL dialled now (or next), token redacted. */
+    get url() { return redact(urls.url); },
     /**
      * A deadline on the cloud's clock (a request's `dl`) as a time on this edge's clock
      * (lib/clock.js now()) before which it has surely not passed, judged with the offset estimate

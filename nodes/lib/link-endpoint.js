@@ -20,10 +20,20 @@
  *   full plant state (merged from every state/snap) goes as a `snap` to each fresh peer;
  * - a peer silent for a whole `pingMs` is pinged and dropped if it stays silent.
  *
- * Edge endpoint (role 'edge'): one authority per endpoint (one plant).
- * - One edge at a time: a second connection is refused (HTTP 409, counted) while the current edge
+ * Plants (issue 17): every peer connects for one plant, the one it names (`?plant=`) or its
+ * token's only plant; a token not valid for that plant is refused (403) before the upgrade
+ * (lib/auth.js grants). Frames carry the plant out of the endpoint ('envelope' event) and into it
+ * (`send(env, clientId, plant)`): states and snaps go to that plant's twins only, the latest state
+ * is kept per plant, answers go back by (plant, ref.src), requests to that plant's edge.
+ *
+ * Edge endpoint (role 'edge'): one authority per plant, across every cloud instance of a fleet.
+ * - One edge per plant: a second connection is refused (HTTP 409, counted) while the current edge
  *   is alive, i.e. heard within `linkTimeoutMs`; a newcomer is accepted only once the current one
- *   is gone or has been silent that long, never by displacing a live edge.
+ *   is gone or has been silent that long, never by displacing a live edge. The plant's lease in
+ *   the backplane (lib/fleet.js, renewed on every sync) extends this to edges on other instances.
+ * - Requests for a plant whose edge is on another instance go there over the backplane, and its
+ *   answers come back the same way; states of other instances' edges come out of this endpoint as
+ *   if its own edge had sent them (lib/fleet.js), so the cloud flow is the same on every instance.
  * - The edge sends a `sync` every 500 ms (lib/link-dialer.js); each is answered at once with a
  *   `sync-res` carrying the cloud's receive and send times (the edge's clock-offset estimate,
  *   lib/clock.js). An edge silent for `linkTimeoutMs` (3 s) is dropped: a black-holed link is
@@ -45,7 +55,10 @@ const clock = require('./clock');
 const { createOutbox } = require('./outbox');
 const { createInflight } = require('./inflight');
 const { createPeerLimits } = require('./peer-limits');
-const { createChecker, requestToken } = require('./auth');
+const { requestToken, requestPlant, mergeGrants, createGrantChecker, grantPlant, ANY_PLANT } = require('./auth');
+const { DEFAULT_PLANT } = require('./plants');
+const { createLocalBackplane } = require('./backplane');
+const { createFleetMember } = require('./fleet');
 
 const DEFAULTS = {
   pingMs: 10000, // twins: server ping period; a peer silent for a whole period is terminated
@@ -54,7 +67,7 @@ const DEFAULTS = {
   hardMaxPayload: 1024 * 1024, // bytes; ws itself refuses frames past this (close 1009, no answer)
   highWaterBytes: 256 * 1024, // socket bufferedAmount above which frames wait in the outbox
   drainPollMs: 10, // how often a congested peer is looked at again
-  maxClients: 1000, // twins per endpoint; more are refused with 503 before the upgrade
+  maxClients: 1000, // peers per endpoint (edge endpoint: edges, one per plant); more are refused with 503 before the upgrade
   maxFrames: 1000, // queued non-state frames per congested peer
   maxTags: 4096, // tags in a pending coalesced state / in the latest plant state
   closeGraceMs: 1000, // on close, how long peers get to answer the close handshake
@@ -75,21 +88,38 @@ const POLICY_CLOSE = 1008; // WebSocket close code: policy violation
 /**
  * @param {object} opts
  * @param {string} opts.path e.g. '/s7twin/twin'
- * @param {string[]} opts.tokens accepted tokens (empty = every peer refused)
- * @param {string[]} [opts.viewerTokens] twin role: tokens of read-only peers
+ * @param {string[]} [opts.tokens] accepted tokens of this endpoint's role, for `opts.plant`
+ * @param {string[]} [opts.viewerTokens] twin role: tokens of read-only peers, for `opts.plant`
+ * @param {string} [opts.plant] the plant of the plain token lists (default plant1)
+ * @param {Array<{token, role, plants}>} [opts.grants] scoped tokens (lib/auth.js parseGrants)
+ *   (no token at all = every peer refused)
  * @param {string} opts.src sender id for the frames the endpoint makes itself (err, snap, sync-res)
  * @param {'twin'|'edge'} [opts.role] default 'twin'
- * @returns {EventEmitter & object} events: envelope(env, clientId), invalid(err, clientId, extra),
+ * @param {object} [opts.backplane] edge role: the fleet's backplane (lib/backplane.js); default a
+ *   private in-process one (a single instance)
+ * @param {object} [opts.fleet] edge role: options for lib/fleet.js (hopMs, syncMs, id)
+ * @returns {EventEmitter & object} events: envelope(env, clientId, plant), invalid(err, clientId, extra),
  *   connect(clientId, info), ready(clientId) (edge: first sync answered), disconnect(clientId, code),
- *   refused(reason, req)
+ *   refused(reason, req), plant(plant) (twin: the first peer of a plant connected)
+ * @throws {AuthError} E_TOKENS a token listed for two roles, a bad plant id
  */
 function createEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const role = o.role === 'edge' ? 'edge' : 'twin';
   const edge = role === 'edge';
   const ee = new EventEmitter();
-  const check = createChecker(o.tokens || []);
-  const checkViewer = createChecker(edge ? [] : (o.viewerTokens || []));
+  const plainPlant = o.plant || DEFAULT_PLANT;
+  const grants = mergeGrants([
+    { tokens: o.tokens || [], role: edge ? 'edge' : 'twin', plant: plainPlant },
+    { tokens: edge ? [] : (o.viewerTokens || []), role: 'viewer', plant: plainPlant },
+  ], o.grants || []);
+  const accepts = edge ? new Set(['edge']) : new Set(['twin', 'viewer']);
+  const mine = grants.filter((g) => accepts.has(g.role));
+  const check = createGrantChecker(mine);
+  // A frame from a flow that names no plant goes to the endpoint's plant when it serves only one.
+  const servedPlants = new Set(mine.flatMap((g) => (g.plants === ANY_PLANT ? [ANY_PLANT] : g.plants)));
+  const onlyPlant = servedPlants.size === 1 && !servedPlants.has(ANY_PLANT) ? [...servedPlants][0] : null;
+  const resolvePlant = (plant) => (typeof plant === 'string' && plant ? plant : onlyPlant);
   const sender = envelope.createSender(o.src, { now: clock.now });
   const tracker = envelope.createTracker();
   const wss = new WebSocketServer({
@@ -100,9 +130,11 @@ function createEndpoint(opts) {
   });
   /** @type {Map<string, object>} */
   const clients = new Map();
-  const srcOwner = new Map(); // src of a peer's frames -> client id (to route answers)
-  let latest = {}; // latest full plant state (short -> value)
-  let latestKeys = 0;
+  const edges = new Map(); // edge endpoint: plant -> its edge's client
+  const srcOwner = new Map(); // plant + src of a peer's frames -> client id (to route answers)
+  const ownerKey = (plant, src) => `${plant}\u0000${src}`;
+  const latest = new Map(); // plant -> {values (short -> value), keys}
+  const plantsSeen = new Set(); // twin endpoint: plants a peer has connected for
   let nextId = 0;
   let closed = false;
   const counters = {
@@ -110,21 +142,54 @@ function createEndpoint(opts) {
     errors: 0, tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0,
     unroutable: 0, queueDepth: 0, pings: 0,
     viewers: 0, readOnly: 0, kindRefused: 0, rateLimited: 0, errorBudget: 0,
+    plantRefused: 0, noPlant: 0,
     // edge endpoint
     edgeRefused: 0, staleEdges: 0, syncs: 0, inflight: 0, unknownOutcomes: 0, lateAnswers: 0,
-    edgeErrors: 0, busy: 0,
+    edgeErrors: 0, busy: 0, leaseLost: 0, backplaneRefused: 0,
   };
 
-  // Edge endpoint: every request held until its one answer (see header).
+  /** Emit a frame for the flow: from `clientId` (if a peer's), for `plant`. */
+  const emit = (env, clientId, plant) => ee.emit('envelope', env, clientId, plant);
+
+  // Edge endpoint: every request held until its one answer (see header), and the fleet member
+  // that carries requests, answers and states to and from the other cloud instances.
+  let fleet = null;
+  let ownBackplane = null;
   const inflight = edge ? createInflight({
     graceMs: o.graceMs,
     probeAnswerMs: o.probeAnswerMs,
     onExpire(e, why) {
       counters.unknownOutcomes += 1;
       counters.inflight = inflight.size;
-      ee.emit('envelope', sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid, e.dl), e.peer);
+      answer(e, sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid, e.dl));
     },
   }) : null;
+  if (edge) {
+    if (!o.backplane) ownBackplane = createLocalBackplane();
+    fleet = createFleetMember({
+      backplane: o.backplane || ownBackplane,
+      sender,
+      leaseMs: o.linkTimeoutMs,
+      graceMs: o.graceMs,
+      probeAnswerMs: o.probeAnswerMs,
+      ...(o.fleet || {}),
+      onRequest: fromFleet,
+      onEnvelope: (env, plant) => emit(env, undefined, plant),
+      onLost(plant) {
+        // Another instance took the plant's lease (this edge was silent past it): it no longer
+        // speaks for the plant here.
+        const c = edges.get(plant);
+        counters.leaseLost += 1;
+        if (c) c.ws.terminate();
+      },
+    });
+  }
+
+  /** The answer to a held request: back to the instance it came from, or into this flow. */
+  function answer(entry, env) {
+    if (entry.origin) fleet.reply(entry.origin, entry.plant, env);
+    else emit(env, entry.peer, entry.plant);
+  }
 
   // Keepalive. Twins: only a peer not heard from for a whole period is pinged, and one that then
   // stays silent for another period is terminated; busy peers get no pings at all (pinging 1,000
@@ -165,9 +230,6 @@ function createEndpoint(opts) {
     socket.destroy();
   }
 
-  /** The current edge (edge endpoint), if any. */
-  const currentEdge = () => (clients.size ? clients.values().next().value : null);
-
   /**
    * Handle an HTTP upgrade request if it is for this endpoint's path.
    * @returns {boolean} true if handled (accepted or refused), false if not ours
@@ -177,32 +239,66 @@ function createEndpoint(opts) {
     try { pathname = new URL(req.url, 'http://localhost').pathname; } catch { return false; }
     if (pathname !== o.path) return false;
     if (closed) { refuse(socket, 503, 'Service Unavailable', 'closed', req); return true; }
-    const token = requestToken(req);
-    const viewer = !check(token);
-    if (viewer && !checkViewer(token)) { refuse(socket, 401, 'Unauthorized', 'token', req); return true; }
+    const grant = check(requestToken(req));
+    if (!grant) { refuse(socket, 401, 'Unauthorized', 'token', req); return true; }
+    const where = grantPlant(grant, requestPlant(req));
+    if (!where.plant) {
+      counters.plantRefused += 1;
+      refuse(socket, where.status, `${where.status === 403 ? 'Forbidden' : 'Bad Request'}: ${where.message}`, where.reason, req);
+      return true;
+    }
+    const { plant } = where;
+    const viewer = grant.role === 'viewer';
     if (edge) {
-      const cur = currentEdge();
+      const cur = edges.get(plant);
       if (cur && Date.now() - cur.heardAt <= o.linkTimeoutMs) {
         counters.edgeRefused += 1;
         refuse(socket, 409, 'Conflict: an edge is connected for this plant', 'edge-taken', req);
         return true;
       }
       if (cur) { counters.staleEdges += 1; cur.ws.terminate(); } // silent: gone in all but name
-    } else if (clients.size >= o.maxClients) {
+      else if (edges.size >= o.maxClients) { refuse(socket, 503, 'Service Unavailable', 'full', req); return true; }
+      // The plant's lease, across every instance of the fleet: another instance's live edge
+      // holds it (409), an unreachable backplane cannot say (503: the edge tries again).
+      fleet.claim(plant).then((ok) => {
+        if (!ok) {
+          counters.edgeRefused += 1;
+          refuse(socket, 409, 'Conflict: an edge is connected for this plant', 'edge-taken', req);
+          return;
+        }
+        if (edges.has(plant)) { // another connection of the plant's edge won the race here
+          counters.edgeRefused += 1;
+          refuse(socket, 409, 'Conflict: an edge is connected for this plant', 'edge-taken', req);
+          return;
+        }
+        if (closed || socket.destroyed) {
+          fleet.release(plant);
+          socket.destroy();
+          return;
+        }
+        socket.setNoDelay(true);
+        wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req, false, plant));
+      }, (err) => {
+        counters.backplaneRefused += 1;
+        refuse(socket, 503, `Service Unavailable: ${err.message}`, 'backplane', req);
+      });
+      return true;
+    }
+    if (clients.size >= o.maxClients) {
       refuse(socket, 503, 'Service Unavailable', 'full', req);
       return true;
     }
     socket.setNoDelay(true);
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req, viewer));
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, req, viewer, plant));
     return true;
   }
 
-  function accept(ws, req, viewer) {
-    if (closed) { ws.terminate(); return; }
+  function accept(ws, req, viewer, plant) {
+    if (closed) { ws.terminate(); if (edge) fleet.release(plant); return; }
     nextId += 1;
     const id = `${role}-${nextId}`;
     const c = {
-      id, ws, viewer, heard: true, heardAt: Date.now(), pinged: false, ready: false, closing: false,
+      id, ws, viewer, plant, heard: true, heardAt: Date.now(), pinged: false, ready: false, closing: false,
       srcs: new Set(), drainTimer: null,
       outbox: createOutbox({ maxFrames: o.maxFrames, maxTags: o.maxTags }),
       limits: createPeerLimits(edge ? { ratePerS: 0, errors: o.errors, errorWindowMs: o.errorWindowMs }
@@ -210,6 +306,7 @@ function createEndpoint(opts) {
       remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`,
     };
     clients.set(id, c);
+    if (edge) edges.set(plant, c);
     counters.accepted += 1;
     if (viewer) counters.viewers += 1;
     counters.connections = clients.size;
@@ -236,14 +333,22 @@ function createEndpoint(opts) {
       }
       counters.connections = clients.size;
       updateDepth();
-      if (inflight) {
+      if (edge && edges.get(plant) === c) {
+        edges.delete(plant);
+        // First the requests held for it (their answers go out while the lease still says this
+        // instance spoke for the plant), then the lease.
         inflight.dropPeer(id, `the edge link was lost (close ${code}) before the answer`);
         counters.inflight = inflight.size;
+        fleet.release(plant);
       }
       ee.emit('disconnect', id, code);
     });
-    ee.emit('connect', id, { remote: c.remote, url: req.url, viewer });
-    if (!edge && latestKeys > 0) deliver(c, sender.make('snap', { d: { ...latest } }));
+    ee.emit('connect', id, { remote: c.remote, url: req.url, viewer, plant });
+    if (!edge) {
+      const l = latest.get(plant);
+      if (l && l.keys > 0) deliver(c, sender.make('snap', { d: { ...l.values } }));
+      if (!plantsSeen.has(plant)) { plantsSeen.add(plant); ee.emit('plant', plant); }
+    }
   }
 
   /** Tell a peer why, then close it with 1008 (and cut it off if it does not answer the close). */
@@ -292,17 +397,19 @@ function createEndpoint(opts) {
     }
     counters.framesIn += 1;
     const gapsBefore = tracker.stats.gaps;
-    if (tracker.check(env) === 'duplicate') {
+    // Per plant and sender: twins of two plants may use the same sender id.
+    if (tracker.check({ src: ownerKey(c.plant, env.src), seq: env.seq }) === 'duplicate') {
       counters.duplicates += 1;
       return;
     }
     counters.gaps += tracker.stats.gaps - gapsBefore;
-    if (srcOwner.get(env.src) !== c.id) {
-      srcOwner.set(env.src, c.id);
-      c.srcs.add(env.src);
+    const owner = ownerKey(c.plant, env.src);
+    if (srcOwner.get(owner) !== c.id) {
+      srcOwner.set(owner, c.id);
+      c.srcs.add(owner);
     }
     if (edge ? !fromEdge(c, env, arrived) : !fromTwin(c, env, arrived)) return;
-    ee.emit('envelope', env, c.id);
+    emit(env, c.id, c.plant);
   }
 
   /** A twin's frame: false if refused (answered already). Stamps a request's deadline. */
@@ -336,6 +443,7 @@ function createEndpoint(opts) {
       counters.syncs += 1;
       deliver(c, sender.make('sync-res', { ref: { src: env.src, seq: env.seq }, d: { t1: env.ts, t2: arrived } }));
       if (!c.ready) { c.ready = true; ee.emit('ready', c.id); }
+      fleet.renew(c.plant); // alive: the plant's lease stays with this instance
       return false;
     }
     if (env.k === 'state' || env.k === 'snap') {
@@ -345,6 +453,7 @@ function createEndpoint(opts) {
         answerError(c, Object.assign(err, { ref: { src: env.src, seq: env.seq } }));
         return false;
       }
+      fleet.publishState(env, c.plant);
       return true;
     }
     if (!env.ref) { // an err about a frame it could not read: the cloud's own doing, not a twin's
@@ -352,9 +461,10 @@ function createEndpoint(opts) {
       ee.emit('invalid', Object.assign(new Error(`the edge reported ${env.e ? `${env.e.code}: ${env.e.msg}` : env.k} without a ref`), { code: env.e ? env.e.code : 'E_SCHEMA' }), c.id);
       return false;
     }
-    const held = inflight.answer(env.ref);
+    const held = inflight.answer(env.ref, c.plant);
     counters.inflight = inflight.size;
     if (!held) { counters.lateAnswers += 1; return false; }
+    if (held.origin) { fleet.reply(held.origin, held.plant, env); return false; }
     return true;
   }
 
@@ -393,68 +503,110 @@ function createEndpoint(opts) {
     }
   }
 
-  function remember(env) {
+  function remember(plant, env) {
+    let l = latest.get(plant);
+    if (!l) { l = { values: {}, keys: 0 }; latest.set(plant, l); }
     for (const [k, v] of Object.entries(env.d || {})) {
-      if (!(k in latest)) {
-        if (latestKeys >= o.maxTags) continue;
-        latestKeys += 1;
+      if (!(k in l.values)) {
+        if (l.keys >= o.maxTags) continue;
+        l.keys += 1;
       }
-      latest[k] = v;
+      l.values[k] = v;
     }
   }
 
-  /** Edge endpoint: send a request to the edge and hold it until its answer. */
-  function sendRequest(env) {
-    const c = currentEdge();
-    if (!c || !c.ready || c.closing || c.ws.readyState !== c.ws.OPEN) return 0;
+  /** The plant's edge here, if it may take requests now (ready, open, and the lease surely ours). */
+  function liveEdge(plant) {
+    const c = edges.get(plant);
+    return c && c.ready && !c.closing && c.ws.readyState === c.ws.OPEN && fleet.holds(plant) ? c : null;
+  }
+
+  /** Deliver a request to the plant's edge here and hold it until its answer (see header). */
+  function toEdge(c, env, plant, origin) {
     if (inflight.full) {
       counters.busy += 1;
-      ee.emit('envelope', sender.error('E_BUSY', `${inflight.size} requests already wait for the edge's answer: the ${env.k} was not relayed`, { src: env.src, seq: env.seq }, env.cid), c.id);
-      return 1;
+      answer({ origin, plant, peer: c.id }, sender.error('E_BUSY', `${inflight.size} requests already wait for the edge's answer: the ${env.k} was not relayed`, { src: env.src, seq: env.seq }, env.cid, env.dl));
+      return;
     }
+    if (inflight.add(env, c.id, { plant, origin })) deliver(c, env);
+    counters.inflight = inflight.size;
+  }
+
+  /** A request another instance forwarded for a plant held here (its dl on this clock). */
+  function fromFleet(env, plant, origin) {
+    const c = liveEdge(plant);
+    if (!c) {
+      fleet.reply(origin, plant, sender.error('E_EDGE_DOWN', `the edge of plant ${plant} is not ready on this instance: the ${env.k} was not delivered`, { src: env.src, seq: env.seq }, env.cid, env.dl));
+      return;
+    }
+    toEdge(c, env, plant, origin);
+  }
+
+  /**
+   * Edge endpoint: a request from the flow. To the plant's edge here and held until its answer;
+   * to the instance holding the plant's edge (lib/fleet.js) if it is elsewhere.
+   * @returns {number} 0: not delivered (the caller refuses it E_EDGE_DOWN)
+   */
+  function sendRequest(env, plant) {
     // A request from a flow that did not come through a twin endpoint gets the default lifetime.
     const req = Number.isFinite(env.dl) ? env : { ...env, dl: clock.now() + o.lifetimeMs };
-    if (inflight.add(req, c.id)) deliver(c, req);
-    counters.inflight = inflight.size;
+    if (edges.has(plant)) {
+      const c = liveEdge(plant);
+      if (!c) return 0; // connected but not ready yet, or its lease not surely held
+      toEdge(c, req, plant, undefined);
+      return 1;
+    }
+    fleet.forward(req, plant);
     return 1;
   }
 
   /**
    * Send one envelope: to `clientId` only if it is a peer of THIS endpoint; else answers
-   * (ack/err/probe-res) to the peer whose src is ref.src; else to every peer. On the edge
-   * endpoint, requests (cmd, probe) go to the current edge and are held until answered.
+   * (ack/err/probe-res) to the peer of `plant` whose src is ref.src; else to every peer of `plant`.
+   * On the edge endpoint, requests (cmd, probe) go to the plant's edge and are held until answered.
    * @param {object} env a valid envelope
    * @param {string} [clientId]
-   * @returns {number} peers the frame was delivered or queued to
+   * @param {string} [plant] msg.plant; may be left out when the endpoint serves one plant only
+   * @returns {number} peers the frame was delivered or queued to (0 also when no plant is named
+   *   and the endpoint serves several: counted in noPlant)
    */
-  function send(env, clientId) {
+  function send(env, clientId, plant) {
     if (closed) return 0;
-    if (edge && envelope.REQUEST_KINDS.has(env.k)) return sendRequest(env);
-    if ((env.k === 'state' || env.k === 'snap') && env.d) remember(env);
-    let targets;
+    const p = resolvePlant(plant);
     if (clientId !== undefined && clients.has(clientId)) {
-      targets = [clients.get(clientId)];
-    } else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && srcOwner.has(env.ref.src)) {
-      targets = [clients.get(srcOwner.get(env.ref.src))];
+      const c = clients.get(clientId);
+      if ((env.k === 'state' || env.k === 'snap') && env.d) remember(c.plant, env);
+      if (edge && envelope.REQUEST_KINDS.has(env.k)) return sendRequest(env, c.plant);
+      const text = envelope.stringify(env);
+      deliver(c, env, text);
+      return 1;
+    }
+    if (!p) { counters.noPlant += 1; return 0; }
+    if (edge && envelope.REQUEST_KINDS.has(env.k)) return sendRequest(env, p);
+    if ((env.k === 'state' || env.k === 'snap') && env.d) remember(p, env);
+    let targets;
+    const owner = env.ref ? srcOwner.get(ownerKey(p, env.ref.src)) : undefined;
+    if (envelope.ANSWER_KINDS.has(env.k) && owner !== undefined) {
+      targets = [clients.get(owner)];
     } else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && o.routeAnswers !== false && !edge) {
       // An answer for a twin that is gone: sending it to every other twin would be noise.
       counters.unroutable += 1;
       return 0;
     } else {
-      targets = [...clients.values()];
+      targets = [...clients.values()].filter((c) => c.plant === p);
     }
     const text = envelope.stringify(env); // one serialisation for the whole fan-out
     for (const c of targets) deliver(c, env, text);
     return targets.length;
   }
 
-  /** Close every peer (1001) and stop; resolves when all are gone. */
+  /** Close every peer (1001) and stop; resolves when all are gone (and the plants' leases freed). */
   function close() {
     if (closed) return Promise.resolve();
     closed = true;
     clearInterval(pingTimer);
     const all = [...clients.values()];
-    return new Promise((resolve) => {
+    const peersGone = new Promise((resolve) => {
       if (!all.length) { wss.close(); resolve(); return; }
       let left = all.length;
       const t = setTimeout(() => { for (const c of all) c.ws.terminate(); }, o.closeGraceMs);
@@ -465,6 +617,10 @@ function createEndpoint(opts) {
         });
         try { c.ws.close(1001, 'endpoint closing'); } catch { c.ws.terminate(); }
       }
+    });
+    return peersGone.then(async () => {
+      if (fleet) await fleet.close();
+      if (ownBackplane) await ownBackplane.close();
     });
   }
 
@@ -483,11 +639,28 @@ function createEndpoint(opts) {
     errorFor: (env, code, msg) => sender.error(code, msg, { src: env.src, seq: env.seq }, env.cid),
     hasClient: (id) => clients.has(id),
     clientIds: () => [...clients.keys()],
-    /** Edge endpoint: an edge is connected and has had its first sync answered. */
-    edgeReady: () => { const c = currentEdge(); return Boolean(c && c.ready && !c.closing); },
+    /**
+     * Edge endpoint: the plant's edge (any plant's, without one) is connected here, has had its
+     * first sync answered and holds the plant's lease.
+     */
+    edgeReady: (plant) => {
+      if (plant !== undefined) return Boolean(liveEdge(plant));
+      return [...edges.keys()].some((p) => liveEdge(p));
+    },
+    /** Edge endpoint: the plants whose edges are connected here. */
+    edgePlants: () => [...edges.keys()],
+    /** Edge endpoint: take the plant's states from the other instances (its twins are here). */
+    watch: (plant) => (fleet ? fleet.watch(plant) : Promise.resolve()),
+    /** Edge endpoint: the fleet member (lib/fleet.js), for stats and tests. */
+    fleet,
     /** Internals for tests and the stats endpoint. */
     client: (id) => clients.get(id),
-    latestState: () => ({ ...latest }),
+    latestState: (plant) => {
+      const l = latest.get(resolvePlant(plant));
+      return l ? { ...l.values } : {};
+    },
+    /** The plant a frame without msg.plant goes to (null: the endpoint serves several). */
+    onlyPlant,
   });
 }
 

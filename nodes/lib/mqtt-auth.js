@@ -7,9 +7,10 @@
  *
  *   twin:pw:twin,plc:pw:plc,monitor:pw:monitor,lab3:pw:twin@plant3
  *
- * `<user>:<password>:<role>[@<plant>]`. The user name is everything before the first ':', the
- * role everything after the last ':', so a password may itself contain ':'. A role bound to a
- * plant (`twin@plant3`) gets the role's topics for that plant only; without it, for every plant.
+ * `<user>:<password>:<role>[@<plant>[|<plant>...]]`. The user name is everything before the first
+ * ':', the role everything after the last ':', so a password may itself contain ':'. A role bound
+ * to plants (`twin@plant3`, `plc@line1|line2`) gets the role's topics for those plants only;
+ * without it, for every plant (a fleet scopes each PLC's user to its own plant, issue 17).
  *
  * Roles (topics from io-table.json's `mqtt` section, `{plant}` = one topic level):
  *   twin     publish  s7twin/{plant}/cmd, s7twin/{plant}/probe/req
@@ -24,6 +25,7 @@
 const { codedError } = require('./errors');
 const crypto = require('node:crypto');
 const tags = require('./tags');
+const { PLANT_RE } = require('./plants');
 
 const TOPICS = tags.TABLE.mqtt; // commandTopic, stateTopic, probeRequestTopic, probeResponseTopic
 
@@ -33,8 +35,6 @@ const ROLES = Object.freeze({
   plc: { publish: [TOPICS.stateTopic, TOPICS.probeResponseTopic], subscribe: [TOPICS.commandTopic, TOPICS.probeRequestTopic] },
   monitor: { publish: [], subscribe: ['#', '$SYS/#'] },
 });
-
-const PLANT_RE = /^[A-Za-z0-9_.-]{1,64}$/; // one topic level, no wildcards, no '$'
 
 /** Error with a stable `code`. */
 const MqttAuthError = codedError('MqttAuthError');
@@ -70,14 +70,16 @@ function parseUsers(text) {
   userEntries(text).forEach(({ username, password, role: roleAt }, i) => {
     const where = `user entry ${i + 1}`;
     if (username === undefined) throw new MqttAuthError('E_MQTT_USERS', `${where} is not user:password:role`);
-    const [role, plant, extra] = roleAt.split('@');
+    const [role, plantList, extra] = roleAt.split('@');
     if (!password) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has an empty password`);
     if (!ROLES[role]) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has unknown role "${role}" (twin, plc or monitor)`);
-    if (extra !== undefined || (plant !== undefined && !PLANT_RE.test(plant))) {
+    const plants = plantList === undefined ? null : plantList.split('|');
+    if (extra !== undefined || (plants && !plants.every((p) => PLANT_RE.test(p)))) {
       throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has an invalid plant id`);
     }
     if (users.has(username)) throw new MqttAuthError('E_MQTT_USERS', `${where}: user "${username}" is listed twice`);
-    users.set(username, { username, role, plant: plant === undefined ? null : plant, digest: digest(password) });
+    // `plant`: the one plant of a user bound to exactly one (null: every plant, or several).
+    users.set(username, { username, role, plants, plant: plants && plants.length === 1 ? plants[0] : null, digest: digest(password) });
   });
   return users;
 }
@@ -143,15 +145,16 @@ function filtersOverlap(a, b) {
 }
 
 /**
- * The concrete patterns of a user: the role's topics, `{plant}` bound to the user's plant or '+'.
- * @param {{role:string, plant:string|null}} user
+ * The concrete patterns of a user: the role's topics, `{plant}` bound to each of the user's
+ * plants, or '+' for a user of every plant.
+ * @param {{role:string, plants?:string[]|null, plant?:string|null}} user
  * @returns {{publish:string[], subscribe:string[]}}
  */
 function patternsOf(user) {
-  const plant = user.plant || '+';
-  const fill = (t) => tags.template(t, { plant });
+  const plants = user.plants || (user.plant ? [user.plant] : ['+']);
   const r = ROLES[user.role];
-  return { publish: r.publish.map(fill), subscribe: r.subscribe.map(fill) };
+  const fill = (list) => plants.flatMap((plant) => list.map((t) => tags.template(t, { plant })));
+  return { publish: fill(r.publish), subscribe: fill(r.subscribe) };
 }
 
 /**

@@ -33,6 +33,11 @@
  *   subscription is refused (0x80, E_MQTT_PERSISTENT, counted in persistentRefused); at QoS 0,
  *   or with a clean session, it is granted. (Granting QoS 0 instead is not possible with aedes:
  *   its SUBACK always reports the QoS asked for.)
+ * - A fleet (issue 17, `redisUrl`): the brokers of every cloud instance cluster over Redis
+ *   (lib/mqtt-cluster.js: mqemitter-redis, aedes-persistence-redis). The snapshot then merges the
+ *   states arriving through the cluster's emitter (from a PLC on any instance), is stored in Redis
+ *   by the instance the PLC publishes to, and is read from there for a plant this instance has
+ *   not seen a state of yet.
  * - TLS (opts.tls {key, cert}): the TCP port speaks MQTT over TLS (mqtts) and the WebSocket port
  *   https/wss, nothing else; a plain-text client fails the handshake and is never read.
  * - Per-client limits (nodes/lib/peer-limits.js): a PUBLISH or SUBSCRIBE rate and a budget of
@@ -50,6 +55,7 @@ const { WebSocketServer, createWebSocketStream } = require('ws');
 const auth = require('./mqtt-auth');
 const payloads = require('./mqtt-payload');
 const { createFrameGuard } = require('./mqtt-frame-guard');
+const { createMqttCluster } = require('./mqtt-cluster');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -64,6 +70,7 @@ const DEFAULTS = {
   validatePayloads: true, // check twin commands and probes against the tag dictionary
   snapshot: true, // hand the merged PLC state to new state subscribers
   noDelay: true, // TCP_NODELAY on every socket; false only to reproduce a stock aedes server (bench)
+  redisUrl: null, // a fleet's Redis (S7T_REDIS_URL): cluster with the other instances' brokers
   tls: null, // {key, cert} (PEM): mqtts on the TCP port, wss on the WebSocket port, no plain text
   ratePerS: peerLimits.DEFAULTS.ratePerS, // PUBLISH + SUBSCRIBE a second per client (0 = off)
   burst: peerLimits.DEFAULTS.burst, // packets above that rate absorbed at once
@@ -135,12 +142,20 @@ async function createMqttServer(opts = {}) {
   };
 
   const { Aedes } = await import('aedes');
-  const broker = await Aedes.createBroker({
-    connectTimeout: o.connectTimeoutMs,
-    drainTimeout: o.drainTimeoutMs,
-    keepaliveLimit: o.keepaliveLimitS,
-    heartbeatInterval: 60000, // $SYS heartbeat, 1 minute (aedes default)
-  });
+  const cluster = o.redisUrl ? createMqttCluster({ url: o.redisUrl }) : null;
+  let broker;
+  try {
+    broker = await Aedes.createBroker({
+      connectTimeout: o.connectTimeoutMs,
+      drainTimeout: o.drainTimeoutMs,
+      keepaliveLimit: o.keepaliveLimitS,
+      heartbeatInterval: 60000, // $SYS heartbeat, 1 minute (aedes default)
+      ...(cluster ? { mq: cluster.mq, persistence: cluster.persistence } : {}),
+    });
+  } catch (e) {
+    if (cluster) await cluster.close();
+    throw e;
+  }
   const roleOf = new WeakMap(); // aedes client -> user
   const state = new Map(); // plant -> merged last-known PLC outputs
   const limitsOf = new WeakMap(); // aedes client -> peer limits (gone with the client)
@@ -225,12 +240,18 @@ async function createMqttServer(opts = {}) {
     cb(null);
   };
 
-  function mergeState(packet) {
+  function mergeState(packet, store = true) {
     let values;
     try { values = payloads.decodeState(packet.payload); } catch { return; } // the PLC's own business
     const plant = auth.plantOf(packet.topic);
     state.set(plant, { ...(state.get(plant) || {}), ...values });
+    if (cluster && store) cluster.store.merge(plant, values);
   }
+  // In a cluster, a PLC publishing to another instance's broker reaches this one through the
+  // emitter (its own publishes too: merging them twice changes nothing).
+  const stateFilter = auth.TOPICS.stateTopic.replace('{plant}', '+');
+  const onClusterState = (packet, cb) => { mergeState(packet, false); cb(); };
+  if (cluster && o.snapshot) broker.mq.on(stateFilter, onClusterState);
 
   // Filters of the topics twins send to the PLC (commands, probe requests), any plant.
   const toPlc = [auth.TOPICS.commandTopic, auth.TOPICS.probeRequestTopic].map((t) => t.replace('{plant}', '+'));
@@ -268,15 +289,28 @@ async function createMqttServer(opts = {}) {
     counters.clientErrors += 1;
     if (!/E_MQTT_/.test(e.code || '')) report({ type: 'error', code: 'E_MQTT_CONNECTION', message: e.message });
   });
+  const sendSnapshot = (client, topic, values) => {
+    counters.snapshots += 1;
+    client.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(values)), qos: 0, retain: true }, () => {});
+  };
   broker.on('subscribe', (subs, client) => {
-    if (!o.snapshot || state.size === 0) return;
+    if (!o.snapshot) return;
     for (const s of subs) {
       if (s.qos === 128) continue;
+      // A fleet: a plant no state of which reached this instance yet is read from Redis.
+      const named = auth.plantOf(s.topic);
+      if (cluster && named && !state.has(named) && auth.kindOf(s.topic) === 'state') {
+        cluster.store.load(named).then((values) => {
+          if (!Object.keys(values).length || closed) return;
+          state.set(named, { ...values, ...(state.get(named) || {}) });
+          sendSnapshot(client, s.topic, state.get(named));
+        });
+        continue;
+      }
       for (const [plant, values] of state) {
         const topic = auth.TOPICS.stateTopic.replace('{plant}', plant);
         if (!auth.topicMatches(s.topic, topic)) continue;
-        counters.snapshots += 1;
-        client.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(values)), qos: 0, retain: true }, () => {});
+        sendSnapshot(client, topic, values);
       }
     }
   });
@@ -288,15 +322,20 @@ async function createMqttServer(opts = {}) {
   let httpServer = null;
   const ports = { tcp: null, ws: null };
 
+  let closed = false;
   const closeAll = async () => {
+    closed = true;
     for (const s of sockets) s.destroy();
     if (wss) for (const c of wss.clients) c.terminate();
+    const brokerClosed = new Promise((r) => broker.close(() => r()));
     await Promise.allSettled([
       tcp ? new Promise((r) => tcp.close(() => r())) : null,
       wss ? new Promise((r) => wss.close(() => r())) : null,
       httpServer ? new Promise((r) => { httpServer.close(() => r()); httpServer.closeAllConnections(); }) : null,
-      new Promise((r) => broker.close(() => r())),
+      // A clustered broker's emitter closes when its Redis connections end: cut below if Redis is gone.
+      cluster ? Promise.race([brokerClosed, new Promise((r) => setTimeout(r, 2000).unref())]) : brokerClosed,
     ]);
+    if (cluster) await cluster.close();
   };
 
   try {
@@ -350,6 +389,8 @@ async function createMqttServer(opts = {}) {
     ports,
     counters,
     events,
+    /** Clustered over a fleet's Redis? (its counters: redisErrors, storeErrors) */
+    cluster: cluster ? cluster.counters : null,
     /** @returns {Array<{id:string, user:string|undefined, role:string|undefined}>} connected clients */
     clients() {
       return Object.values(broker.clients).map((c) => {

@@ -208,6 +208,9 @@ function createRestEndpoint(opts) {
       counters.pending = pending.size;
       if (env.k === 'ack') { counters.acks += 1; answer(p.res, 200, env); return; }
       counters.errs += 1;
+      // No edge for the plant anywhere: the answer came from the edge endpoint (or, in a fleet, the
+      // instance the command was forwarded to) rather than from relay() returning 0.
+      if (env.e && env.e.code === 'E_EDGE_DOWN') counters.edgeDown += 1;
       answer(p.res, errorStatus(env.e && env.e.code), env);
     }
   }

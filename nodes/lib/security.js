@@ -16,7 +16,7 @@
 const net = require('node:net');
 const { DEFAULTS, SECRETS } = require('../../twin/local');
 const { userEntries } = require('./mqtt-auth');
-const { createChecker } = require('./auth');
+const { createChecker, parseGrants } = require('./auth');
 const tls = require('./tls');
 
 /** The variables naming where each part's servers bind (unset = 127.0.0.1 everywhere). */
@@ -99,7 +99,25 @@ function check({ role, env = process.env, hosts, secrets }) {
     else if (!BCRYPT.test(hash)) problems.push({ name: 'S7T_ADMIN_HASH', why: 'is not a bcrypt hash ($2b$...): nobody could log in' });
   }
   const values = secrets || Object.fromEntries(Object.entries(SECRETS).filter(([, roles]) => roles.includes(role)).map(([n]) => [n, env[n]]));
+  // A fleet's cloud instances (issue 17) may give every token through S7T_TOKENS
+  // (token:role:plants): a role granted there needs no plain token, and no scoped token may be a
+  // development value either.
+  const scopedRoles = new Set();
+  if (role === 'cloud' && !secrets && env.S7T_TOKENS) {
+    try {
+      const dev = devValues();
+      for (const g of parseGrants(env.S7T_TOKENS)) {
+        scopedRoles.add(g.role);
+        if (dev.has(g.token)) problems.push({ name: 'S7T_TOKENS', why: `gives the ${g.role} role a development token (twin/local.js)` });
+      }
+    } catch (err) {
+      problems.push({ name: 'S7T_TOKENS', why: `cannot be read: ${err.message}` });
+    }
+  }
+  const PLAIN_ROLE = { S7T_TWIN_TOKEN: 'twin', S7T_EDGE_TOKEN: 'edge' };
   for (const [name, value] of Object.entries(values)) {
+    const unset = value === undefined || value === null || String(value).trim() === '';
+    if (unset && scopedRoles.has(PLAIN_ROLE[name])) continue;
     const why = secretProblem(name, value);
     if (why) problems.push({ name, why });
   }

@@ -44,7 +44,7 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   for (const f of ['/session.js', '/../package.json', '/vendor/fs.js', '/%2e%2e/settings.js']) assert.equal((await get(f)).status, 404, f);
 
   const config = await (await get('/config.json')).json();
-  assert.deepEqual(config.protocols.ws, { path: '/s7twin/twin' });
+  assert.deepEqual(config.protocols.ws, { path: '/s7twin/twin', plant: 'plant1' }, 'the page connects for the node\'s plant (S7T_PLANT, else plant1)');
   assert.equal(config.protocols.mqtt, null, 'no MQTT over WebSocket port: the page offers none');
   assert.equal(config.protocols.http.path, '/s7twin/rest');
   assert.ok(!/"(tw|vw|ed)"/.test(JSON.stringify(config)), 'no token in the config');
@@ -84,4 +84,26 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   const uiStats = stats.nodes.find((n) => n.type === 's7twin-ui').counters;
   assert.equal(uiStats.takeovers, 1);
   assert.ok(uiStats.unauthorized >= 2);
+});
+
+test('the page and REST serve one plant (issue 17): S7T_PLANT, with the tokens valid for it among the plain and scoped ones', async (t) => {
+  const red = await startNodeRed({
+    role: 'cloud', flows: EX,
+    env: { S7T_PLANT: 'plant2', S7T_TWIN_TOKEN: 'tw2', S7T_VIEWER_TOKEN: '', S7T_EDGE_TOKEN: 'ed', S7T_TOKENS: 'p1:twin:plant1,all:twin:*,v2:viewer:plant2', S7T_MQTT_WS_PORT: '' },
+  });
+  t.after(() => red.stop());
+  const ui = `${red.url}/s7twin/ui`;
+  const config = await (await fetch(`${ui}/config.json`)).json();
+  assert.deepEqual(config.protocols.ws, { path: '/s7twin/twin', plant: 'plant2' });
+  const role = async (token) => { const r = await fetch(`${ui}/session?token=${token}`); return r.status === 200 ? (await r.json()).role : r.status; };
+  assert.equal(await role('p1'), 401, 'a token of plant1 only: not this page\'s');
+  assert.equal(await role('all'), 'twin');
+  assert.equal(await role('tw2'), 'twin', 'the plain twin token is for S7T_PLANT');
+  assert.equal(await role('v2'), 'viewer');
+  const cmd = (token, seq) => fetch(`${red.url}/s7twin/rest/cmd?token=${token}`, { method: 'POST', body: JSON.stringify({ v: 1, k: 'cmd', src: 'twin-r', seq, ts: Date.now(), d: { st: 1 } }) });
+  assert.equal((await cmd('p1', 1)).status, 401, 'REST: a token of plant1 only is refused');
+  const r = await cmd('all', 2);
+  assert.equal(r.status, 503, 'REST: accepted, and no edge of plant2 anywhere');
+  assert.equal((await r.json()).e.code, 'E_EDGE_DOWN');
+  assert.equal((await cmd('v2', 3)).status, 403, 'REST: a viewer of plant2 may only read');
 });

@@ -71,6 +71,29 @@ test('compose has no development secret: each is required from .env; OPC UA and 
   assert.deepEqual(more.services.cloud.ports.map((p) => p.split(':').pop()).sort(), ['4841', '5021']);
 });
 
+test('docker-compose.fleet.yml (issue 17): Redis never published and password-protected, a second cloud on it, the edge dialling both', () => {
+  const fleet = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.fleet.yml'), 'utf8'));
+  const text = fs.readFileSync(path.join(ROOT, 'docker-compose.fleet.yml'), 'utf8');
+  const base = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'));
+  assert.deepEqual(Object.keys(fleet.services).sort(), ['cloud', 'cloud2', 'edge', 'redis']);
+  assert.equal(fleet.services.redis.ports, undefined, 'Redis is on the compose network only');
+  assert.match(fleet.services.redis.command.join(' '), /--requirepass \$\{S7T_REDIS_PASSWORD:\?/);
+  for (const c of ['cloud', 'cloud2']) assert.match(fleet.services[c].environment.S7T_REDIS_URL, /^redis:\/\/:\$\{S7T_REDIS_PASSWORD:\?.*\}@redis:6379$/);
+  assert.match(fleet.services.edge.environment.S7T_CLOUD_URL, /ws:\/\/cloud:1880\/s7twin\/edge,ws:\/\/cloud2:1880\/s7twin\/edge/);
+  // cloud2 is the cloud service with the fleet's Redis: the same secrets, each required, none with a default.
+  const { SECRETS, DEFAULTS } = require('../../twin/local');
+  for (const name of Object.keys(SECRETS).filter((n) => SECRETS[n].includes('cloud'))) {
+    assert.match(fleet.services.cloud2.environment[name], new RegExp(`^\\$\\{${name}:\\?`), `cloud2 requires ${name}`);
+    assert.ok(!text.includes(DEFAULTS[name]), `the development value of ${name} is nowhere in the fleet file`);
+  }
+  const code = readAll(['settings.js', 'nodes', 'flows/parts', 'plc', 'twin', 'subflows']);
+  for (const key of Object.keys(fleet.services.cloud2.environment)) if (key.startsWith('S7T_')) assert.ok(code.includes(key), `cloud2: ${key} is read nowhere in the code`);
+  assert.deepEqual(Object.keys(fleet.services.cloud2.environment).filter((k) => !(k in base.services.cloud.environment)), ['S7T_REDIS_URL']);
+  const hostPorts = (svc) => svc.ports.map((p) => /_PORT:-(\d+)\}:\d+/.exec(p)[1]);
+  assert.deepEqual(hostPorts(fleet.services.cloud2).sort(), ['1890', '1893', '9011']);
+  for (const p of hostPorts(fleet.services.cloud2)) assert.ok(!hostPorts(base.services.cloud).includes(p), `cloud2 publishes ${p}, which cloud has`);
+});
+
 test('the image installs what its processes load: the node package\'s dependencies and the packages the Dockerfile adds from the lock', () => {
   const pkg = require('../../package.json');
   const docker = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');

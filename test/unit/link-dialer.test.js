@@ -176,3 +176,22 @@ test('the dialer answers malformed frames from the cloud with err and drops dupl
   assert.equal(got.length, 1);
   assert.deepEqual(invalid, ['E_JSON']);
 });
+
+test('a 409 (the plant held by another edge, or a dead instance\'s lease) is retried after takenRetryMs, not the growing back-off', async (t) => {
+  const attempts = [];
+  const srv = http.createServer();
+  srv.on('upgrade', (req, socket) => {
+    attempts.push(Date.now());
+    socket.end('HTTP/1.1 409 Conflict\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => srv.close(r)));
+  const d = createDialer({ url: `ws://127.0.0.1:${srv.address().port}/s7twin/edge`, src: 'edge-t', plant: 'plant1', backoff: { initialMs: 4000, maxMs: 8000, jitter: 0 }, takenRetryMs: 150 });
+  const failures = [];
+  d.on('failure', (err) => failures.push(err.code));
+  d.start();
+  t.after(() => d.close());
+  await waitFor(() => attempts.length >= 3, 5000, 'three attempts within the back-off\'s first step');
+  assert.ok(failures.includes('E_EDGE_TAKEN'));
+  assert.ok(attempts[2] - attempts[0] < 3000, `retried at once after 409s (${attempts.map((a) => a - attempts[0]).join(', ')} ms), not 4 s and 8 s apart`);
+});

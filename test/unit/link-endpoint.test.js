@@ -6,49 +6,9 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const http = require('node:http');
-const { createEndpoint } = require('../../nodes/lib/link-endpoint');
 const clock = require('../../nodes/lib/clock');
-const { openClient, waitFor } = require('../helpers/nodes');
-
-/** An HTTP server with a twin and an edge endpoint, relayed both ways as the cloud flow does. */
-async function startCloud(opts = {}) {
-  const twins = createEndpoint({ path: '/t', role: 'twin', tokens: ['tw'], viewerTokens: ['view'], src: 'cloud-t', ...opts.twin });
-  const edge = createEndpoint({ path: '/e', role: 'edge', tokens: ['ed'], src: 'cloud-e', ...opts.edge });
-  const server = http.createServer((req, res) => { res.statusCode = 404; res.end(); });
-  server.on('upgrade', (req, socket, head) => {
-    if (!twins.handleUpgrade(req, socket, head) && !edge.handleUpgrade(req, socket, head)) socket.destroy();
-  });
-  const toEdge = [];
-  twins.on('envelope', (env) => {
-    toEdge.push(env);
-    if (edge.send(env) === 0) twins.send(twins.errorFor(env, 'E_EDGE_DOWN', 'no edge'));
-  });
-  edge.on('envelope', (env) => twins.send(env));
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const base = `ws://127.0.0.1:${server.address().port}`;
-  return {
-    twins, edge, toEdge, base,
-    twin: (token = 'tw') => openClient(`${base}/t`, { token }),
-    /** A raw edge that answers syncs only when told to (it sends them itself). */
-    async edgePeer(token = 'ed') {
-      const c = await openClient(`${base}/e`, { token });
-      let seq = 0;
-      c.sync = async () => {
-        c.send({ v: 1, k: 'sync', src: 'edge-link', seq: ++seq, ts: clock.now() });
-        await c.next((f) => f.k === 'sync-res' && f.ref.seq === seq);
-      };
-      c.frame = (k, fields) => ({ v: 1, k, src: 'edge-s7', seq: ++seq + 1000, ts: Date.now(), ...fields });
-      return c;
-    },
-    async stop() {
-      await twins.close();
-      await edge.close();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
+const { waitFor } = require('../helpers/nodes');
+const { startCloud } = require('../helpers/cloud');
 
 const cmd = (seq, d, more = {}) => ({ v: 1, k: 'cmd', src: 'twin-a', seq, ts: Date.now(), d, ...more });
 

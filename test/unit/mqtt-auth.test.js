@@ -118,3 +118,23 @@ test('filtersOverlap: two filters that can match a common topic', () => {
     assert.equal(filtersOverlap(b, a), false, `${b} !~ ${a}`);
   }
 });
+
+test('a user bound to several plants gets its role for each of them and for no other (issue 17)', () => {
+  const users = auth.parseUsers('plc12:pw:plc@line1|line2,t2:pw:twin@line2');
+  assert.deepEqual(users.get('plc12').plants, ['line1', 'line2']);
+  assert.equal(users.get('plc12').plant, null);
+  assert.equal(users.get('t2').plant, 'line2');
+  const a = auth.createAuthorizer(users);
+  const plc = users.get('plc12');
+  assert.ok(a.canPublish(plc, 's7twin/line1/state'));
+  assert.ok(a.canPublish(plc, 's7twin/line2/probe/res'));
+  assert.ok(!a.canPublish(plc, 's7twin/line3/state'));
+  assert.ok(a.canSubscribe(plc, 's7twin/line2/cmd'));
+  assert.ok(!a.canSubscribe(plc, 's7twin/+/cmd'), 'a wildcard reaches plants it does not hold');
+  const twin = users.get('t2');
+  assert.ok(a.canPublish(twin, 's7twin/line2/cmd'));
+  assert.ok(!a.canPublish(twin, 's7twin/line1/cmd'));
+  assert.ok(!a.canSubscribe(twin, 's7twin/line1/state'));
+  assert.throws(() => auth.parseUsers('a:pw:twin@line1|'), (e) => e.code === 'E_MQTT_USERS');
+  assert.throws(() => auth.parseUsers('a:pw:twin@line1|l/2'), (e) => e.code === 'E_MQTT_USERS');
+});

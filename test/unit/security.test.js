@@ -130,8 +130,22 @@ test('gen-env writes .env with mode 600, refuses to overwrite it, and renews onl
 
 test('.env.example lists every variable gen-env writes, with no secret in it; .env is ignored by git', () => {
   const example = gen.parseEnv(fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8'));
-  const written = gen.parseEnv(gen.render({ S7T_ADMIN_USER: 'a', S7T_ADMIN_HASH: 'h', S7T_METRICS_TOKEN: 't', ...gen.freshSecrets(), ...gen.SETTINGS }));
+  const written = gen.parseEnv(gen.render({ S7T_ADMIN_USER: 'a', S7T_ADMIN_HASH: 'h', S7T_METRICS_TOKEN: 't', ...gen.freshSecrets(), ...gen.SETTINGS, ...gen.freshFleetSecrets() }));
+  assert.ok(written.S7T_REDIS_PASSWORD, 'the fleet\'s Redis password is written too');
   for (const k of Object.keys(written)) assert.ok(k in example, `.env.example has ${k}`);
-  for (const k of [...Object.keys(SECRETS), 'S7T_ADMIN_HASH', 'S7T_METRICS_TOKEN']) assert.equal(example[k], '', `${k} is left empty`);
+  for (const k of [...Object.keys(SECRETS), ...Object.keys(gen.FLEET_SECRETS), 'S7T_ADMIN_HASH', 'S7T_METRICS_TOKEN']) assert.equal(example[k], '', `${k} is left empty`);
   assert.match(fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8'), /^\.env$/m);
+});
+
+test('a fleet cloud (issue 17): scoped tokens (S7T_TOKENS) stand in for the plain ones, and are checked too', () => {
+  const scoped = `${'t'.repeat(32)}:twin:*,${'e'.repeat(32)}:edge:plant1,${'f'.repeat(32)}:edge:plant2`;
+  const ok = check({ role: 'cloud', env: deployedEnv({ S7T_TWIN_TOKEN: '', S7T_EDGE_TOKEN: '', S7T_TOKENS: scoped }) });
+  assert.deepEqual(ok.problems, []);
+  const dev = check({ role: 'cloud', env: deployedEnv({ S7T_EDGE_TOKEN: '', S7T_TOKENS: `${DEFAULTS.S7T_TWIN_TOKEN}-x:twin:*,${DEFAULTS.S7T_EDGE_TOKEN}:edge:plant1` }) });
+  assert.deepEqual(dev.problems.map((p) => p.name), ['S7T_TOKENS']);
+  assert.match(dev.problems[0].why, /edge role a development token/);
+  const noTwin = check({ role: 'cloud', env: deployedEnv({ S7T_TWIN_TOKEN: '', S7T_TOKENS: `${'e'.repeat(32)}:edge:plant1` }) });
+  assert.deepEqual(noTwin.problems.map((p) => p.name), ['S7T_TWIN_TOKEN'], 'a role no scoped token grants still needs its plain token');
+  const bad = check({ role: 'cloud', env: deployedEnv({ S7T_TOKENS: 'nonsense' }) });
+  assert.match(bad.problems.find((p) => p.name === 'S7T_TOKENS').why, /cannot be read: .*not token:role:plant/);
 });

@@ -34,6 +34,7 @@ const utf8 = new TextEncoder();
  * @param {object} opts
  * @param {string} opts.url ws:// or wss:// URL of the twin endpoint
  * @param {string} [opts.token] sent as ?token=
+ * @param {string} [opts.plant] sent as ?plant= (issue 17: a token valid for several plants)
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {object} [opts.backoff] see nodes/lib/backoff.js
  * @param {(line: string) => void} [opts.log]
@@ -45,6 +46,7 @@ function createTransport(opts = {}) {
   const WS = o.WebSocket || globalThis.WebSocket;
   const url = new URL(o.url);
   if (o.token) url.searchParams.set('token', o.token);
+  if (o.plant) url.searchParams.set('plant', o.plant);
   const sender = envelope.createSender(`twin-${o.id || Math.random().toString(36).slice(2, 10)}`);
   const backoff = createBackoff(o.backoff || {});
   const log = o.log || (() => {});

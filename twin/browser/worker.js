@@ -37,7 +37,7 @@ function transportFactory(m) {
   const { creds, id } = m;
   if (m.protocol === 'ws') {
     const { createTransport } = R('twin/browser/link-ws.js');
-    return (log) => createTransport({ url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, id, log });
+    return (log) => createTransport({ url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, plant: p.ws.plant, id, log });
   }
   if (m.protocol === 'mqttws') {
     const { createTransport } = R('twin/transports/mqtt.js');

@@ -6,6 +6,10 @@
  * frame), receives `snap`/`state` (onValues), `ack`/`err` (counted, err codes kept), and
  * `probe-res` (onProbe) for the load generator.
  *
+ * Failover (issue 17): `url` may list several cloud instances (comma-separated, or an array); when
+ * the connection drops or an attempt fails, the next attempt goes to the next one. `plant` names
+ * the plant (`?plant=`) where the token is valid for several.
+ *
  * Reconnects with exponential back-off and jitter (nodes/lib/backoff.js). Inputs that change
  * while the link is down are not queued frame by frame (a late "button pressed" is worse than
  * none): the twin's input image is kept, and after a reconnect the whole image goes out as one
@@ -22,6 +26,7 @@ const { TransportError, createErrorCounter } = require('./common');
 const WebSocket = require('ws');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
+const { parseCloudUrls, createRotation } = require('../../nodes/lib/cloud-urls');
 const { createAnswers } = require('./answers');
 
 const DEFAULTS = {
@@ -37,7 +42,9 @@ const DEFAULTS = {
 
 /**
  * @param {object} opts
- * @param {string} opts.url ws:// or wss:// URL of the twin endpoint
+ * @param {string|string[]} opts.url ws:// or wss:// URL of the twin endpoint, or several (a fleet's
+ *   instances, comma-separated or an array: tried in turn)
+ * @param {string} [opts.plant] the plant (`?plant=`), where the token is valid for several
  * @param {string} [opts.token]
  * @param {Buffer} [opts.ca] CA certificate(s) for a wss:// endpoint
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
@@ -47,6 +54,12 @@ const DEFAULTS = {
 function createTransport(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   if (!o.url) throw new TransportError('E_TRANSPORT_CONFIG', 'the ws transport needs a url (ws://host:port/s7twin/twin)');
+  let urls;
+  try {
+    urls = createRotation(parseCloudUrls(o.url, o.plant ? { plant: o.plant } : {}));
+  } catch (err) {
+    throw new TransportError('E_TRANSPORT_CONFIG', err.message);
+  }
   const ttl = o.ttl === undefined ? undefined : Number(o.ttl);
   if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) throw new TransportError('E_TRANSPORT_CONFIG', `ttl must be a positive whole number of ms, got ${JSON.stringify(o.ttl)}`);
   const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
@@ -60,7 +73,7 @@ function createTransport(opts = {}) {
   const stats = {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, acks: 0, errors: 0,
     errorCodes: {}, badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0,
-    lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0,
+    lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0, failovers: 0,
   };
   const answers = createAnswers({ image, stats, resend: (d) => sendCmd(d), canSend: () => Boolean(ws && ws.readyState === WebSocket.OPEN) });
   let ws = null;
@@ -91,7 +104,7 @@ function createTransport(opts = {}) {
   function open() {
     retryTimer = null;
     if (closed) return;
-    const sock = new WebSocket(o.url, {
+    const sock = new WebSocket(urls.url, {
       headers: o.token ? { Authorization: `Bearer ${o.token}` } : {},
       perMessageDeflate: false,
       handshakeTimeout: o.handshakeTimeoutMs,
@@ -103,7 +116,9 @@ function createTransport(opts = {}) {
       // The endpoint answers a bad token with 401 before the upgrade; retrying will not help.
       if (res.statusCode === 401) {
         stats.authFailures += 1;
-        fail(new TransportError('E_UNAUTHORIZED', `the twin endpoint refused the token (HTTP 401) at ${o.url}`), true);
+        fail(new TransportError('E_UNAUTHORIZED', `the twin endpoint refused the token (HTTP 401) at ${urls.url.replace(/([?&]token=)[^&]*/, '$1***')}`), true);
+      } else if (res.statusCode === 403) {
+        fail(new TransportError('E_FORBIDDEN', `the twin endpoint refused the token for this plant (HTTP 403)`), true);
       } else {
         countError('E_HTTP', `HTTP ${res.statusCode}`);
       }
@@ -162,6 +177,10 @@ function createTransport(opts = {}) {
     sock.on('close', () => {
       stopPing();
       if (ws === sock) ws = null;
+      // The instance went (or refused): the next attempt goes to the next one.
+      const before = urls.index;
+      urls.next();
+      if (urls.index !== before) stats.failovers += 1;
       // Commands in flight on this connection: nobody will answer them any more.
       answers.connectionLost();
       const was = stats.connected;
@@ -209,7 +228,7 @@ function createTransport(opts = {}) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           firstConnect = null;
-          reject(new TransportError('E_CONNECT_TIMEOUT', `no connection to ${o.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`));
+          reject(new TransportError('E_CONNECT_TIMEOUT', `no connection to ${urls.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`));
         }, o.connectTimeoutMs);
         firstConnect = { resolve, reject, timer };
         if (!ws && !retryTimer) open();
@@ -255,7 +274,7 @@ function createTransport(opts = {}) {
         if (sock.readyState === WebSocket.CONNECTING) sock.terminate(); else sock.close(1000, 'twin done');
       });
     },
-    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: answers.inFlight }; },
+    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: answers.inFlight, url: urls.url }; },
     get src() { return sender.src; },
   };
 }

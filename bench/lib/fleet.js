@@ -1,0 +1,198 @@
+'use strict';
+/**
+ * A fleet on one machine (issue 17): redis-server, N cloud Node-RED instances on it
+ * (S7T_REDIS_URL) and M plants, each a virtual PLC with its own edge Node-RED. The fleet tests
+ * (test/e2e/fleet.test.js) and the benchmark's fleet section (bench/fleet.js) run on it, as the
+ * single-instance ones run on bench/lib/system.js.
+ *
+ * - Plants are plant1..plantM. Edge k is told every instance's URL, starting with instance
+ *   (k-1) mod N, so the plants' edges spread over the instances and fail over to the others.
+ * - Tokens are scoped (S7T_TOKENS): one edge token per plant, a twin token and a viewer token for
+ *   every plant (twins name theirs with ?plant=).
+ * - The cloud flow is the bundle's (flows/cloud.json) with only the asked paths' tabs enabled
+ *   (ws, and mqtt: the brokers cluster over the same Redis). OPC UA and Modbus are per instance and
+ *   stay off here (docs/fleet.md says why).
+ * - Each plant's PLC publishes over MQTT to instance (k-1) mod N's broker when mqtt is on.
+ */
+const path = require('node:path');
+const net = require('node:net');
+const { startPlc, startNodeRed } = require('./procs');
+const { readFlows, withPathsDisabled } = require('./system');
+const { startRedis } = require('../../scripts/redis-server');
+
+const ROOT = path.join(__dirname, '..', '..');
+const HOST = '127.0.0.1';
+const DEFAULTS = {
+  scanMs: 10,
+  twinToken: 'fleet-twin-token',
+  viewerToken: 'fleet-viewer-token',
+  edgeToken: (plant) => `fleet-edge-${plant}`,
+  mqttTwin: { username: 'twin', password: 'fleet-twin-pw' },
+  mqttMonitor: { username: 'monitor', password: 'fleet-monitor-pw' },
+  mqttPlc: (plant) => ({ username: `plc-${plant}`, password: `fleet-plc-${plant}` }),
+};
+
+async function freePorts(n) {
+  const servers = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, HOST, () => resolve(srv));
+  })));
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+/**
+ * @param {object} o
+ * @param {number} [o.instances] cloud instances (default 2)
+ * @param {number} [o.plants] plants, each a PLC and an edge (default 2)
+ * @param {string[]} [o.protocols] ws (always) and optionally mqtt
+ * @param {boolean} [o.inputLogs] give every PLC an input log (plc/input-log.js) in `o.dir`
+ * @param {string} [o.dir] folder for the input logs
+ * @param {object} [o.env] extra environment for every Node-RED
+ * @param {(line: string) => void} [o.log]
+ */
+async function startFleet(o = {}) {
+  const log = o.log || (() => {});
+  const n = o.instances || 2;
+  const m = o.plants || 2;
+  const want = new Set(['ws', ...(o.protocols || [])]);
+  const plants = Array.from({ length: m }, (_, i) => `plant${i + 1}`);
+  const stoppers = [];
+  const stop = async () => {
+    for (const s of stoppers.splice(0).reverse()) await s().catch((err) => log(`stop: ${err.message}`));
+  };
+  try {
+    const redis = await startRedis();
+    stoppers.push(() => redis.stop());
+    log(`redis-server up (pid ${redis.pid}, ${redis.url})`);
+    const tokens = [
+      `${DEFAULTS.twinToken}:twin:*`,
+      `${DEFAULTS.viewerToken}:viewer:*`,
+      ...plants.map((p) => `${DEFAULTS.edgeToken(p)}:edge:${p}`),
+    ].join(',');
+    const mqttUsers = [
+      `${DEFAULTS.mqttTwin.username}:${DEFAULTS.mqttTwin.password}:twin`,
+      `${DEFAULTS.mqttMonitor.username}:${DEFAULTS.mqttMonitor.password}:monitor`,
+      ...plants.map((p) => `${DEFAULTS.mqttPlc(p).username}:${DEFAULTS.mqttPlc(p).password}:plc@${p}`),
+    ].join(',');
+    const common = {
+      S7T_REDIS_URL: redis.url,
+      S7T_TOKENS: tokens,
+      // No plain tokens: every token of the fleet is scoped (the plain ones would be for S7T_PLANT).
+      S7T_TWIN_TOKEN: '',
+      S7T_EDGE_TOKEN: '',
+      S7T_VIEWER_TOKEN: '',
+      S7T_SCAN_MS: String(o.scanMs || DEFAULTS.scanMs),
+      S7T_MQTT_USERS: mqttUsers,
+      S7T_MQTT_MONITOR_USER: DEFAULTS.mqttMonitor.username,
+      S7T_MQTT_MONITOR_PASSWORD: DEFAULTS.mqttMonitor.password,
+      ...(o.env || {}),
+    };
+    const cloudFlows = withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'cloud.json')), want);
+    const edgeFlows = withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'edge.json')), new Set(['ws']));
+
+    // Cloud instances.
+    const ports = await freePorts(n * 3);
+    const clouds = [];
+    const cloudOpts = [];
+    for (let i = 0; i < n; i++) {
+      const [http, mqtt, mqttWs] = ports.slice(i * 3, i * 3 + 3);
+      cloudOpts.push({
+        role: 'cloud', port: http, flows: cloudFlows,
+        env: { ...common, S7T_CLOUD_PORT: String(http), S7T_MQTT_HOST: HOST, S7T_MQTT_PORT: String(mqtt), S7T_MQTT_WS_PORT: String(mqttWs) },
+        mqttPort: mqtt,
+      });
+    }
+    // Started one after the other: two Node-RED starting at once on two loaded cores take longer each.
+    for (let i = 0; i < n; i++) {
+      clouds[i] = await startNodeRed(cloudOpts[i]);
+      log(`cloud instance ${i + 1} up (pid ${clouds[i].pid}, port ${clouds[i].port})`);
+    }
+    stoppers.push(() => Promise.all(clouds.map((c) => c && c.stop())));
+    const edgeUrl = (i) => `ws://${HOST}:${cloudOpts[i].port}/s7twin/edge`;
+    const twinUrl = (i) => `ws://${HOST}:${cloudOpts[i].port}/s7twin/twin`;
+    const rotated = (start, f) => Array.from({ length: n }, (_, j) => f((start + j) % n)).join(',');
+
+    // Plants: a PLC and an edge each.
+    const plcs = [];
+    const plcOpts = [];
+    const edges = [];
+    const edgeOpts = [];
+    const inputLogs = {};
+    stoppers.push(() => Promise.all(edges.map((e) => e && e.stop())));
+    stoppers.push(() => Promise.all(plcs.map((p) => p && p.stop())));
+    for (let k = 0; k < m; k++) {
+      const plant = plants[k];
+      const home = k % n;
+      if (o.inputLogs) inputLogs[plant] = path.join(o.dir, `plc-inputs-${plant}.jsonl`);
+      plcOpts[k] = {
+        scanMs: o.scanMs || DEFAULTS.scanMs,
+        s7: { host: HOST, port: 0 },
+        opcua: false,
+        modbus: false,
+        mqtt: want.has('mqtt') ? { url: `mqtt://${HOST}:${cloudOpts[home].mqttPort}`, plant, ...DEFAULTS.mqttPlc(plant), qos: 0 } : false,
+        ...(o.inputLogs ? { inputLog: inputLogs[plant] } : {}),
+      };
+      plcs[k] = await startPlc(plcOpts[k]);
+      plcOpts[k].s7 = { ...plcOpts[k].s7, port: plcs[k].ports.s7 }; // a restart comes back on the same port
+      edgeOpts[k] = {
+        role: 'edge', port: (await freePorts(1))[0], flows: edgeFlows,
+        env: {
+          ...common,
+          S7T_PLANT: plant,
+          S7T_EDGE_TOKEN: DEFAULTS.edgeToken(plant),
+          S7T_CLOUD_URL: rotated(home, edgeUrl),
+          S7T_PLC_HOST: HOST,
+          S7T_PLC_PORT: String(plcs[k].ports.s7),
+        },
+      };
+      edges[k] = await startNodeRed(edgeOpts[k]);
+      log(`${plant}: PLC (pid ${plcs[k].pid}, S7 ${plcs[k].ports.s7}) and edge (pid ${edges[k].pid}) up, edge dials instance ${home + 1} first`);
+    }
+
+    const procs = () => ({
+      redis: redis.pid,
+      ...Object.fromEntries(clouds.map((c, i) => [`cloud${i + 1}`, c.pid])),
+      ...Object.fromEntries(edges.map((e, k) => [`edge-${plants[k]}`, e.pid])),
+      ...Object.fromEntries(plcs.map((p, k) => [`plc-${plants[k]}`, p.pid])),
+    });
+    return {
+      redis,
+      plants,
+      clouds,
+      edges,
+      plcs,
+      inputLogs,
+      get pids() { return procs(); },
+      /** ws transport options for a twin of `plant` on instance i (0-based) first, then the others. */
+      twin: (plant, i, extra = {}) => ({ url: rotated(i, twinUrl), token: DEFAULTS.twinToken, plant, ...extra }),
+      /** The same with the viewer token. */
+      viewer: (plant, i, extra = {}) => ({ url: rotated(i, twinUrl), token: DEFAULTS.viewerToken, plant, ...extra }),
+      /** An edge's URL on instance i, and its token (to try a second edge). */
+      edgeUrl,
+      edgeToken: DEFAULTS.edgeToken,
+      /** MQTT twin options on instance i. */
+      mqttTwin: (plant, i) => ({ url: `mqtt://${HOST}:${cloudOpts[i].mqttPort}`, plant, ...DEFAULTS.mqttTwin, qos: 0 }),
+      /** Kill a process outright: 'cloud1'.., 'edge-plant1'.., 'plc-plant1'... */
+      kill(name, signal = 'SIGKILL') { process.kill(procs()[name], signal); },
+      /** Start a killed cloud instance again on its port. */
+      async restartCloud(i) {
+        await clouds[i].stop().catch(() => {});
+        clouds[i] = await startNodeRed(cloudOpts[i]);
+        return clouds[i];
+      },
+      logs: () => Object.fromEntries([
+        ...clouds.map((c, i) => [`cloud${i + 1}`, c.logs()]),
+        ...edges.map((e, k) => [`edge-${plants[k]}`, e.logs()]),
+      ]),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+module.exports = { startFleet, DEFAULTS };
