@@ -47,7 +47,8 @@ function loadTransport(protocol) {
  * Run one production.
  * @param {object} opts DEFAULTS plus url, token, csv, transport options; `transport` may be a
  *   ready transport object; `onProgress(summary, event, box)` is called on every box event;
- *   `log(line)` gets diagnostics
+ *   `log(line)` gets diagnostics; `plantModel` options of the plant model (twin/plant.js:
+ *   speeds, sizes), where `plant` is the plant id the transports use (issue 17)
  * @returns {Promise<{ok:boolean, reason?:string, boxes:number, packed:number, rejected:number,
  *   missorted:number, damaged:number, samples:object, summary:object, errors:number,
  *   expired:number, errorCodes:object, transport:object, durationMs:number}>}
@@ -59,7 +60,7 @@ async function runTwin(opts = {}) {
   if (!PROFILES[profile]) throw new TwinError('E_ARGS', `unknown profile "${profile}" (fast or study)`);
   const stallMs = Number(o.stallMs && typeof o.stallMs === 'object' ? o.stallMs[profile] : o.stallMs);
   const transport = o.transport || loadTransport(o.protocol).createTransport({ ...o, log });
-  const plant = createPlant({ ...o.plant, boxes: Number(o.boxes), damaged: o.damaged, seed: Number(o.seed), profile });
+  const plant = createPlant({ ...o.plantModel, boxes: Number(o.boxes), damaged: o.damaged, seed: Number(o.seed), profile });
   const recorder = createRecorder({ protocol: o.protocol, csv: o.csv, timeoutMs: Number(o.timeoutMs), onCsvError: (e) => log(`csv: ${e.message}`) });
   const plc = {}; // last PLC outputs seen
   let gotValues = false;

@@ -64,7 +64,7 @@ async function stack(t) {
 }
 
 function twin(url, boxes) {
-  return runTwin({ protocol: 'modbus', url, pollMs: POLL_MS, boxes, damaged: '0110010110', profile: 'fast', plant: PLANT, quiet: true });
+  return runTwin({ protocol: 'modbus', url, pollMs: POLL_MS, boxes, damaged: '0110010110', profile: 'fast', plantModel: PLANT, quiet: true });
 }
 
 test('modbus path: 10 boxes sorted through PLC, edge and cloud; round trips timed; then faults', async (t) => {
