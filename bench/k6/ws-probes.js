@@ -3,8 +3,12 @@
 // slot), one probe in flight, a think time between probes; each probe writes a fresh value to the
 // twin's request slot and is timed until that exact value comes back on its response slot.
 //
-//   .tools/bin/k6 run -e URL=ws://127.0.0.1:1880/s7twin/twin -e TOKEN=dev-twin-token \
+//   GOGC=off .tools/bin/k6 run -e URL=ws://127.0.0.1:1880/s7twin/twin -e TOKEN=dev-twin-token \
 //     -e TWINS=1000 -e SECONDS=25 -e THINK=uniform bench/k6/ws-probes.js
+//
+// GOGC=off: at 1,000 VUs k6's garbage collector stalls the VUs for 260-500 ms every ~4.5 s on a
+// 2-core machine (its p99 floor against bench/k6/echo-server.js: ~400 ms, 5 ms with GOGC=off,
+// 1.2 GB resident for a 35 s run). Check the floor against the echo server before trusting a figure.
 //
 // Env: URL, TOKEN, TWINS (1000), SECONDS (25, the measured part), THINK_MS (500), THINK
 // (uniform: 0.5-1.5 x THINK_MS like bench/lib/load.js; exp: exponential, mean THINK_MS),
