@@ -148,7 +148,12 @@ function createTransport(opts = {}) {
       if (stats.connects > 1) stats.reconnects += 1;
       backoff.connected();
       client.subscribe([T.state], { qos }, (err) => { if (err) countError('E_MQTT_SUBSCRIBE', err.message); });
-      for (const slot of [...slots.keys()]) { slots.delete(slot); subscribeSlot(slot); }
+      // Every slot again on the new connection; probes that waited for a SUBACK of the old one are lost.
+      for (const [slot, sub] of [...slots]) {
+        if (sub !== true) stats.probesDropped += sub.length;
+        slots.delete(slot);
+        subscribeSlot(slot);
+      }
       // Back after a drop: bring the PLC up to date with the plant as it is now.
       if (stats.connects > 1 && (dirty || Object.keys(image).length)) publish(T.cmd, { ...image });
       dirty = false;
