@@ -59,7 +59,7 @@ COPY twin ./twin
 COPY scripts/healthcheck.js scripts/gen-env.js ./scripts/
 USER nodered
 VOLUME ["/data", "/results"]
-EXPOSE 1880 1881 1883 8883 4841 5021
+EXPOSE 1880 1881 1883 9001 4841 5021
 # GET /s7twin/health on Node-RED; a TCP connect to the S7 port on the virtual PLC (S7T_ROLE=plc).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "scripts/healthcheck.js"]
 CMD ["node", "node_modules/node-red/red.js", "--settings", "settings.js"]

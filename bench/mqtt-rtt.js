@@ -23,7 +23,7 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { startNodeRed, freePort, waitFor } = require('../test/helpers/nodered');
 const { createPlc } = require('../plc');
-const { runTwin } = require('../twin/cli');
+const { runTwin } = require('../twin/run');
 const { summarise } = require('../nodes/lib/stats');
 
 const ROOT = path.join(__dirname, '..');

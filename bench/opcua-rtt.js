@@ -28,7 +28,7 @@ const { parseArgs } = require('node:util');
 const { startNodeRed, freePort, waitFor } = require('../test/helpers/nodered');
 const { pkiDir, countMonitoredItems } = require('../test/helpers/opcua');
 const { createPlc } = require('../plc');
-const { runTwin } = require('../twin/cli');
+const { runTwin } = require('../twin/run');
 const { summarise } = require('../nodes/lib/stats');
 
 const ROOT = path.join(__dirname, '..');
@@ -57,14 +57,15 @@ async function measure(name, p, boxes) {
     stops.push(() => plc.stop());
     const cloud = await startNodeRed({
       role: 'cloud', flows: path.join(ROOT, 'flows', 'parts', 'cloud-opcua.json'), keepUserDir: true,
-      env: { S7T_OPCUA_PORT: String(opcPort), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server'), S7T_OPCUA_MIN_SAMPLING_MS: String(p.serverMinSampling) },
+      // The nodes have no default password; the twin below logs in as the transport's twin/twin.
+      env: { S7T_OPCUA_PORT: String(opcPort), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server'), S7T_OPCUA_MIN_SAMPLING_MS: String(p.serverMinSampling), S7T_OPCUA_TWIN_PASSWORD: 'twin', S7T_OPCUA_EDGE_PASSWORD: 'edge' },
     });
     stops.push(async () => { await cloud.stop(); fs.rmSync(cloud.userDir, { recursive: true, force: true }); });
     const edge = await startNodeRed({
       role: 'edge', flows: path.join(ROOT, 'flows', 'parts', 'edge-opcua.json'),
       env: {
         S7T_PLC_HOST: '127.0.0.1', S7T_PLC_OPCUA_PORT: String(plcPort), S7T_OPCUA_URL: url, S7T_OPCUA_CLIENT_PKI_DIR: pkiDir('edge-client'),
-        S7T_OPCUA_SAMPLING_MS: String(p.edgeSampling), S7T_OPCUA_PUBLISHING_MS: String(p.edgePublishing),
+        S7T_OPCUA_SAMPLING_MS: String(p.edgeSampling), S7T_OPCUA_PUBLISHING_MS: String(p.edgePublishing), S7T_OPCUA_EDGE_PASSWORD: 'edge',
       },
     });
     stops.push(() => edge.stop());

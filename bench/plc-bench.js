@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Figures of the virtual S7-1500's S7 interface (docs/plc.md), measured with nodes7 as an edge
- * would use it, against the PLC running in its own process (`node plc/index.js`):
+ * would use it, against the PLC running in its own process (`node plc/cli.js`):
  *
  *   node bench/plc-bench.js [--n 1000] [--scan-ms 10] [--inproc]
  *
@@ -28,6 +28,7 @@ const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const { summarise, round } = require('../nodes/lib/stats');
 const { s7Connect } = require('../test/helpers/plc');
+const { PROBE_SLOTS } = require('../nodes/lib/tags');
 
 const argv = process.argv.slice(2);
 const arg = (name, d) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? Number(argv[i + 1]) : d; };
@@ -38,7 +39,7 @@ const WARMUP = 50;
 
 /** Start the PLC in a child process (S7 only) and return {port, stop}. */
 async function startChildPlc() {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'plc', 'index.js'), '--s7-port', '0', '--no-opcua', '--no-modbus', '--scan-ms', String(SCAN_MS)],
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'plc', 'cli.js'), '--s7-port', '0', '--no-opcua', '--no-modbus', '--scan-ms', String(SCAN_MS)],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const port = await new Promise((resolve, reject) => {
@@ -82,7 +83,7 @@ async function main() {
       for (let k = 0; k < N + WARMUP; k++) {
         if (randomPhase) await new Promise((r) => setTimeout(r, Math.random() * SCAN_MS));
         seq += 1;
-        const slot = seq % 1024;
+        const slot = seq % PROBE_SLOTS;
         const value = (0x10000 + seq) >>> 0;
         const req = `DB2,DWORD${4 * slot}`;
         const res = `DB3,DWORD${4 * slot}`;

@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { startSystem, availablePaths, createTransport, hasProbe, BUNDLE_PROTOCOLS, PROBE_SLOTS } = require('./lib/system');
+const { startSystem, availablePaths, createTransport, hasProbe, firstProbeSlot, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK, STUDY_OPCUA_SAMPLING_MS } = require('./lib/system');
 const { measureFloor } = require('./lib/floor');
 const { runLoad, waitPathReady } = require('./lib/load');
 const { runProductions } = require('./lib/productions');
@@ -25,7 +25,9 @@ const faults = require('./lib/faults');
 const fleetBench = require('./lib/fleet-bench');
 
 const ROOT = path.join(__dirname, '..');
-const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'stock', 'mqttws', 'http'];
+const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'mqttws', 'http', ...Object.keys(STOCK)];
+/** Paths that carry twin productions: the bundle's and the stock replicas that map the whole plant. */
+const carriesProductions = (p) => BUNDLE_PROTOCOLS.includes(p) || Boolean(STOCK[p] && STOCK[p].productions);
 /** What the browser twin's page speaks, and the bench path each rides on. */
 const PAGE_PROTOCOLS = { ws: 'ws', mqttws: 'mqttws', http: 'http' };
 
@@ -59,6 +61,9 @@ const DEFAULTS = {
     pathReadyMs: 20000,
     failLimit: 1, // productions failed in a row (no sample) before a path leaves the rotation
     probeBlock: 15,
+    // The smoke keeps to our paths and the WS replica: the other stock replicas would double its
+    // time (test/e2e/stock-replicas.test.js runs them end to end instead).
+    protocols: [...BUNDLE_PROTOCOLS, 'stock'],
     browserSeconds: 3,
     browserProfiles: ['local'], // the pipeline, not the figures: one profile is enough
   },
@@ -86,7 +91,8 @@ function probeThink(o) {
 
 const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for the quick end-to-end run)
 
-  --protocols <list>   ws,mqtt,opcua,modbus,stock,mqttws,http (default: every available path)
+  --protocols <list>   ws,mqtt,opcua,modbus,mqttws,http and the study's stock replicas
+                       ${Object.keys(STOCK).join(',')} (default: every available path)
   --profiles <list>    network profiles from the profile file (default local,wan)
   --profile-file <f>   JSON profiles (default bench/profiles.json)
   --users <list>       load levels (default 1,5,10,20,40,60,80,200,500,1000)
@@ -99,6 +105,9 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --tuning <t>         protocol intervals: tuned (default) or study (Modbus 80 ms, OPC UA polled 50 ms)
   --scan <ms>          PLC scan cycle (default 10)
   --stock-cycle <ms>   stock replica's S7 read cycle (default 50, the node's minimum)
+  --stock-opcua-sampling <ms|study>  the stock OPC UA server's minimum sampling interval instead of
+                       the 500 ms its node hard-codes: the study's edit of 104-opcuaserver.js
+                       (study = ${STUDY_OPCUA_SAMPLING_MS}), by preload; default: the node as installed
   --browser-seconds <s> the browser twin's twin-side cost per protocol and profile (default 20)
   --no-productions, --no-load, --no-probes, --no-browser   skip a section
   --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
@@ -108,7 +117,8 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --fleet-twins <l>    probing twins per plant, per load level (default ${fleetBench.DEFAULTS.twinsPerPlant.join(',')}; failover under the first)
   --fleet-watchers <l> watch-only twin levels (default ${fleetBench.DEFAULTS.watchers.join(',')})
   --out <dir>          results folder (default results/<timestamp>)
-  --smoke              few samples, levels 1 and 5: the whole pipeline in under two minutes
+  --smoke              few samples, levels 1 and 5, our paths and the WS replica: the whole pipeline
+                       in about two minutes
   -h, --help
 `;
 
@@ -121,6 +131,7 @@ function parseCli(argv) {
       users: { type: 'string' }, samples: { type: 'string' }, 'probe-samples': { type: 'string' },
       'floor-samples': { type: 'string' }, 'load-seconds': { type: 'string' }, think: { type: 'string' },
       boxes: { type: 'string' }, tuning: { type: 'string' }, scan: { type: 'string' }, 'stock-cycle': { type: 'string' }, out: { type: 'string' },
+      'stock-opcua-sampling': { type: 'string' },
       'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
       'browser-seconds': { type: 'string' }, 'no-browser': { type: 'boolean' },
       faults: { type: 'string' },
@@ -146,6 +157,7 @@ function parseCli(argv) {
     tuning: values.tuning,
     scanMs: num(values.scan),
     stockCycleMs: num(values['stock-cycle']),
+    stockOpcuaSamplingMs: values['stock-opcua-sampling'] === 'study' ? STUDY_OPCUA_SAMPLING_MS : num(values['stock-opcua-sampling']),
     out: values.out,
     productions: !values['no-productions'],
     load: !values['no-load'],
@@ -241,6 +253,7 @@ async function runBench(cli = {}) {
     tuning: cli.tuning || 'tuned',
     scanMs: cli.scanMs ?? DEFAULTS.scanMs,
     stockCycleMs: cli.stockCycleMs ?? DEFAULTS.stockCycleMs,
+    stockOpcuaSamplingMs: cli.stockOpcuaSamplingMs ?? null,
     productions: cli.productions !== false,
     load: cli.load !== false,
     probes: cli.probes !== false,
@@ -255,6 +268,9 @@ async function runBench(cli = {}) {
       ...(cli.smoke ? { backplaneProbes: 100, backplaneBlock: 50, watchSeconds: 3 } : {}),
     } : null,
   };
+  if (o.stockOpcuaSamplingMs !== null && !(Number.isFinite(o.stockOpcuaSamplingMs) && o.stockOpcuaSamplingMs >= 0)) {
+    throw Object.assign(new Error(`--stock-opcua-sampling wants a number of ms ≥ 0 or "study" (${STUDY_OPCUA_SAMPLING_MS}), not "${cli.stockOpcuaSamplingMs}"`), { code: 'E_BENCH_ARGS' });
+  }
   if (o.fleet) {
     const bad = [...o.fleet.twinsPerPlant, ...o.fleet.watchers].find((n) => !(Number.isInteger(n) && n > 0));
     if (bad !== undefined) throw Object.assign(new Error(`--fleet-twins and --fleet-watchers take whole numbers above 0 (got ${bad})`), { code: 'E_BENCH_ARGS' });
@@ -265,7 +281,7 @@ async function runBench(cli = {}) {
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
   for (const p of o.profiles) if (!profileDefs[p]) throw Object.assign(new Error(`unknown profile "${p}" (have: ${Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ')})`), { code: 'E_BENCH_ARGS' });
   const avail = availablePaths();
-  const asked = cli.protocols || ALL_PROTOCOLS;
+  const asked = cli.protocols || base.protocols || ALL_PROTOCOLS;
   for (const p of asked) if (!ALL_PROTOCOLS.includes(p)) throw Object.assign(new Error(`unknown protocol "${p}"`), { code: 'E_BENCH_ARGS' });
   o.protocols = asked;
   o.probeThink = probeThink(o);
@@ -284,7 +300,7 @@ async function runBench(cli = {}) {
 
   const protocolsFor = () => asked.filter((p) => avail[p]);
   const running = protocolsFor();
-  const bundleProtos = running.filter((p) => BUNDLE_PROTOCOLS.includes(p));
+  const bundleProtos = running.filter(carriesProductions);
   const probing = running.filter(hasProbe);
   const pageProtos = Object.keys(PAGE_PROTOCOLS).filter((p) => running.includes(PAGE_PROTOCOLS[p]));
   // Progress in weighted steps: 1 per 10 echoes/probes, 1 per production, 1 per load second.
@@ -306,7 +322,7 @@ async function runBench(cli = {}) {
       progress.phase(`${profileName}: starting PLC, cloud and edge Node-RED${def.links ? ', Toxiproxy' : ''}`);
       let sys;
       try {
-        sys = await startSystem({ profileName, links: def.links, protocols: running, tuning: o.tuning, scanMs: o.scanMs, stockCycleMs: o.stockCycleMs, log: (l) => progress.log(l) });
+        sys = await startSystem({ profileName, links: def.links, protocols: running, tuning: o.tuning, scanMs: o.scanMs, stockCycleMs: o.stockCycleMs, stockOpcuaSamplingMs: o.stockOpcuaSamplingMs, log: (l) => progress.log(l) });
       } catch (err) {
         pr.errors.push(`system did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
         log(err.message);
@@ -322,7 +338,7 @@ async function runBench(cli = {}) {
         for (const p of probing) {
           progress.phase(`${profileName}: waiting for the ${p} path`);
           try {
-            const ms = await waitPathReady(mk(p), o.pathReadyMs, p === 'stock' ? 0 : 1);
+            const ms = await waitPathReady(mk(p), o.pathReadyMs, firstProbeSlot(p));
             pr.notes.push(`${p}: first probe through after ${Math.round(ms)} ms`);
             live.push(p);
           } catch (err) {
@@ -346,7 +362,7 @@ async function runBench(cli = {}) {
             const order = live.map((_, i) => live[(i + b) % live.length]);
             for (const p of order) {
               progress.phase(`${profileName}: probe round trips, ${p} (${got + n}/${o.probeSamples})`);
-              const r = await runLoad({ protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: p === 'stock' ? 0 : 1, keepSamples: true, warmupPerUser: b === 0 ? 3 : 0 });
+              const r = await runLoad({ protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: firstProbeSlot(p), keepSamples: true, warmupPerUser: b === 0 ? 3 : 0 });
               acc[p] = mergeProbe(acc[p], r);
               progress.tick(Math.ceil(n / 10));
             }
@@ -359,11 +375,11 @@ async function runBench(cli = {}) {
         // Twin productions: Table 1, 5, 3 and cycle time.
         // Productions for every bundle path that is up: probing paths proved it with a probe,
         // the others (OPC UA) are checked by runTwin itself (it waits for the PLC's snapshot).
-        const prodProtos = running.filter((p) => BUNDLE_PROTOCOLS.includes(p) && (live.includes(p) || !hasProbe(p)));
+        const prodProtos = running.filter((p) => carriesProductions(p) && (live.includes(p) || !hasProbe(p)));
         if (o.productions && prodProtos.length) {
           progress.phase(`${profileName}: twin productions (${prodProtos.join(', ')})`);
           const prods = await runProductions({
-            protocols: prodProtos, endpoints: sys.endpoints, samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
+            protocols: prodProtos, endpoints: sys.endpoints, createTransport: (p, extra) => createTransport(p, sys.endpoints, extra), samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
             maxBlocks: Math.max(3, Math.ceil(o.samples / o.boxes) * 2),
             onProgress: (ev) => { if (ev.phase === 'block') { progress.tick(1); progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`); } },
           });
@@ -403,7 +419,7 @@ async function runBench(cli = {}) {
           for (const users of o.users) {
             const order = [...holding];
             for (const p of order) {
-              const slotBase = p === 'stock' ? 0 : 1;
+              const slotBase = firstProbeSlot(p);
               if (slotBase + users > PROBE_SLOTS[p]) { holding.delete(p); pr.loadCapped[p] = PROBE_SLOTS[p]; continue; }
               progress.phase(`${profileName}: load ${users} twins, ${p} (${o.loadSeconds} s)`);
               meter.start();

@@ -12,6 +12,7 @@
  */
 const codec = require('./lib/modbus-codec');
 const registry = require('./lib/registry');
+const { dedupStatus } = require('./lib/status');
 
 const STATUS = {
   connecting: { fill: 'yellow', shape: 'ring', text: 'connecting' },
@@ -51,11 +52,7 @@ module.exports = function register(RED) {
       return;
     }
     let seq = 0;
-    let lastStatus = '';
-    const status = (s) => {
-      const key = JSON.stringify(s);
-      if (key !== lastStatus) { lastStatus = key; node.status(s); }
-    };
+    const status = dedupStatus(node);
     node.relay = relay;
     // failedWrites: the Write node wired back reported a failure (passed on again, or with
     // baseline dropped: a write sent again later would be a late one); failedReads: reads that

@@ -7,19 +7,14 @@
  */
 const { createModbusServer, DEFAULTS } = require('./lib/modbus-server');
 const registry = require('./lib/registry');
+const { prop } = require('./lib/props');
+const { dedupStatus } = require('./lib/status');
 
 const STATUS = {
   starting: { fill: 'yellow', shape: 'ring', text: 'starting' },
   error: (text) => ({ fill: 'red', shape: 'dot', text }),
   listening: (port, n) => ({ fill: 'green', shape: 'dot', text: `:${port} · ${n} client${n === 1 ? '' : 's'}` }),
 };
-
-/** A property still reading `${NAME}` (env var not set) counts as empty. */
-function prop(v) {
-  if (v === undefined || v === null) return '';
-  const s = String(v).trim();
-  return /^\$\{[^}]*\}$/.test(s) ? '' : s;
-}
 
 module.exports = function register(RED) {
   function S7TwinModbusServerNode(config) {
@@ -32,11 +27,7 @@ module.exports = function register(RED) {
     // Who may write the edge-only registers (issue 18): empty = loopback, the lib's default.
     const edgeHosts = prop(config.edgeHosts) || DEFAULTS.edgeHosts;
     const ratePerS = prop(config.ratePerS) === '' ? DEFAULTS.ratePerS : Number(prop(config.ratePerS));
-    let lastStatus = '';
-    const status = (s) => {
-      const key = JSON.stringify(s);
-      if (key !== lastStatus) { lastStatus = key; node.status(s); }
-    };
+    const status = dedupStatus(node);
 
     let server;
     try {

@@ -9,24 +9,14 @@
 const { createMqttServer, DEFAULTS } = require('./lib/mqtt-server');
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
+const { closeWithin } = require('./lib/close-guard');
+const { setting } = require('./lib/props');
 const { serverTls } = require('./lib/tls');
 
 const CLOSE_TIMEOUT_MS = 5000; // done() is reached even if a socket refuses to close
 const STATUS_MS = 1000; // status refreshed at most once a second
 const LOG_MS = 1000; // refusals logged at most once a second (the rest are counted)
 const EVENTS_PER_S = 20; // refusal messages sent on the output per second at most
-const UNSET = /^\$\{[^}]*\}$/; // an ${ENV} reference Node-RED could not resolve
-
-/**
- * A node property, or the default when it is empty or an unresolved ${ENV} reference.
- * @param {*} v
- * @param {*} dflt
- */
-function setting(v, dflt) {
-  if (v === undefined || v === null) return dflt;
-  const s = String(v).trim();
-  return s === '' || UNSET.test(s) ? dflt : s;
-}
 
 /** A port setting: 'off' (or false, '-') disables the listener. */
 function portSetting(v, dflt) {
@@ -136,21 +126,10 @@ module.exports = function register(RED) {
       registry.remove(node);
       if (statusTimer) clearInterval(statusTimer);
       statusTimer = null;
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(guard);
-        setStatus('clear');
-        done();
-      };
-      const guard = setTimeout(() => {
-        node.warn('MQTT broker did not close within 5 s; continuing');
-        finish();
-      }, CLOSE_TIMEOUT_MS);
-      starting
-        .then(() => (server ? server.close() : undefined))
-        .then(finish, (err) => { node.warn(`closing the MQTT broker: ${err.message}`); finish(); });
+      closeWithin(node, done, {
+        ms: CLOSE_TIMEOUT_MS, what: 'MQTT broker close', after: () => setStatus('clear'),
+        work: () => starting.then(() => (server ? server.close() : undefined)),
+      });
     });
   }
 

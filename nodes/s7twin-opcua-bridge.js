@@ -13,6 +13,9 @@ const path = require('node:path');
 const { createOpcuaBridge, DEFAULTS } = require('./lib/opcua-bridge');
 const ot = require('./lib/opcua-tags');
 const registry = require('./lib/registry');
+const { dedupStatus } = require('./lib/status');
+const { closeWithin } = require('./lib/close-guard');
+const { numberReader } = require('./lib/props');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const PLC_PORT = 4840;
@@ -23,26 +26,32 @@ module.exports = function register(RED) {
     RED.nodes.createNode(this, config);
     const node = this;
     const creds = node.credentials || {};
+    const num = numberReader(node);
     const userDir = (RED.settings && RED.settings.userDir) || process.cwd();
+    // No password falls back to a default: without the edge account's password the bridge refuses.
+    const cloudPassword = creds.cloudPassword || process.env.S7T_OPCUA_EDGE_PASSWORD || '';
     let bridge;
     try {
+      if (!cloudPassword) {
+        throw Object.assign(new Error('no password for the cloud server\'s edge account: set Cloud password in the node or S7T_OPCUA_EDGE_PASSWORD; the bridge does not connect'), { code: 'E_NO_CREDENTIAL' });
+      }
       bridge = createOpcuaBridge({
         plcEndpoint: ot.endpointUrl(config.plcUrl, '127.0.0.1', PLC_PORT),
         cloudEndpoint: ot.endpointUrl(config.cloudUrl, '127.0.0.1', CLOUD_PORT),
         plant: (config.plant || '').trim() || undefined,
         cloudCredentials: {
           user: (config.cloudUser || '').trim() || 'edge',
-          password: creds.cloudPassword || process.env.S7T_OPCUA_EDGE_PASSWORD || 'edge',
+          password: cloudPassword,
         },
         cloudSecurityMode: config.securityMode || 'None',
         cloudSecurityPolicy: config.securityPolicy || 'None',
-        publishingIntervalMs: ot.numberOr(config.publishingInterval, DEFAULTS.publishingIntervalMs),
-        samplingIntervalMs: ot.numberOr(config.samplingInterval, DEFAULTS.samplingIntervalMs),
-        probeSlots: ot.numberOr(config.probeSlots, DEFAULTS.probeSlots),
+        publishingIntervalMs: num('Publishing', config.publishingInterval, DEFAULTS.publishingIntervalMs),
+        samplingIntervalMs: num('Sampling', config.samplingInterval, DEFAULTS.samplingIntervalMs),
+        probeSlots: num('Probe slots', config.probeSlots, DEFAULTS.probeSlots),
         pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'client'),
       });
     } catch (err) {
-      node.status({ fill: 'red', shape: 'dot', text: err.code || 'config error' });
+      node.status({ fill: 'red', shape: 'dot', text: err.code === 'E_NO_CREDENTIAL' ? 'no password: not connected' : err.code || 'config error' });
       node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
       node.on('close', (removed, done) => { node.status({}); done(); });
       return;
@@ -52,7 +61,7 @@ module.exports = function register(RED) {
     const sideStatus = bridge.probes
       ? { plc: 'connecting', cloud: 'connecting', 'plc-probes': 'connecting', 'cloud-probes': 'connecting' }
       : { plc: 'connecting', cloud: 'connecting' };
-    let lastStatus = '';
+    const setStatus = dedupStatus(node);
     let closing = false;
     function showStatus() {
       if (closing) return;
@@ -60,10 +69,7 @@ module.exports = function register(RED) {
       const text = Object.entries(sideStatus).filter(([k, v]) => v !== 'connected' || k === 'plc' || k === 'cloud').map(([k, v]) => `${k} ${v}`).join(', ');
       let fill = 'green'; let shape = 'dot';
       if (s.includes('error')) { fill = 'red'; shape = 'dot'; } else if (s.includes('disconnected')) { fill = 'red'; shape = 'ring'; } else if (s.includes('connecting')) { fill = 'yellow'; shape = 'ring'; }
-      const key = `${fill}|${shape}|${text}`;
-      if (key === lastStatus) return;
-      lastStatus = key;
-      node.status({ fill, shape, text: fill === 'green' ? 'connected' : text });
+      setStatus({ fill, shape, text: fill === 'green' ? 'connected' : text });
     }
     showStatus();
 
@@ -94,18 +100,11 @@ module.exports = function register(RED) {
     node.on('close', (removed, done) => {
       closing = true;
       registry.remove(node);
-      let finished = false;
-      const finish = (err) => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(guard);
-        if (err) node.warn(`OPC UA bridge close: ${err.message}`);
-        node.status({});
-        done();
-      };
-      const guard = setTimeout(() => finish(new Error(`not closed after ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
       // stop() first: a start still retrying against a dead server is cut short by it.
-      bridge.stop().then(() => started).then(() => finish(), finish);
+      closeWithin(node, done, {
+        ms: CLOSE_TIMEOUT_MS, what: 'OPC UA bridge close', after: () => node.status({}),
+        work: () => bridge.stop().then(() => started),
+      });
     });
   }
 

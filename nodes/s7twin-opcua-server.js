@@ -7,8 +7,10 @@
  */
 const path = require('node:path');
 const { createOpcuaServer, DEFAULTS } = require('./lib/opcua-server');
-const ot = require('./lib/opcua-tags');
 const registry = require('./lib/registry');
+const { dedupStatus } = require('./lib/status');
+const { closeWithin } = require('./lib/close-guard');
+const { numberReader } = require('./lib/props');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second
@@ -22,24 +24,31 @@ module.exports = function register(RED) {
     RED.nodes.createNode(this, config);
     const node = this;
     const creds = node.credentials || {};
+    const num = numberReader(node);
+    const ratePerS = num('Rate per s', config.ratePerS, DEFAULTS.ratePerS);
     const env = (name) => process.env[name] || '';
     const userDir = (RED.settings && RED.settings.userDir) || process.cwd();
-    const twinPassword = creds.twinPassword || env('S7T_OPCUA_TWIN_PASSWORD') || DEFAULTS.users.twin.password;
-    const edgePassword = creds.edgePassword || env('S7T_OPCUA_EDGE_PASSWORD') || DEFAULTS.users.edge.password;
+    const twinPassword = creds.twinPassword || env('S7T_OPCUA_TWIN_PASSWORD');
+    const edgePassword = creds.edgePassword || env('S7T_OPCUA_EDGE_PASSWORD');
     let server;
     try {
+      // No password falls back to a default: an account without one is refused, and so is the node.
+      const missing = [!twinPassword && 'twin (S7T_OPCUA_TWIN_PASSWORD)', !edgePassword && 'edge (S7T_OPCUA_EDGE_PASSWORD)'].filter(Boolean);
+      if (missing.length) {
+        throw Object.assign(new Error(`no password for the ${missing.join(' and the ')} account: set it in the node's credentials or the environment; the server does not start`), { code: 'E_NO_CREDENTIAL' });
+      }
       server = createOpcuaServer({
         host: (config.host || '').trim() || DEFAULTS.host,
         // The name twins and the edge dial (compose: the service name), in the certificate too.
         publicHost: (config.publicHost || '').trim() || undefined,
-        ratePerS: ot.numberOr(config.ratePerS, DEFAULTS.ratePerS),
-        burst: 2 * ot.numberOr(config.ratePerS, DEFAULTS.ratePerS),
-        port: ot.numberOr(config.port, DEFAULTS.port),
+        ratePerS,
+        burst: 2 * ratePerS,
+        port: num('Port', config.port, DEFAULTS.port),
         plant: (config.plant || '').trim() || undefined,
         pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'server'),
-        minimumSamplingIntervalMs: ot.numberOr(config.minimumSamplingInterval, DEFAULTS.minimumSamplingIntervalMs),
-        minimumPublishingIntervalMs: ot.numberOr(config.minimumPublishingInterval, DEFAULTS.minimumPublishingIntervalMs),
-        probeSlots: ot.numberOr(config.probeSlots, DEFAULTS.probeSlots),
+        minimumSamplingIntervalMs: num('Minimum sampling', config.minimumSamplingInterval, DEFAULTS.minimumSamplingIntervalMs),
+        minimumPublishingIntervalMs: num('Minimum publishing', config.minimumPublishingInterval, DEFAULTS.minimumPublishingIntervalMs),
+        probeSlots: num('Probe slots', config.probeSlots, DEFAULTS.probeSlots),
         allowInsecure: config.allowInsecure !== false && config.allowInsecure !== 'false',
         allowAnonymous: config.allowAnonymous === true || config.allowAnonymous === 'true',
         autoAcceptCertificates: config.autoAcceptCertificates !== false && config.autoAcceptCertificates !== 'false',
@@ -50,7 +59,7 @@ module.exports = function register(RED) {
         initialValues: images.get(node.id) || {},
       });
     } catch (err) {
-      node.status({ fill: 'red', shape: 'dot', text: err.code || 'config error' });
+      node.status({ fill: 'red', shape: 'dot', text: err.code === 'E_NO_CREDENTIAL' ? 'no password: not started' : err.code || 'config error' });
       node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
       node.on('close', (removed, done) => { node.status({}); done(); });
       return;
@@ -60,15 +69,10 @@ module.exports = function register(RED) {
     }
 
     registry.add(node, () => ({ ...server.counters, monitoredItems: server.monitoredItemCount() }));
-    let lastStatus = '';
+    const setStatus = dedupStatus(node);
     let lastStatusAt = 0;
     let closing = false;
-    function status(fill, shape, text) {
-      const key = `${fill}|${shape}|${text}`;
-      if (key === lastStatus) return;
-      lastStatus = key;
-      node.status({ fill, shape, text });
-    }
+    const status = (fill, shape, text) => setStatus({ fill, shape, text });
     function showRunning() {
       if (closing || !server.running) return;
       lastStatusAt = Date.now();
@@ -130,17 +134,10 @@ module.exports = function register(RED) {
       clearInterval(poll);
       // Keep the image for the next deploy of this node: twins and edge find the plant as it was.
       if (removed) images.delete(node.id); else images.set(node.id, server.values());
-      let finished = false;
-      const finish = (err) => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(guard);
-        if (err) node.warn(`OPC UA server close: ${err.message}`);
-        node.status({});
-        done();
-      };
-      const guard = setTimeout(() => finish(new Error(`not closed after ${CLOSE_TIMEOUT_MS} ms`)), CLOSE_TIMEOUT_MS);
-      started.then(() => server.stop()).then(() => finish(), finish);
+      closeWithin(node, done, {
+        ms: CLOSE_TIMEOUT_MS, what: 'OPC UA server close', after: () => node.status({}),
+        work: () => started.then(() => server.stop()),
+      });
     });
   }
 

@@ -11,7 +11,7 @@
  */
 const envelope = require('./lib/envelope');
 const clock = require('./lib/clock');
-const { commandItems, probeItems, createStateDiffer } = require('./lib/edge-logic');
+const { commandItems, probeItems, createStateDiffer } = require('./lib/s7-edge-logic');
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
 

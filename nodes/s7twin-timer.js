@@ -6,19 +6,15 @@
  * nodes/lib/flow-timer.js; this file only wires it to Node-RED.
  */
 const path = require('node:path');
-const { createFlowTimer, createCsvAppender, csvLine, DEFAULTS } = require('./lib/flow-timer');
+const { createFlowTimer, csvLine, CSV_HEADER, DEFAULTS } = require('./lib/flow-timer');
+const { createCsvAppender } = require('./lib/csv-appender');
+const { closeWithin } = require('./lib/close-guard');
+const { prop } = require('./lib/props');
 
 const STATUS_MIN_MS = 1000; // status text refreshed at most once a second
 const DEFAULT_STATS_INTERVAL_S = 10;
 const MIN_SWEEP_MS = 50; // expiry checked at least this often when the timeout is short
 const MAX_SWEEP_MS = 250;
-
-/** A property still reading `${NAME}` was not set in the subflow instance: treat as empty. */
-function prop(v) {
-  if (v === undefined || v === null) return '';
-  const s = String(v).trim();
-  return /^\$\{[^}]*\}$/.test(s) ? '' : s;
-}
 
 /**
  * Where the CSV goes: the configured file, else `${S7T_TIMER_DIR or ./results}/flow-timer-<protocol>.csv`.
@@ -44,6 +40,7 @@ module.exports = function register(RED) {
     const timer = createFlowTimer({ protocol, timeoutMs });
     let csvErrorLogged = false;
     const csv = createCsvAppender(file, {
+      header: CSV_HEADER,
       onError(err) {
         // One warning, not one per flush: a full disk must not flood the log.
         if (!csvErrorLogged) { csvErrorLogged = true; node.warn(`cannot write ${file}: ${err.message}`); }
@@ -110,8 +107,7 @@ module.exports = function register(RED) {
       timer.clear();
       node.status({});
       // Flush what is buffered; reach done even if the disk fails, well inside the 15 s limit.
-      const guard = setTimeout(done, 5000);
-      csv.close().then(() => { clearTimeout(guard); done(); }, () => { clearTimeout(guard); done(); });
+      closeWithin(node, done, { ms: 5000, what: 'flow-timer CSV close', work: () => csv.close() });
     });
   }
 

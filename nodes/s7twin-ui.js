@@ -16,6 +16,7 @@ const { DEFAULT_PLANT } = require('./lib/plants');
 const { mount, cleanPath } = require('./lib/http-util');
 const { statusSetter } = require('./lib/status');
 const registry = require('./lib/registry');
+const { setting } = require('./lib/props');
 
 const ROOT = path.join(__dirname, '..');
 const THREE = path.join(path.dirname(require.resolve('three')), '..');
@@ -39,8 +40,6 @@ const MODULES = {
   globals: { mqtt: 'mqtt' }, // mqtt.js' browser build, a script tag of the page
 };
 
-const UNSET = /^\$\{[^}]*\}$/; // an ${ENV} reference Node-RED could not resolve
-const setting = (v, dflt) => (v === undefined || v === null || String(v).trim() === '' || UNSET.test(String(v).trim()) ? dflt : String(v).trim());
 
 module.exports = function register(RED) {
   function UiNode(config) {

@@ -1,11 +1,12 @@
 'use strict';
 /**
- * `npm run plc` — run the virtual S7-1500 until SIGINT/SIGTERM. Flags win over environment
+ * `npm run plc` (`node plc/cli.js`) — run the virtual S7-1500 until SIGINT/SIGTERM. Flags win over environment
  * variables, which win over defaults.
  */
 const { parseArgs } = require('node:util');
 const { check, refusal } = require('../nodes/lib/security');
 const { caFile } = require('../nodes/lib/tls');
+const { createPlc } = require('./index');
 
 const HELP = `Usage: npm run plc -- [options]
 
@@ -132,7 +133,6 @@ async function main(argv) {
     process.exitCode = 2;
     return;
   }
-  const { createPlc } = require('./index');
   let plc;
   try {
     plc = await createPlc(parsed.opts);
@@ -159,3 +159,6 @@ async function main(argv) {
 }
 
 module.exports = { main, parse, describe, HELP };
+
+// The entry point of `npm run plc` (plc/index.js is the library: createPlc).
+if (require.main === module) main(process.argv.slice(2));

@@ -14,10 +14,10 @@ const tags = require('../nodes/lib/tags');
 const { PlcError } = require('./errors');
 
 const DEFAULTS = {
-  probeSlots: tags.TABLE.plc.probeSlots, // 1,024 UDInt slots per probe DB
+  probeSlots: tags.PROBE_SLOTS, // UDInt slots per probe DB (io-table plc.probeSlots)
   mkBytes: 16, // bytes of marker memory served (MB0..MB15); the table uses MX0.0..MX0.3
 };
-const UDINT_MAX = 0xffffffff;
+const { UDINT_MAX } = tags;
 
 /** Marker addresses from the table ("MX0.3" → byte 0, bit 3). */
 const MARKERS = tags.TABLE.markers.map((m) => {
@@ -55,10 +55,10 @@ function markTag(mask, tag) {
  * @throws {PlcError} E_PROBE_SLOT, E_PROBE_VALUE
  */
 function checkProbe(slot, value, slots = DEFAULTS.probeSlots) {
-  if (!Number.isInteger(slot) || slot < 0 || slot >= slots) {
+  if (!tags.isProbeSlot(slot, slots)) {
     throw new PlcError('E_PROBE_SLOT', `probe slot ${JSON.stringify(slot)} outside 0..${slots - 1}`);
   }
-  if (!Number.isInteger(value) || value < 0 || value > UDINT_MAX) {
+  if (!tags.isProbeValue(value)) {
     throw new PlcError('E_PROBE_VALUE', `probe value ${JSON.stringify(value)} is not a UDInt (0..${UDINT_MAX})`);
   }
   return { slot, value };

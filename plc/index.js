@@ -46,6 +46,8 @@ function iface(opt, defaults) {
  * @param {{host?:string, port?:number}|false} [opts.modbus] Modbus TCP server; default on
  * @param {{url:string, plant?:string, username?:string, password?:string, qos?:0|1}|false} [opts.mqtt]
  *   MQTT client; default off (it needs a broker)
+ * @param {object[]} [opts.mqttMore] more MQTT clients like opts.mqtt, each to its own broker (an
+ *   S7-1500 runs one LMQTT instance per connection): the benchmark's stock broker beside ours
  * @param {string} [opts.inputLog] file: a JSON line for every scan whose inputs changed (plc/input-log.js)
  * @returns {Promise<object>} the running PLC, an EventEmitter: 'scan' {changed, probes, scans} after
  *   each scan, 'reject' {source, code, message} for refused MQTT input, 'error' for a failed scan, 'stop'
@@ -171,9 +173,11 @@ async function createPlc(opts = {}) {
       services.opcua = await require('./opcua').startOpcua(image, { ...cfg.opcua, port, counters, setInputs, setProbe, scanMs });
       ports.opcua = port;
     }
-    if (cfg.mqtt) {
-      services.mqtt = require('./mqtt').startMqtt(image, {
-        ...cfg.mqtt, counters, setInputs, setProbe, onReject: (info) => plc.emit('reject', info),
+    const mqttClients = [cfg.mqtt, ...(opts.mqttMore || [])];
+    for (const [i, m] of mqttClients.entries()) {
+      if (!m) continue;
+      services[i ? `mqtt${i}` : 'mqtt'] = require('./mqtt').startMqtt(image, {
+        ...m, counters, setInputs, setProbe, onReject: (info) => plc.emit('reject', info),
       });
     }
   } catch (err) {
@@ -218,5 +222,3 @@ async function createPlc(opts = {}) {
 }
 
 module.exports = { createPlc, DEFAULTS };
-
-if (require.main === module) require('./cli').main(process.argv.slice(2));

@@ -16,10 +16,12 @@
  *
  * A small server of our own rather than modbus-serial's ServerTCP: that one defers every request
  * with setTimeout(0) (≥ 1 ms added to each round trip, which the protocol comparison would
- * measure) and does not expose its sockets for setNoDelay.
+ * measure) and does not expose its sockets for setNoDelay. The framing, the requests and their
+ * limits are nodes/lib/modbus-tcp.js, shared with the cloud's Modbus server.
  */
 const net = require('node:net');
 const tags = require('../nodes/lib/tags');
+const mbtcp = require('../nodes/lib/modbus-tcp');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -32,13 +34,10 @@ const STATE = MB.stateRegister;
 const COUNTERS = Object.values(MB.counterRegisters); // [2, 3, 4]
 const COUNTER_TAG = new Map(tags.tags.filter((t) => t.modbus && t.type !== 'BOOL').map((t) => [t.modbus.reg, t]));
 const CMD_BITS = tags.packRegister(CMD, Object.fromEntries(tags.tags.map((t) => [t.short, 1])));
-const MAX_READ = 125; // registers per FC3 (Modbus application protocol v1.1b3, 6.3)
-const MAX_WRITE = 123; // registers per FC16 (6.12)
-const EX = { FUNCTION: 1, ADDRESS: 2, VALUE: 3, FAILURE: 4 };
+const EX = mbtcp.EXCEPTIONS;
 
-class ModbusException extends Error {
-  constructor(code, message) { super(message); this.code = 'E_MODBUS'; this.exception = code; }
-}
+/** A register the map refuses: code E_MODBUS, `exception` the Modbus exception code to answer with. */
+const refuse = (exception, message) => new mbtcp.ModbusTcpError('E_MODBUS', message, { exception });
 
 /**
  * Start the Modbus TCP server.
@@ -55,19 +54,19 @@ async function startModbus(image, opts) {
   const resBase = MB.probeResponseBase;
   const inProbe = (a, base) => a >= base && a < base + 2 * slots;
 
-  /** Value of one holding register. @throws {ModbusException} */
+  /** Value of one holding register. @throws {ModbusTcpError} */
   function readRegister(a, values) {
     if (a === CMD) return tags.packRegister(CMD, values);
     if (a === STATE) return tags.packRegister(STATE, values);
     if (COUNTERS.includes(a)) return values[COUNTER_TAG.get(a).short] & 0xffff;
     if (inProbe(a, reqBase)) return image.db2.readUInt16BE(2 * (a - reqBase));
     if (inProbe(a, resBase)) return image.db3.readUInt16BE(2 * (a - resBase));
-    throw new ModbusException(EX.ADDRESS, `register ${a} is not mapped`);
+    throw refuse(EX.ADDRESS, `register ${a} is not mapped`);
   }
 
   /**
    * Validate then apply a write of consecutive registers. All or nothing.
-   * @throws {ModbusException}
+   * @throws {ModbusTcpError}
    */
   function writeRegisters(start, words) {
     const end = start + words.length;
@@ -76,14 +75,14 @@ async function startModbus(image, opts) {
     for (let a = start; a < end; a++) {
       const w = words[a - start];
       if (a === CMD) {
-        if (w & ~CMD_BITS) throw new ModbusException(EX.VALUE, `command word 0x${w.toString(16)} sets undefined bits`);
+        if (w & ~CMD_BITS) throw refuse(EX.VALUE, `command word 0x${w.toString(16)} sets undefined bits`);
         command = w;
       } else if (inProbe(a, reqBase)) {
         const slot = (a - reqBase) >> 1;
         if (!probes.has(slot)) probes.set(slot, [null, null]);
         probes.get(slot)[(a - reqBase) & 1] = w;
       } else {
-        throw new ModbusException(EX.ADDRESS, `register ${a} is ${readable(a) ? 'read-only' : 'not mapped'}`);
+        throw refuse(EX.ADDRESS, `register ${a} is ${readable(a) ? 'read-only' : 'not mapped'}`);
       }
     }
     if (command !== null) cfg.setInputs(tags.unpackRegister(CMD, command));
@@ -101,44 +100,22 @@ async function startModbus(image, opts) {
 
   /** Answer one PDU. @returns {Buffer} the response PDU */
   function handle(pdu) {
-    const fc = pdu[0];
     try {
-      switch (fc) {
-        case 3: {
-          if (pdu.length !== 5) throw new ModbusException(EX.VALUE, 'bad FC3 length');
-          const start = pdu.readUInt16BE(1);
-          const qty = pdu.readUInt16BE(3);
-          if (qty < 1 || qty > MAX_READ) throw new ModbusException(EX.VALUE, `quantity ${qty} outside 1..${MAX_READ}`);
-          const values = image.values();
-          const out = Buffer.alloc(2 + 2 * qty);
-          out[0] = 3; out[1] = 2 * qty;
-          for (let k = 0; k < qty; k++) out.writeUInt16BE(readRegister(start + k, values), 2 + 2 * k);
-          return out;
-        }
-        case 6: {
-          if (pdu.length !== 5) throw new ModbusException(EX.VALUE, 'bad FC6 length');
-          writeRegisters(pdu.readUInt16BE(1), [pdu.readUInt16BE(3)]);
-          return Buffer.from(pdu); // echo
-        }
-        case 16: {
-          const start = pdu.readUInt16BE(1);
-          const qty = pdu.readUInt16BE(3);
-          if (qty < 1 || qty > MAX_WRITE || pdu[5] !== 2 * qty || pdu.length !== 6 + 2 * qty) {
-            throw new ModbusException(EX.VALUE, 'bad FC16 quantity or byte count');
-          }
-          const words = [];
-          for (let k = 0; k < qty; k++) words.push(pdu.readUInt16BE(6 + 2 * k));
-          writeRegisters(start, words);
-          return Buffer.from([16, pdu[1], pdu[2], pdu[3], pdu[4]]);
-        }
-        default:
-          throw new ModbusException(EX.FUNCTION, `function ${fc} not supported`);
+      const req = mbtcp.parseRequest(pdu);
+      if (req.fc === 3) {
+        const values = image.values();
+        const words = [];
+        for (let k = 0; k < req.qty; k++) words.push(readRegister(req.address + k, values));
+        return mbtcp.answer(req, words);
       }
+      writeRegisters(req.address, req.words);
+      return mbtcp.answer(req);
     } catch (err) {
       c.modbusExceptions += 1;
-      // A write rejected by the tag dictionary is a bad value, not an unexpected failure.
-      const code = err instanceof ModbusException ? err.exception : (err.code && err.code.startsWith('E_') ? EX.VALUE : EX.FAILURE);
-      return Buffer.from([(fc | 0x80) & 0xff, code]);
+      // A malformed request or an unmapped register carries its exception; a write rejected by
+      // the tag dictionary is a bad value; anything else an unexpected failure.
+      const code = err.exception || (err.code && err.code.startsWith('E_') ? EX.VALUE : EX.FAILURE);
+      return mbtcp.exceptionPdu(pdu[0], code);
     }
   }
 
@@ -151,28 +128,11 @@ async function startModbus(image, opts) {
     let buf = Buffer.alloc(0);
     sock.on('data', (data) => {
       buf = buf.length ? Buffer.concat([buf, data]) : data;
-      while (buf.length >= 7) {
-        const len = buf.readUInt16BE(4); // unit id + PDU
-        if (buf.readUInt16BE(2) !== 0 || len < 2 || len > 254) {
-          // Not Modbus TCP (wrong protocol id or impossible length): drop the connection rather
-          // than guess where the next frame starts.
-          c.modbusBadFrames += 1;
-          sock.destroy();
-          return;
-        }
-        if (buf.length < 6 + len) break;
-        const tid = buf.readUInt16BE(0);
-        const unit = buf[6];
-        const pdu = buf.subarray(7, 6 + len);
-        buf = buf.subarray(6 + len);
+      for (let f = mbtcp.takeFrame(buf); f; f = mbtcp.takeFrame(buf)) {
+        if (f.bad) { c.modbusBadFrames += 1; sock.destroy(); return; } // not Modbus TCP
+        buf = f.rest;
         c.modbusRequests += 1;
-        const res = handle(pdu);
-        const head = Buffer.alloc(7);
-        head.writeUInt16BE(tid, 0);
-        head.writeUInt16BE(0, 2);
-        head.writeUInt16BE(res.length + 1, 4);
-        head[6] = unit;
-        sock.write(Buffer.concat([head, res]));
+        sock.write(mbtcp.frame(f.head, handle(f.pdu)));
       }
     });
     sock.on('error', () => {}); // a reset by the client is normal; 'close' follows

@@ -20,8 +20,8 @@
  */
 const mqtt = require('mqtt');
 const tags = require('../nodes/lib/tags');
+const payloads = require('../nodes/lib/mqtt-payload');
 const { topicsOf, answerSlot } = require('../nodes/lib/mqtt-topics');
-const { checkProbe } = require('./image');
 const { PlcError } = require('./errors');
 
 const DEFAULTS = {
@@ -35,38 +35,22 @@ const DEFAULTS = {
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 
 /**
- * Parse and check one command message.
+ * Parse and check one command message: the MQTT path's payload rules (nodes/lib/mqtt-payload.js),
+ * the same the broker applies before any PLC sees a message.
  * @param {Buffer|string} payload
  * @returns {Object<string, number>} normalised values
- * @throws {PlcError|TagError} E_BAD_JSON, E_BAD_WRITE, E_UNKNOWN_TAG, E_NOT_WRITABLE, E_TYPE, E_RANGE
+ * @throws {MqttPayloadError|TagError} E_MQTT_JSON, E_MQTT_CMD, E_UNKNOWN_TAG, E_NOT_WRITABLE, E_TYPE, E_RANGE
  */
-function parseCommand(payload) {
-  let obj;
-  try { obj = JSON.parse(payload.toString('utf8')); } catch { throw new PlcError('E_BAD_JSON', 'command is not JSON'); }
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || Object.keys(obj).length === 0) {
-    throw new PlcError('E_BAD_WRITE', 'command must be a non-empty object {short: value}');
-  }
-  const out = {};
-  for (const [k, v] of Object.entries(obj)) out[k] = tags.checkWrite(k, v).value;
-  return out;
-}
+const parseCommand = (payload) => payloads.checkCommand(payload);
 
 /**
- * Parse and check one probe request message.
+ * Parse and check one probe request message (nodes/lib/mqtt-payload.js).
  * @returns {{many: boolean, items: Array<{slot:number, value:number}>}}
- * @throws {PlcError} E_BAD_JSON, E_BAD_PROBE, E_PROBE_SLOT, E_PROBE_VALUE
+ * @throws {MqttPayloadError} E_MQTT_JSON, E_MQTT_PROBE
  */
 function parseProbe(payload, slots) {
-  let obj;
-  try { obj = JSON.parse(payload.toString('utf8')); } catch { throw new PlcError('E_BAD_JSON', 'probe request is not JSON'); }
-  const many = Array.isArray(obj);
-  const list = many ? obj : [obj];
-  if (list.length === 0 || list.length > slots) throw new PlcError('E_BAD_PROBE', `probe request must hold 1..${slots} items`);
-  const items = list.map((p) => {
-    if (p === null || typeof p !== 'object') throw new PlcError('E_BAD_PROBE', 'probe request items are {"i":slot,"v":value}');
-    return checkProbe(p.i, p.v, slots);
-  });
-  return { many, items };
+  const { many, items } = payloads.checkProbe(payload, slots);
+  return { many, items: items.map((p) => ({ slot: p.i, value: p.v })) };
 }
 
 /**

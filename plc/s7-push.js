@@ -16,18 +16,13 @@
  * sees an older value for a scan.
  */
 const tags = require('../nodes/lib/tags');
+// What one job may hold and what an item costs: nodes/lib/s7-job.js (shared with the edge's writes).
+const { MAX_ITEMS, REQUEST_BYTES, itemBytes, createJobBudget } = require('../nodes/lib/s7-job');
 
 const DEFAULTS = {
-  maxItems: 20, // the S7 protocol's limit per job (snap7's server crashes past it)
+  maxItems: MAX_ITEMS, // the S7 protocol's limit per job (snap7's server crashes past it)
   pdu: 480, // bytes of one request: snap7's client negotiates 480
 };
-/**
- * Bytes of a write request besides its items: 10 header + function code + item count, as snap7's
- * client packs it (nodes/lib/s7-batch.js counts 14: nodes7's packetizer reserves 4 there).
- */
-const REQUEST_BYTES = 12;
-/** Bytes per item besides its data: 12 of address, 4 of data header. */
-const ITEM_BYTES = 16;
 
 /**
  * The PLC-owned parts of DB1 as write items: runs of whole bytes, single bits of shared bytes.
@@ -136,19 +131,18 @@ function createPushQueue(opts) {
       if (inflight.size || !queued.size) return null;
       const list = [...queued.values()].sort((a, b) => (a.db - b.db) || (a.start - b.start) || (a.bit - b.bit));
       const items = [];
-      let bytes = REQUEST_BYTES;
+      const budget = createJobBudget({ maxItems: o.maxItems, maxPdu: o.pdu, requestBytes: REQUEST_BYTES.snap7 });
       let cur = null; // the probe run being built
-      const fits = (len) => items.length < o.maxItems && bytes + ITEM_BYTES + len + (len % 2) <= o.pdu;
       for (const e of list) {
-        if (e.kind === 'p' && cur && cur.db === e.db && cur.start + cur.len === e.start && bytes + 4 <= o.pdu) {
+        if (e.kind === 'p' && cur && cur.db === e.db && cur.start + cur.len === e.start && budget.fits(0, 4)) {
           cur.parts.push(e);
           cur.len += 4;
-          bytes += 4;
+          budget.add(0, 4);
         } else {
-          if (!fits(e.data.length)) continue;
+          if (!budget.fits(1, itemBytes(e.data.length))) continue;
           cur = { db: e.db, start: e.start, bit: e.bit, len: e.data.length, parts: [e] };
           items.push(cur);
-          bytes += ITEM_BYTES + e.data.length + (e.data.length % 2);
+          budget.add(1, itemBytes(e.data.length));
           if (e.kind !== 'p') cur = null;
         }
       }

@@ -6,6 +6,10 @@
  * Ids must be unique across the parts of a role; config nodes a part shares with another are
  * written once per part with the same id and content, and kept once.
  *
+ * The study's stock replicas (bench/flows/<name>-cloud.json and <name>-edge.json, the benchmark's
+ * rows <name>) are joined the same way into one importable example each,
+ * examples/s7twin-<name>.json: cloud tab and edge tab, as the benchmark deploys them.
+ *
  *   node scripts/build-flows.js                write the flows and the examples
  *   node scripts/build-flows.js --check        exit 1 if any of them is not what the parts make
  *   node scripts/build-flows.js --split FILE   the other way: a flow deployed from the editor
@@ -21,12 +25,30 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const DIR = path.join(__dirname, '..', 'flows');
+const STOCK_DIR = path.join(__dirname, '..', 'bench', 'flows');
 const EXAMPLES = path.join(__dirname, '..', 'examples');
 const ROLES = ['cloud', 'edge'];
 
 /** The files a role's flow is written to: the deployable flow and its example. */
 function outputs(role) {
   return [path.join(DIR, `${role}.json`), path.join(EXAMPLES, `s7twin-full-${role}.json`)];
+}
+
+/**
+ * The stock replicas' example flows: name → the joined cloud and edge flows.
+ * @returns {Map<string, object[]>} e.g. 'stock-opcua' → [...]
+ */
+function buildStockExamples() {
+  const out = new Map();
+  for (const f of fs.readdirSync(STOCK_DIR).filter((x) => x.endsWith('-cloud.json')).sort()) {
+    const name = f.slice(0, -'-cloud.json'.length);
+    const read = (role) => {
+      const file = path.join(STOCK_DIR, `${name}-${role}.json`);
+      return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
+    };
+    out.set(name, [...read('cloud'), ...read('edge')]);
+  }
+  return out;
 }
 
 /**
@@ -227,12 +249,16 @@ function main() {
     for (const f of remove) { fs.unlinkSync(path.join(DIR, 'parts', f)); console.log(`removed flows/parts/${f} (its tab is gone)`); }
   }
   let stale = false;
-  for (const role of ROLES) {
-    const flow = build(role);
+  // The two flows (and their examples), then the stock replicas' examples.
+  const targets = [
+    ...ROLES.map((role) => [role, build(role), outputs(role)]),
+    ...[...buildStockExamples()].map(([name, flow]) => [name, flow, [path.join(EXAMPLES, `s7twin-${name}.json`)]]),
+  ];
+  for (const [label, flow, files] of targets) {
     const problems = lint(flow);
-    if (problems.length) throw new Error(`${role} flow: ${problems.join('; ')}`);
+    if (problems.length) throw new Error(`${label} flow: ${problems.join('; ')}`);
     const text = `${JSON.stringify(flow, null, 2)}\n`;
-    for (const file of outputs(role)) {
+    for (const file of files) {
       const cur = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
       if (check) {
         if (cur !== text) { console.error(`${file} is stale: run node scripts/build-flows.js`); stale = true; }
@@ -246,4 +272,4 @@ function main() {
 }
 
 if (require.main === module) main();
-module.exports = { build, lint, split, outputs, formatFlow, styleOf };
+module.exports = { build, buildStockExamples, lint, split, outputs, formatFlow, styleOf };

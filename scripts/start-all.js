@@ -86,7 +86,7 @@ const SETTINGS = path.join(ROOT, 'settings.js');
 function services(env, opts) {
   const list = [];
   if (opts.plc) {
-    list.push({ name: 'plc', args: [path.join(ROOT, 'plc', 'index.js')], env: {}, ready: /listen|S7/i });
+    list.push({ name: 'plc', args: [path.join(ROOT, 'plc', 'cli.js')], env: {}, ready: /listen|S7/i });
   }
   list.push({ name: 'cloud', args: [RED, '--settings', SETTINGS], env: { S7T_ROLE: 'cloud', PORT: env.S7T_CLOUD_PORT }, ready: /Started flows/ });
   list.push({ name: 'edge', args: [RED, '--settings', SETTINGS], env: { S7T_ROLE: 'edge', PORT: env.S7T_EDGE_PORT }, ready: /Started flows/ });
@@ -152,7 +152,7 @@ function fleetServices(env, opts) {
     }
     list.push({
       name: `plc-${plant}`,
-      args: [path.join(ROOT, 'plc', 'index.js')],
+      args: [path.join(ROOT, 'plc', 'cli.js')],
       env: {
         S7T_PLC_S7_PORT: nth(env.S7T_PLC_PORT, k), S7T_PLC_OPCUA_PORT: nth(env.S7T_PLC_OPCUA_PORT, k), S7T_PLC_MODBUS_PORT: nth(env.S7T_PLC_MODBUS_PORT, k),
         S7T_PLC_PLANT: plant, S7T_PLC_MQTT_URL: `mqtt://${host}:${nth(env.S7T_MQTT_PORT, home)}`,

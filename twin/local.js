@@ -17,7 +17,7 @@ const DEFAULTS = {
   S7T_PLC_OPCUA_PORT: '4840',
   S7T_PLC_MODBUS_PORT: '5020',
   S7T_MQTT_PORT: '1883',
-  S7T_MQTT_WS_PORT: '8883',
+  S7T_MQTT_WS_PORT: '9001',
   S7T_OPCUA_PORT: '4841', // the cloud's OPC UA server
   S7T_MODBUS_PORT: '5021', // the cloud's Modbus server
   S7T_SCAN_MS: '10',

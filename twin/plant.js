@@ -20,6 +20,7 @@
 
 /** Speeds and sizes. `fast` runs 20 boxes in about 10 s against a 10 ms PLC scan. */
 const { codedError } = require('../nodes/lib/errors');
+const tags = require('../nodes/lib/tags');
 const PROFILES = {
   study: {
     arrivalMs: 6000, // a new box at the entry at most every 6 s
@@ -67,8 +68,10 @@ const PROFILES = {
 
 const MIN_CLEARANCE_MM = 20; // extra belt between two boxes beyond the detection unit's length, at least
 
-const INPUTS = ['st', 'sp', 'se', 'p1f', 'p1b', 'sd', 'dmg', 'p2f', 'sk', 'p3f'];
-const OUTPUTS = ['c1', 'p1fw', 'p1bw', 'p2fw', 'c2', 'p3fw', 'red', 'grn', 'ng', 'nr', 'nb'];
+// The plant's sensors and buttons are the PLC's inputs, what it acts on the PLC's streamed
+// outputs: both as the I/O table names them.
+const INPUTS = tags.inputs.map((t) => t.short);
+const OUTPUTS = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 
 /** Error with a stable `code`. */
 const PlantError = codedError('PlantError');

@@ -6,7 +6,8 @@
  * flow-timer's (nodes/lib/flow-timer.js), so the twin and the cloud's flow-timers count the same
  * way. Timeouts count as errors. Optional CSV `time,protocol,variable,ms`.
  */
-const { createFlowTimer, createCsvAppender, csvField } = require('../nodes/lib/flow-timer');
+const { createFlowTimer } = require('../nodes/lib/flow-timer');
+const { createCsvAppender, csvField } = require('../nodes/lib/csv-appender');
 const { summarise, round } = require('../nodes/lib/stats');
 const tags = require('../nodes/lib/tags');
 

@@ -24,6 +24,7 @@ const { createTransport } = require('../../twin/transports/ws');
 const { readInputLog } = require('../../plc/input-log');
 const clock = require('../../nodes/lib/clock');
 const tags = require('../../nodes/lib/tags');
+const { waitFor } = require('../../test/helpers/wait');
 
 // Two processes' clocks (lib/clock.js, monotonic anchored to the wall clock) on one machine
 // differ by their anchors' error, under 1 ms each (Date.now() is whole milliseconds).
@@ -310,16 +311,8 @@ function analyse(cmds, entries, o) {
   };
 }
 
-/** Poll fn until it returns something truthy (resolves with it) or reject after ms. */
-async function waitUntil(fn, ms, what = 'condition') {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
+/** Poll fn until it returns something truthy (resolves with it) or reject after ms (E_TIMEOUT). */
+const waitUntil = (fn, ms, what = 'condition') => waitFor(fn, ms, what, 50);
 
 /** A results-folder-relative input log path for a run. */
 const inputLogFile = (dir) => path.join(dir, 'plc-inputs.jsonl');

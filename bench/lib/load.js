@@ -11,8 +11,10 @@
  * value for the user's own slot), connect failures. Warm-up probes (each user's first ones) are
  * timed but kept apart and reported as warm-up.
  */
+const { codedError } = require('../../nodes/lib/errors');
 const { performance } = require('node:perf_hooks');
 const { createHist } = require('./hist');
+const tags = require('../../nodes/lib/tags');
 
 const DEFAULTS = {
   thinkMs: 100, // pause between a user's probes, ms
@@ -21,17 +23,11 @@ const DEFAULTS = {
   connectBatch: 50, // connections opened at once (a connect storm would measure the storm)
   connectTimeoutMs: 30000,
   slotBase: 1, // probe slots used: slotBase .. slotBase+users-1 (slot 0 is the stock replica's)
-  maxSlots: 1024, // the PLC's probe slots (io-table plc.probeSlots)
+  maxSlots: tags.PROBE_SLOTS, // the PLC's probe slots (io-table plc.probeSlots)
 };
 
-/** Error with a stable code. */
-class LoadError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'LoadError';
-    this.code = code;
-  }
-}
+/** Error with a stable `code`. */
+const LoadError = codedError('LoadError');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -135,7 +131,7 @@ async function runLoad(o) {
     await sleep(startOffset(cfg.thinkMs, cfg.thinkWidthMs));
     while (performance.now() < endAt && (!cfg.probesPerUser || measured < cfg.probesPerUser)) {
       n += 1;
-      const value = (seqBase + k * 100000 + n) % 4294967295;
+      const value = (seqBase + k * 100000 + n) % tags.UDINT_MAX;
       const ms = await new Promise((resolve) => {
         const timer = setTimeout(() => { user.pending = null; resolve(null); }, cfg.timeoutMs);
         user.pending = { value, t0: performance.now(), resolve: (v) => { clearTimeout(timer); resolve(v); } };

@@ -3,6 +3,7 @@
  * Plots as real SVG files, rendered headless with vega-lite → vega (no browser, no canvas):
  * box plot of round trips per protocol, response time vs users, bytes per protocol.
  */
+const { codedError } = require('../../nodes/lib/errors');
 
 // vega 6 and vega-lite 6 are ESM-only with top-level await: loaded once with import().
 let libs = null;
@@ -17,14 +18,8 @@ const DEFAULTS = {
   height: 300,
 };
 
-/** Error with a stable code. */
-class PlotError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'PlotError';
-    this.code = code;
-  }
-}
+/** Error with a stable `code`. */
+const PlotError = codedError('PlotError');
 
 /**
  * Render a vega-lite spec to an SVG string.

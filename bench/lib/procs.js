@@ -4,6 +4,7 @@
  * CPU % and resident memory read from /proc/<pid>/stat and /proc/<pid>/status, the numbers
  * `top` shows, without sampling tools that would add load of their own.
  */
+const { codedError } = require('../../nodes/lib/errors');
 const { spawnWithLifeline } = require('../../scripts/lifeline');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -18,14 +19,8 @@ const DEFAULTS = {
 };
 const CLK_TCK = 100; // USER_HZ: 100 on every Linux architecture Node supports
 
-/** Error with a stable code. */
-class ProcError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'ProcError';
-    this.code = code;
-  }
-}
+/** Error with a stable `code`. */
+const ProcError = codedError('ProcError');
 
 /**
  * Spawn a Node.js child and wait until its output matches `ready` (or it fails).

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Table 1 / Table 5 / Table 3 / cycle time: productions of the headless twin (twin/cli.js
+ * Table 1 / Table 5 / Table 3 / cycle time: productions of the headless twin (twin/run.js
  * runTwin) per protocol, in round-robin blocks so that drift of the machine hits every protocol
  * alike. Each production records, per timed variable, input event written → matching PLC output
  * seen, on one monotonic clock. A warm-up production per protocol is run first and discarded.
@@ -23,6 +23,9 @@ const DEFAULTS = {
  * @param {object} o
  * @param {string[]} o.protocols
  * @param {object} o.endpoints from startSystem
+ * @param {(protocol:string, extra:object)=>object} [o.createTransport] the twin client of a path
+ *   (bench/lib/system.js createTransport: a stock replica uses a bundle transport under another name);
+ *   default: runTwin loads twin/transports/<protocol>.js
  * @param {number} o.samplesWanted stop after the block in which every protocol reached this many samples
  * @param {number} [o.maxBlocks]
  * @param {number} [o.boxes]
@@ -32,7 +35,7 @@ const DEFAULTS = {
  *   warmupSamples:number, productions:number, failed:number, reasons:string[], cycleMs:number[], bytes:object}>>}
  */
 async function runProductions(o) {
-  const { runTwin } = require(path.join(ROOT, 'twin', 'cli.js'));
+  const { runTwin } = require(path.join(ROOT, 'twin', 'run.js'));
   const vars = tags.timedPairs().map((p) => p.output);
   const boxes = o.boxes || DEFAULTS.boxes;
   const out = {};
@@ -57,15 +60,17 @@ async function runProductions(o) {
     const ep = o.endpoints[p];
     let firstAt = null;
     let lastAt = null;
+    const id = `p${seed}x${Math.random().toString(36).slice(2, 7)}`;
     const r = await runTwin({
       protocol: p,
       ...ep,
+      ...(o.createTransport ? { transport: o.createTransport(p, { id, log: o.log }) } : {}),
       boxes: boxCount,
       damaged: o.damaged ?? DEFAULTS.damaged,
       seed,
       profile: o.twinProfile || DEFAULTS.twinProfile,
       timeoutMs: o.timeoutMs || DEFAULTS.timeoutMs,
-      id: `p${seed}x${Math.random().toString(36).slice(2, 7)}`,
+      id,
       log: o.log,
       onProgress: (summary, ev) => {
         const t = performance.now();

@@ -10,10 +10,18 @@ const { summarise } = require('../../nodes/lib/stats');
 const tags = require('../../nodes/lib/tags');
 const plots = require('./plots');
 const STUDY = require('../study-figures.json');
-const { TUNINGS } = require('./system');
+const { TUNINGS, STOCK } = require('./system');
 
-const PROTOCOL_LABEL = { ws: 'WebSocket–S7', mqtt: 'MQTT', opcua: 'OPC UA', modbus: 'Modbus', stock: 'stock WS-S7 replica', mqttws: 'MQTT over WebSocket', http: 'HTTP polling' };
-/** What each path's twin transport counts as bytes on the wire (Table 3). */
+const PROTOCOL_LABEL = {
+  ws: 'WebSocket–S7', mqtt: 'MQTT', opcua: 'OPC UA', modbus: 'Modbus', mqttws: 'MQTT over WebSocket', http: 'HTTP polling',
+  stock: 'stock WS-S7 replica', 'stock-mqtt': 'stock MQTT replica', 'stock-opcua': 'stock OPC UA replica', 'stock-modbus': 'stock Modbus replica',
+};
+/**
+ * The study's protocol a row compares with: a stock replica is the study's own stack for its
+ * protocol, so its cells carry the study's figures of that protocol, as our path's do.
+ */
+const studyKey = (p) => (STOCK[p] ? STOCK[p].transport || 'ws' : p);
+/** What each path's twin transport counts as bytes on the wire (Table 3); a replica: its transport's. */
 const BYTES_COUNTED = {
   ws: 'frame payloads (without the 2–8 bytes of WebSocket framing per frame)',
   mqtt: 'TCP bytes of the connection',
@@ -231,6 +239,38 @@ function loadTimeLines(s) {
 }
 
 /**
+ * Our paths beside the study's own stacks (issue 14): per protocol and profile, the bundle's path
+ * and its stock replica side by side, probe and production means, failed productions, and the
+ * study's figure for that protocol (Table 5 of the profile).
+ * @param {object} s summarize(results)
+ * @returns {string[]} markdown lines, none when no replica ran
+ */
+function stockLines(s) {
+  const pairs = Object.entries(STOCK).map(([stock]) => [studyKey(stock), stock]);
+  const rows = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const [ours, stock] of pairs) {
+      const ran = (k) => p.probe[k] || p.productions[k];
+      if (!ran(ours) && !ran(stock)) continue;
+      const probe = (k) => (p.probe[k] && p.probe[k].stats && p.probe[k].stats.n ? `${fmt(p.probe[k].stats.mean)} / ${fmt(p.probe[k].stats.p99)}` : '–');
+      const prod = (k) => {
+        const pp = p.productions[k];
+        if (!pp) return '–';
+        const o = pp.variables.overall;
+        return `${o.n ? `${fmt(o.mean)} / ${fmt(o.p99)}` : 'no sample'}${pp.failed ? ` (${pp.failed} of ${pp.productions} failed)` : ''}`;
+      };
+      const st = STUDY.table5.rows[STUDY_PROFILE[name]] && STUDY.table5.rows[STUDY_PROFILE[name]][studyKey(stock)];
+      rows.push([name, label(ours), probe(ours), probe(stock), prod(ours), prod(stock), st ? fmt(st.mean) : '–']);
+    }
+  }
+  if (!rows.length) return [];
+  const L = ['## Our paths beside the study\'s stock stacks', ''];
+  L.push('Each protocol\'s path in this bundle beside its replica built from the nodes the study used (bench/flows/stock-*, docs/bench.md "The study\'s own stacks"): mean / p99 in ms of the probe round trips and of the production round trips (Table 1 overall), with productions that failed; the study\'s Table 5 mean for that protocol and profile last. A failed production names its reason in Table 1.', '');
+  L.push(table(['profile', 'protocol', 'probe: ours', 'probe: stock', 'productions: ours', 'productions: stock', 'study mean'], rows), '');
+  return L;
+}
+
+/**
  * Write the Markdown report body.
  * @param {object} s summarize(results)
  * @param {string[]} plotFiles relative paths
@@ -250,6 +290,7 @@ function markdown(s, plotFiles) {
     ['CPU', `${m.cpus} × ${m.cpuModel}`], ['memory', `${fmt(m.memGB)} GB`], ['OS', m.os], ['load average at start', (m.loadavg || []).map((x) => x.toFixed(2)).join(' ')],
     ...Object.entries(s.versions || {}).map(([k, v]) => [k, v]),
     ['PLC scan', `${o.scanMs} ms`], ['stock replica read cycle', `${o.stockCycleMs} ms`],
+    ['stock OPC UA server minimum sampling', o.stockOpcuaSamplingMs === null || o.stockOpcuaSamplingMs === undefined ? '500 ms (node-red-contrib-opcua as installed)' : `${o.stockOpcuaSamplingMs} ms (the study's edit of 104-opcuaserver.js, by preload)`],
     ['protocols asked', (o.protocols || []).join(', ')], ['profiles', (o.profiles || []).join(', ')],
     ['samples per protocol (target)', o.samples], ['load levels (users)', (o.users || []).join(', ')],
     ['load think time / duration per level', `${o.thinkMs} ms / ${o.loadSeconds} s`], ['boxes per production', o.boxes],
@@ -327,7 +368,7 @@ function markdown(s, plotFiles) {
       const pp = p.productions[proto];
       for (const v of [...tags.timedPairs().map((x) => x.output), 'overall']) {
         const ours = pp.variables[v] || {};
-        const st = (STUDY.table1.rows[proto] || {})[v] || {};
+        const st = (STUDY.table1.rows[studyKey(proto)] || {})[v] || {};
         rows.push([label(proto), VAR_LABEL[v], ...t1cols.map((c) => cell(ours[c === 'count' ? 'n' : c], st[c])), fmt(ours.p95), fmt(ours.p99), fmt(ours.jitter), ours.expired || 0]);
       }
       if (pp.warmupSamples) rows.push([label(proto), `(warm-up discarded: ${pp.warmupSamples} samples)`, ...t1cols.map(() => ''), '', '', '', '']);
@@ -355,7 +396,8 @@ function markdown(s, plotFiles) {
   }
 
   // Table 5.
-  const t5protos = ['ws', 'opcua', 'modbus', 'mqtt'];
+  // Our paths, then the stock replicas that carried productions in this run, beside them.
+  const t5protos = ['ws', 'opcua', 'modbus', 'mqtt', ...Object.keys(STOCK).filter((p) => Object.values(s.profiles).some((x) => x.productions[p]))];
   const t5have = Object.values(s.profiles).some((p) => Object.keys(p.productions).length);
   if (t5have) {
     L.push('## Table 5 — local vs WAN round trip', '');
@@ -371,7 +413,7 @@ function markdown(s, plotFiles) {
         row.push(fmt(p.floor && p.floor[stat === 'count' ? 'n' : stat]));
         for (const pr of t5protos) {
           const ours = p.productions[pr] && p.productions[pr].variables.overall;
-          const st = STUDY.table5.rows[STUDY_PROFILE[pn]] && STUDY.table5.rows[STUDY_PROFILE[pn]][pr];
+          const st = STUDY.table5.rows[STUDY_PROFILE[pn]] && STUDY.table5.rows[STUDY_PROFILE[pn]][studyKey(pr)];
           row.push(ours && ours.n ? cell(ours[stat === 'count' ? 'n' : stat], st && st[stat]) : `– (${st ? fmt(st[stat]) : '–'})`);
         }
       }
@@ -385,7 +427,7 @@ function markdown(s, plotFiles) {
           if (pn !== 'wan') { row.push(''); continue; }
           const a = s.profiles.local.productions[pr];
           const b = s.profiles.wan.productions[pr];
-          const st = STUDY.table5.rows.wan[pr].deltaFromLocal;
+          const st = STUDY.table5.rows.wan[studyKey(pr)].deltaFromLocal;
           row.push(a && b && a.variables.overall.n && b.variables.overall.n ? cell(b.variables.overall.mean - a.variables.overall.mean, st) : `– (${st})`);
         }
       }
@@ -393,6 +435,8 @@ function markdown(s, plotFiles) {
     }
     L.push(table(head, rows), '');
   }
+
+  for (const line of stockLines(s)) L.push(line);
 
   // Table 4.
   const loadProfiles = Object.entries(s.profiles).filter(([, p]) => Object.keys(p.load).length);
@@ -405,7 +449,7 @@ function markdown(s, plotFiles) {
       for (const proto of Object.keys(p.load)) {
         const r = p.load[proto][u];
         if (!r) continue;
-        const st = (STUDY.table4.rows[String(u)] || {})[proto] || {};
+        const st = (STUDY.table4.rows[String(u)] || {})[studyKey(proto)] || {};
         const c = r.cost || {};
         rows.push([u, label(proto), cell(r.summary.mean, st.mean), cell(r.summary.min, st.min), cell(r.summary.max, st.max), cell(r.summary.sd, st.sd), fmt(r.summary.p95), fmt(r.summary.p99),
           cell(r.errorPct, st.errorPct, 2), cell(r.throughput, st.throughput, 2), r.summary.n, r.warmup,
@@ -422,7 +466,7 @@ function markdown(s, plotFiles) {
       if (c) L.push(`- cloud CPU at ${maxCommon} users: lightest ${c}`);
     }
     for (const [proto, slots] of Object.entries(p.loadCapped)) {
-      if (proto === 'stock') continue; // the replica is one twin by design (slot 0)
+      if (STOCK[proto]) continue; // a replica with an edge maps one probe slot by design (slot 0)
       L.push(`- ${label(proto)} was not run with more than ${slots - 1} twins: its edge relays probe slots 0..${slots - 1} only (the benchmark sets ${proto === 'modbus' ? 'S7T_MODBUS_PROBE_SLOTS' : 'S7T_OPCUA_PROBE_SLOTS'} = ${slots}; each relayed slot costs the edge reads on every poll).`);
     }
     for (const [proto, stopped] of Object.entries(p.loadStopped)) {
@@ -436,7 +480,7 @@ function markdown(s, plotFiles) {
   for (const [name, p] of Object.entries(s.profiles)) {
     for (const [proto, r] of Object.entries(p.productions)) {
       const b = r.bytes;
-      const st = STUDY.table3.rows[proto] || {};
+      const st = STUDY.table3.rows[studyKey(proto)] || {};
       bytesRows.push([name, label(proto), cell(b.bytesPerSec, st.bytesPerSec, 0), cell(b.frames, st.packets, 0), cell(b.totalKB, st.totalKB), cell(b.meanSize, st.meanSize, 0), fmt(b.seconds)]);
     }
   }
@@ -517,7 +561,7 @@ function markdown(s, plotFiles) {
   const cyc = [];
   for (const [name, p] of Object.entries(s.profiles)) {
     for (const [proto, r] of Object.entries(p.productions)) {
-      if (r.cycle) cyc.push([name, label(proto), r.cycle.n, cell(r.cycle.mean, STUDY.cycleTime.rows[proto], 2), fmt(r.cycle.min, 2), fmt(r.cycle.max, 2), o.boxes]);
+      if (r.cycle) cyc.push([name, label(proto), r.cycle.n, cell(r.cycle.mean, STUDY.cycleTime.rows[studyKey(proto)], 2), fmt(r.cycle.min, 2), fmt(r.cycle.max, 2), o.boxes]);
     }
   }
   if (cyc.length) {
@@ -536,6 +580,12 @@ function markdown(s, plotFiles) {
       const parts = [`network floor ${fmt(fl)} ms`, `${fmt(above)} ms above the network (protocol stacks, Node-RED, S7 I/O and the PLC)`];
       const within = [`the PLC scan: a write waits 0–${o.scanMs} ms for the next scan (≈ ${fmt(o.scanMs / 2)} ms on average for requests at random times)`];
       if (proto === 'stock') within.push(`the polled S7 read: 0–${o.stockCycleMs} ms (node-red-contrib-s7's minimum cycle; ≈ ${fmt(o.stockCycleMs / 2)} ms on average)`);
+      if (proto === 'stock-mqtt') within.push('no TCP_NODELAY on the stock broker\'s sockets: a small message can wait for the peer\'s delayed ACK (up to 40 ms on Linux)');
+      if (proto === 'stock-modbus') within.push('Modbus Read nodes every 80 ms (the study\'s interval) at the edge on the cloud request and the PLC response registers, and the twin\'s 50 ms poll: 0–80, 0–80 and 0–50 ms (≈ 105 ms on average)');
+      if (proto === 'stock-opcua') {
+        const ms = o.stockOpcuaSamplingMs ?? 500;
+        within.push(`the stock server samples its variables every ${ms} ms at best (minimumSamplingInterval: 500 hard-coded in 104-opcuaserver.js${o.stockOpcuaSamplingMs === null || o.stockOpcuaSamplingMs === undefined ? '; the study edited it to 50' : `, set to ${ms} here as the study did`}): the edge's 10 ms subscription on the request is revised to ${ms} ms, 0–${ms} ms (≈ ${fmt(ms / 2)} ms on average); the twin polls every 50 ms (≈ 25 ms)`);
+      }
       const tuning = TUNINGS[o.tuning] || TUNINGS.tuned;
       if (proto === 'modbus') {
         const ms = tuning.transport.modbus.pollMs;
@@ -728,4 +778,4 @@ async function writeReport(results, outDir) {
   return { dir: outDir, files, plots: plotFiles, summary: s };
 }
 
-module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, faultLines, fleetLines, TARGETS };
+module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, faultLines, stockLines, fleetLines, TARGETS };

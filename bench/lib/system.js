@@ -12,9 +12,10 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const net = require('node:net');
-const { startToxiproxy, freePort } = require('./toxiproxy');
+const { startToxiproxy } = require('./toxiproxy');
+const { freePort, freePorts } = require('../../plc/net');
 const { startPlc, startNodeRed } = require('./procs');
+const tags = require('../../nodes/lib/tags');
 
 const ROOT = path.join(__dirname, '..', '..');
 const HOST = '127.0.0.1';
@@ -54,12 +55,14 @@ const TUNINGS = {
  * Probe slots each path answers, from slot 0. The WebSocket and MQTT paths reach every PLC slot;
  * the Modbus and OPC UA edges relay only the first N (set here and passed to the flows as
  * S7T_MODBUS_PROBE_SLOTS / S7T_OPCUA_PROBE_SLOTS: each relayed slot costs them reads on every
- * poll); the stock replica maps slot 0 only. Load levels needing more slots are not run.
+ * poll); the stock WS, OPC UA and Modbus replicas map slot 0 only. Load levels needing more slots
+ * are not run.
  */
-const PROBE_SLOTS = { ws: 1024, mqtt: 1024, modbus: 122, opcua: 122, stock: 1, mqttws: 1024, http: 0 };
+const ALL_SLOTS = tags.PROBE_SLOTS;
+const PROBE_SLOTS = { ws: ALL_SLOTS, mqtt: ALL_SLOTS, modbus: 122, opcua: 122, stock: 1, mqttws: ALL_SLOTS, http: 0, 'stock-mqtt': ALL_SLOTS, 'stock-opcua': 1, 'stock-modbus': 1 };
 /**
- * Protocols carried by the bundle's assembled flows (the stock replica is not). mqttws and http
- * are the related study's other two paths: MQTT over WebSocket to the same broker, and HTTP
+ * Protocols carried by the bundle's assembled flows (the stock replicas are not: STOCK). mqttws and
+ * http are the related study's other two paths: MQTT over WebSocket to the same broker, and HTTP
  * polling of the REST endpoint (s7twin-rest), which relays over the WebSocket–S7 path's edge link.
  */
 const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'mqttws', 'http'];
@@ -69,23 +72,31 @@ const BUNDLE_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'mqttws', 'http'];
  * endpoint) with every path the page speaks.
  */
 const USES_TABS = { ws: ['page'], mqttws: ['mqtt', 'page'], http: ['ws', 'page'] };
-
 /**
- * Distinct free loopback ports: all listeners are open at once before any closes, so the kernel
- * cannot hand the same port out twice.
- * @param {string[]} names
- * @returns {Promise<Object<string, number>>}
+ * The stock replicas of the study's paths, built from the nodes the study used: flows
+ * bench/flows/<flows>-cloud.json and <flows>-edge.json (examples/s7twin-<flows>.json is the same
+ * pair as one importable file). `transport` is the bundle's twin transport that speaks to the
+ * replica where the wire protocol is the same (null: the WS replica's own client,
+ * bench/lib/stock-transport.js); `productions` whether it carries the whole plant (the WS replica
+ * maps probe slot 0 only); `firstSlot` the first PLC probe slot it answers (the replicas with an
+ * edge map slot 0 only; stock MQTT reaches every slot, as ours).
  */
-async function freePorts(names) {
-  const servers = await Promise.all(names.map(() => new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, HOST, () => resolve(srv));
-  })));
-  const ports = Object.fromEntries(names.map((n, i) => [n, servers[i].address().port]));
-  await Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
-  return ports;
-}
+const STOCK = {
+  stock: { flows: 'stock', transport: null, productions: false, firstSlot: 0 },
+  'stock-mqtt': { flows: 'stock-mqtt', transport: 'mqtt', productions: true, firstSlot: 1 },
+  'stock-opcua': { flows: 'stock-opcua', transport: 'opcua', productions: true, firstSlot: 0 },
+  'stock-modbus': { flows: 'stock-modbus', transport: 'modbus', productions: true, firstSlot: 0 },
+};
+/** The first PLC probe slot a path's probes and load twins use (bundle paths: 1; slot 0 is the replicas'). */
+const firstProbeSlot = (p) => (STOCK[p] ? STOCK[p].firstSlot : 1);
+/**
+ * The stock OPC UA server's minimum sampling interval with the study's edit of the contrib node
+ * (section 5.2: 500 → 50 ms), applied by a preload (bench/lib/stock-opcua-sampling.js) when a run
+ * asks for it (`stockOpcuaSamplingMs`); without it the node runs as installed (500 ms).
+ */
+const STUDY_OPCUA_SAMPLING_MS = 50;
+/** The study's plant id in the stock OPC UA replica's node ids (a hand-built flow names one plant). */
+const STOCK_OPCUA_PLANT = 'plant1';
 
 /** Read a flow file, or [] when it is not there yet. */
 function readFlows(file) {
@@ -131,7 +142,7 @@ function withPathsDisabled(flows, want) {
 /**
  * Which protocol paths the assembled flows carry (from the node types they contain), so the
  * benchmark runs what exists and reports the rest as not available instead of failing.
- * @returns {{ws:boolean, mqtt:boolean, opcua:boolean, modbus:boolean, stock:boolean}}
+ * @returns {Object<string, boolean>} ws, mqtt, opcua, modbus and every STOCK replica
  */
 function availablePaths() {
   const cloud = readFlows(path.join(ROOT, 'flows', 'cloud.json'));
@@ -146,8 +157,35 @@ function availablePaths() {
     modbus: has(/modbus/i) && transport('modbus'),
     mqttws: has(/mqtt|broker/i) && transport('mqttws'),
     http: has(/^s7twin-rest$/) && has(/^s7twin-link/) && transport('http'),
-    stock: true, // bench/flows: core nodes + node-red-contrib-s7 only
+    // bench/flows: the study's nodes only (core, node-red-contrib-s7/-opcua/-modbus/-aedes)
+    ...Object.fromEntries(Object.entries(STOCK).map(([p, r]) => [p, fs.existsSync(path.join(__dirname, '..', 'flows', `${r.flows}-cloud.json`))])),
   };
+}
+
+/**
+ * Wait until the stock OPC UA server (node-red-contrib-opcua) holds the replica's variables. Its
+ * flow adds them once the server node runs, and the replica's edge subscribes once at start and
+ * never again (a monitored item on a node that did not exist yet stays dead), so the edge may
+ * start only after that, as the study's edge was deployed against a running cloud.
+ * @param {string} url opc.tcp:// of the cloud's stock server
+ * @param {number} timeoutMs
+ */
+async function waitStockOpcuaVariables(url, timeoutMs) {
+  const { createSide } = require(path.join(ROOT, 'nodes', 'lib', 'opcua-side'));
+  const { probeNodeId } = require(path.join(ROOT, 'nodes', 'lib', 'opcua-tags'));
+  const side = createSide({ name: 'bench', endpointUrl: url, pkiDir: path.join(os.tmpdir(), 's7twin-bench-opcua-pki'), monitor: [] });
+  const end = Date.now() + timeoutMs;
+  try {
+    await side.connect();
+    for (;;) {
+      const [r] = await side.read([probeNodeId('res', 0)]).catch(() => [{}]);
+      if (r.good) return;
+      if (Date.now() > end) throw Object.assign(new Error(`the stock OPC UA server at ${url} has no replica variables after ${timeoutMs} ms`), { code: 'E_START_TIMEOUT' });
+      await new Promise((res) => setTimeout(res, 200));
+    }
+  } finally {
+    await side.close().catch(() => {});
+  }
 }
 
 /**
@@ -155,9 +193,11 @@ function availablePaths() {
  * @param {object} o
  * @param {string} o.profileName
  * @param {object|null} o.links {'twin-cloud': {up, down}, 'cloud-edge': {up, down}} or null (loopback)
- * @param {string[]} o.protocols among ws, mqtt, opcua, modbus, stock
+ * @param {string[]} o.protocols among ws, mqtt, opcua, modbus and the STOCK replicas
  * @param {number} [o.scanMs]
  * @param {number} [o.stockCycleMs]
+ * @param {number} [o.stockOpcuaSamplingMs] the stock OPC UA server's minimum sampling interval
+ *   instead of the 500 ms its node hard-codes (the study's edit, by preload); default: as installed
  * @param {'tuned'|'study'} [o.tuning] protocol intervals (default tuned)
  * @param {object} [o.env] extra S7T_* for both Node-RED processes
  * @param {string} [o.plcInputLog] the virtual PLC's input log file (plc/input-log.js)
@@ -180,7 +220,7 @@ async function startSystem(o) {
     // Order matters for ports: the cloud binds its ports first, and only then does Toxiproxy
     // create its proxies on ephemeral ports. (Proxies made earlier can take a port that was
     // picked for the cloud but not yet bound: a twin then reaches the wrong service.)
-    const cloudPorts = await freePorts(['http', 'mqtt', 'mqttWs', 'opcua', 'modbus']);
+    const cloudPorts = await freePorts(['http', 'mqtt', 'mqttWs', 'opcua', 'modbus', 'stockMqtt', 'stockOpcua', 'stockModbus'], HOST);
     let tp = null;
     if (o.links) {
       tp = await startToxiproxy();
@@ -212,14 +252,10 @@ async function startSystem(o) {
     };
     const bundleCloud = withPathsDisabled(bundle ? readFlows(path.join(ROOT, 'flows', 'cloud.json')) : [], want);
     const bundleEdge = withPathsDisabled(bundle ? readFlows(path.join(ROOT, 'flows', 'edge.json')) : [], want);
-    const cloudFlows = [
-      ...bundleCloud,
-      ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-cloud.json')) : []),
-    ];
-    const edgeFlows = [
-      ...bundleEdge,
-      ...(want.has('stock') ? readFlows(path.join(__dirname, '..', 'flows', 'stock-edge.json')) : []),
-    ];
+    const stockFlows = (role) => Object.entries(STOCK).filter(([p]) => want.has(p))
+      .flatMap(([, r]) => readFlows(path.join(__dirname, '..', 'flows', `${r.flows}-${role}.json`)));
+    const cloudFlows = [...bundleCloud, ...stockFlows('cloud')];
+    const edgeFlows = [...bundleEdge, ...stockFlows('edge')];
     const off = [...new Set([...bundleCloud.disabledTabs, ...bundleEdge.disabledTabs])];
     if (off.length) log(`flow tabs disabled (paths not in this run): ${off.join(', ')}`);
     const cloudOpts = {
@@ -236,6 +272,13 @@ async function startSystem(o) {
         S7T_MQTT_WS_PORT: String(cloudPorts.mqttWs),
         S7T_OPCUA_PORT: String(cloudPorts.opcua),
         S7T_MODBUS_PORT: String(cloudPorts.modbus),
+        S7T_STOCK_MQTT_PORT: String(cloudPorts.stockMqtt),
+        S7T_STOCK_OPCUA_PORT: String(cloudPorts.stockOpcua),
+        S7T_STOCK_MODBUS_PORT: String(cloudPorts.stockModbus),
+        ...(o.stockOpcuaSamplingMs !== undefined && o.stockOpcuaSamplingMs !== null ? {
+          S7T_STOCK_OPCUA_MIN_SAMPLING_MS: String(o.stockOpcuaSamplingMs),
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS || ''} --require ${JSON.stringify(path.join(__dirname, 'stock-opcua-sampling.js'))}`.trim(),
+        } : {}),
       },
     };
     const procs = {};
@@ -264,9 +307,11 @@ async function startSystem(o) {
     const plcOpts = {
       scanMs,
       s7: { host: HOST, port: 0 },
-      opcua: want.has('opcua') ? { host: HOST, port: 0 } : false,
-      modbus: want.has('modbus') ? { host: HOST, port: 0 } : false,
+      opcua: want.has('opcua') || want.has('stock-opcua') ? { host: HOST, port: 0 } : false,
+      modbus: want.has('modbus') || want.has('stock-modbus') ? { host: HOST, port: 0 } : false,
       mqtt: mqttOn ? { url: `mqtt://${HOST}:${plantPorts.mqtt}`, plant: DEFAULTS.plant, ...DEFAULTS.mqttPlc, qos: 0 } : false,
+      // The stock broker knows no users: the PLC's second client logs in without any, at QoS 0.
+      mqttMore: want.has('stock-mqtt') ? [{ url: `mqtt://${HOST}:${plantPorts.stockMqtt}`, plant: DEFAULTS.plant, qos: 0 }] : [],
       ...(o.plcInputLog ? { inputLog: o.plcInputLog } : {}),
     };
     procs.plc = await startPlc(plcOpts);
@@ -275,6 +320,7 @@ async function startSystem(o) {
     for (const k of ['s7', 'opcua', 'modbus']) if (plcOpts[k]) plcOpts[k] = { ...plcOpts[k], port: plc.ports[k] };
     stoppers.push(() => procs.plc.stop());
     log(`virtual PLC up (pid ${plc.pid}, S7 ${plc.ports.s7})`);
+    if (want.has('stock-opcua')) await waitStockOpcuaVariables(`opc.tcp://${HOST}:${cloudPorts.stockOpcua}`, 60000);
 
 
     // The edge reaches every cloud service through the plant-side proxies (same process env
@@ -300,6 +346,9 @@ async function startSystem(o) {
         S7T_MODBUS_CLOUD_PORT: String(plantPorts.modbus),
         S7T_STOCK_EDGE_URL: `ws://${HOST}:${plantPorts.http}/stock/edge`,
         S7T_STOCK_PLC_URL: `ws://${HOST}:${plantPorts.http}/stock/plctounity`,
+        S7T_STOCK_MODBUS_PORT: String(plantPorts.stockModbus),
+        S7T_STOCK_OPCUA_URL: `opc.tcp://${HOST}:${plantPorts.stockOpcua}`,
+        S7T_PLC_OPCUA_URL: `opc.tcp://${HOST}:${plc.ports.opcua || ''}`,
       },
     };
     procs.edge = await startNodeRed(edgeOpts);
@@ -321,6 +370,12 @@ async function startSystem(o) {
       // The browser twin's page, loaded through the twin-side link like every twin (its MQTT
       // broker URL given too: the page would otherwise dial the cloud's own port).
       page: { url: `http://${HOST}:${twinPorts.http}/s7twin/ui/`, mqttUrl: `ws://${HOST}:${twinPorts.mqttWs}/mqtt`, token: DEFAULTS.twinToken, mqtt: { user: DEFAULTS.mqttTwin.username, password: DEFAULTS.mqttTwin.password } },
+      // The stock replicas' twins run the study's client settings whatever the tuning: the Unity
+      // client polled OPC UA (Session.Read) and Modbus (ReadHoldingRegisters) every 50 ms and
+      // published MQTT at QoS 0 (section 3.2.2); the replicas take no credentials.
+      'stock-mqtt': { url: `mqtt://${HOST}:${twinPorts.stockMqtt}`, plant: DEFAULTS.plant, qos: 0 },
+      'stock-opcua': { url: `opc.tcp://${HOST}:${twinPorts.stockOpcua}`, plant: STOCK_OPCUA_PLANT, user: '', password: '', pkiDir: path.join(os.tmpdir(), 's7twin-bench-opcua-pki'), mode: 'poll', pollMs: 50 },
+      'stock-modbus': { url: `modbus://${HOST}:${twinPorts.stockModbus}`, pollMs: 50 },
     };
     return {
       profileName: o.profileName,
@@ -372,9 +427,11 @@ function transportOptions(protocol, endpoints, extra = {}) {
  */
 function createTransport(protocol, endpoints, extra = {}) {
   if (protocol === 'stock') return require('./stock-transport').createTransport(transportOptions('stock', endpoints, extra));
+  // A stock replica speaks the wire protocol of a bundle path: that path's twin transport, pointed at the replica.
+  const wire = STOCK[protocol] ? STOCK[protocol].transport : protocol;
   // eslint-disable-next-line global-require
-  const mod = require(path.join(ROOT, 'twin', 'transports', `${protocol}.js`));
-  return mod.createTransport(transportOptions(protocol, endpoints, extra));
+  const mod = require(path.join(ROOT, 'twin', 'transports', `${wire}.js`));
+  return mod.createTransport({ ...transportOptions(protocol, endpoints, extra), protocol: wire });
 }
 
 /**
@@ -382,7 +439,7 @@ function createTransport(protocol, endpoints, extra = {}) {
  * @param {string} protocol
  */
 function hasProbe(protocol) {
-  if (protocol === 'stock') return true;
+  if (STOCK[protocol]) return true; // every replica maps probe slot 0 at least
   try {
     const src = fs.readFileSync(path.join(ROOT, 'twin', 'transports', `${protocol}.js`), 'utf8');
     if (!/\bprobe\s*\(slot/.test(src)) return false;
@@ -395,4 +452,4 @@ function hasProbe(protocol) {
   return true;
 }
 
-module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, withPathsDisabled, hasProbe, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS };
+module.exports = { startSystem, availablePaths, createTransport, transportOptions, readFlows, withPathsDisabled, hasProbe, firstProbeSlot, DEFAULTS, TUNINGS, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK, STUDY_OPCUA_SAMPLING_MS };

@@ -14,10 +14,11 @@
  * toxic delays every chunk by latency ± jitter (uniform), in order per connection: it adds delay
  * but never reorders bytes, which is what TCP over a WAN looks like to the application.
  */
+const { codedError } = require('../../nodes/lib/errors');
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
+const { freePort } = require('../../plc/net');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -28,14 +29,8 @@ const DEFAULTS = {
   requestTimeoutMs: 5000, // one API call, ms
 };
 
-/** Error with a stable code. */
-class ToxiproxyError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'ToxiproxyError';
-    this.code = code;
-  }
-}
+/** Error with a stable `code`. */
+const ToxiproxyError = codedError('ToxiproxyError');
 
 /**
  * Path to the toxiproxy-server binary, building it with scripts/toxiproxy.sh when missing.
@@ -51,19 +46,6 @@ function ensureBinary() {
   } catch (err) {
     throw new ToxiproxyError('E_TOXIPROXY_BUILD', `could not build Toxiproxy (scripts/toxiproxy.sh): ${err.message}`);
   }
-}
-
-/** A free TCP port on loopback. */
-function freePort(host = DEFAULTS.host) {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -113,7 +95,7 @@ function request(apiPort, method, urlPath, body, timeoutMs = DEFAULTS.requestTim
  */
 async function startToxiproxy(opts = {}) {
   const bin = opts.bin || ensureBinary();
-  const apiPort = opts.apiPort || await freePort();
+  const apiPort = opts.apiPort || await freePort(DEFAULTS.host);
   const child = spawn(bin, ['-host', DEFAULTS.host, '-port', String(apiPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const collect = (d) => { log += d; if (log.length > 200000) log = log.slice(-100000); };
@@ -232,4 +214,4 @@ async function startToxiproxy(opts = {}) {
   };
 }
 
-module.exports = { startToxiproxy, ensureBinary, freePort, ToxiproxyError, DEFAULTS };
+module.exports = { startToxiproxy, ensureBinary, ToxiproxyError, DEFAULTS };

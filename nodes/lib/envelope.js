@@ -29,6 +29,7 @@
  *
  * Pure functions: parse/validate, build, and a receiver-side duplicate/gap tracker.
  */
+const { codedError } = require('./errors');
 
 const VERSION = 1;
 const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res']);
@@ -40,12 +41,10 @@ const MAX_FRAME_BYTES = 64 * 1024; // default size limit; a whole-plant snapshot
 const SRC_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** Error with a stable `code` (and the offending frame's ref where it could be read). */
-class EnvelopeError extends Error {
+const Coded = codedError('EnvelopeError');
+class EnvelopeError extends Coded {
   constructor(code, message, ref) {
-    super(message);
-    this.name = 'EnvelopeError';
-    this.code = code;
-    if (ref) this.ref = ref;
+    super(code, message, ref ? { ref } : undefined);
   }
 }
 

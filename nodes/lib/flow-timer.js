@@ -2,7 +2,7 @@
 /**
  * Flow-timer logic: round-trip timers started and stopped by id, expiring timers counted as
  * errors, running statistics, envelope → start/stop translation from the tag dictionary's timed
- * pairs, and a buffered CSV appender. Used by the `s7twin-timer` node (inside the
+ * pairs, and the CSV line of a round trip (written by csv-appender.js). Used by the `s7twin-timer` node (inside the
  * `s7twin-flow-timer` subflow) and by the headless twin's recorder. Never touches RED.
  *
  * Timers are matched by id (a correlation id), never by arrival order:
@@ -15,8 +15,7 @@
  *   - probes:    `probe` d {slot: value} starts `probe:<slot>:<value>`, `probe-res` stops it.
  */
 const { codedError } = require('./errors');
-const fs = require('node:fs');
-const path = require('node:path');
+const { csvField } = require('./csv-appender');
 const { createWindow, round } = require('./stats');
 const tags = require('./tags');
 
@@ -30,8 +29,6 @@ const DEFAULTS = {
   // cannot grow memory without bound.
   maxVariables: 2048,
   variableWindow: 2000, // samples kept per variable
-  flushMs: 1000, // CSV buffer flushed at least every second
-  flushLines: 1000, // ... or as soon as this many lines wait
 };
 
 const CSV_HEADER = 'time,protocol,variable,id,ms';
@@ -307,12 +304,6 @@ function positive(v, dflt) {
   return Number.isFinite(n) && n > 0 ? n : dflt;
 }
 
-/** Quote a CSV field when it needs it (RFC 4180). */
-function csvField(v) {
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 /**
  * One CSV line `time,protocol,variable,id,ms` (no newline).
  * @param {{protocol, variable, id, ms}} r
@@ -323,79 +314,4 @@ function csvLine(r, time = Date.now()) {
   return [iso, r.protocol, r.variable, r.id, r.ms.toFixed(3)].map(csvField).join(',');
 }
 
-/**
- * A buffered, asynchronous CSV appender: lines are kept in memory and appended in one write per
- * flush (every `flushMs`, or once `flushLines` wait), so a round trip never waits for the disk.
- * The folder is created if missing and the header written once (when the file is new or empty).
- * @param {string} file
- * @param {{header?: string, flushMs?: number, flushLines?: number, onError?: (err) => void}} [opts]
- */
-function createCsvAppender(file, opts = {}) {
-  const header = opts.header || CSV_HEADER;
-  const flushMs = positive(opts.flushMs, DEFAULTS.flushMs);
-  const flushLines = positive(opts.flushLines, DEFAULTS.flushLines);
-  const onError = opts.onError || (() => {});
-  let buf = [];
-  let ready = null; // promise: folder made and header written
-  let chain = Promise.resolve(); // one write in flight at a time, in order
-  let closed = false;
-  let written = 0;
-  let errors = 0;
-  const timer = setInterval(() => { flush(); }, flushMs);
-  timer.unref?.(); // a browser's timer ids have no unref
-
-  function prepare() {
-    if (!ready) {
-      ready = (async () => {
-        await fs.promises.mkdir(path.dirname(path.resolve(file)), { recursive: true });
-        let size = 0;
-        try { size = (await fs.promises.stat(file)).size; } catch { size = 0; }
-        if (size === 0) await fs.promises.appendFile(file, `${header}\n`);
-      })();
-    }
-    return ready;
-  }
-
-  /** Queue one line (without newline). */
-  function write(line) {
-    if (closed) return;
-    buf.push(line);
-    if (buf.length >= flushLines) flush();
-  }
-
-  /** Append what is buffered. Resolves when it is on disk; never rejects (errors counted). */
-  function flush() {
-    if (buf.length === 0) return chain;
-    const lines = buf;
-    buf = [];
-    chain = chain.then(async () => {
-      try {
-        await prepare();
-        await fs.promises.appendFile(file, `${lines.join('\n')}\n`);
-        written += lines.length;
-      } catch (err) {
-        errors += 1;
-        ready = null; // retry the folder/header next time (the folder may have been removed)
-        onError(err);
-      }
-    });
-    return chain;
-  }
-
-  /** Flush and stop the interval. */
-  async function close() {
-    clearInterval(timer);
-    const p = flush();
-    closed = true;
-    await p;
-  }
-
-  return {
-    file, write, flush, close,
-    get buffered() { return buf.length; },
-    get written() { return written; },
-    get errors() { return errors; },
-  };
-}
-
-module.exports = { DEFAULTS, CSV_HEADER, FlowTimerError, createFlowTimer, csvLine, csvField, createCsvAppender };
+module.exports = { DEFAULTS, CSV_HEADER, FlowTimerError, createFlowTimer, csvLine };

@@ -19,8 +19,8 @@ const tags = require('./tags');
 
 const MB = tags.TABLE.modbus;
 const WORD_MAX = 0xffff;
-const MAX_BLOCK = 125; // registers per read (Modbus application protocol v1.1b3, 6.3)
-const MAX_WRITE = 123; // registers per FC16 write (6.12): a block relayed as one write holds no more
+// Registers per FC3 read (125) and per FC16 write (123: a block relayed as one write holds no more).
+const { MAX_READ: MAX_BLOCK, MAX_WRITE } = require('./modbus-tcp');
 // Probe slots per relayed block: 61 UDInt slots = 122 registers, the most whole slots one FC16
 // write can carry (a slot never straddles two blocks).
 const PROBE_SLOTS_PER_BLOCK = Math.floor(MAX_WRITE / 2);

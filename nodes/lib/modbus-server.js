@@ -24,16 +24,20 @@
  * counters. Why not modbus-serial's ServerTCP: it defers every request with setTimeout(0) and
  * keeps its sockets private (no setNoDelay), the same reasons plc/modbus.js gives.
  */
+const { codedError } = require('./errors');
 const net = require('node:net');
 const { EventEmitter } = require('node:events');
 const codec = require('./modbus-codec');
+const mbtcp = require('./modbus-tcp');
+const tags = require('./tags');
 const { createSourceFilter } = require('./source-filter');
 const peerLimits = require('./peer-limits');
 
 const DEFAULTS = {
   host: '127.0.0.1',
   port: 5021, // the cloud Modbus server (the PLC's own is 5020)
-  registers: 6048, // HR 0..6047: I/O block, probe requests 1000+2i and responses 4000+2i, 1,024 slots
+  // HR 0..6047: I/O block, probe requests 1000+2i and responses 4000+2i for the PLC's 1,024 slots
+  registers: tags.MODBUS_REGISTERS,
   // Connections served at once; further ones are closed at once (counters.refused, 'refused'
   // event). A cloud server serves the edge (two connections: I/O loops and probe relay), its own
   // flow-timer client and every twin: the benchmark's load levels run one twin per user.
@@ -52,20 +56,11 @@ const DEFAULTS = {
   errors: peerLimits.DEFAULTS.errors, // exceptions a connection may cause per errorWindowMs (0 = off)
   errorWindowMs: peerLimits.DEFAULTS.errorWindowMs,
 };
-const MAX_READ = 125; // registers per FC3 (Modbus application protocol v1.1b3, 6.3)
-const MAX_WRITE = 123; // registers per FC16 (6.12)
-const EX = { FUNCTION: 1, ADDRESS: 2, VALUE: 3, BUSY: 6 };
+const EX = mbtcp.EXCEPTIONS; // framing, requests and their limits: modbus-tcp.js (shared with plc/modbus.js)
 const CLOSE_AFTER_MS = 1000; // a limited connection gets this long to read its exception
 
 /** Error with a stable `code`; `exception` is the Modbus exception code sent back. */
-class ModbusServerError extends Error {
-  constructor(code, message, exception) {
-    super(message);
-    this.name = 'ModbusServerError';
-    this.code = code;
-    if (exception) this.exception = exception;
-  }
-}
+const ModbusServerError = codedError('ModbusServerError');
 
 /**
  * Create (not yet listening) a Modbus TCP server.
@@ -105,7 +100,7 @@ function createModbusServer(opts = {}) {
 
   function range(address, qty) {
     if (address + qty > bank.length) {
-      throw new ModbusServerError('E_MODBUS_ADDRESS', `registers ${address}..${address + qty - 1} outside 0..${bank.length - 1}`, EX.ADDRESS);
+      throw new ModbusServerError('E_MODBUS_ADDRESS', `registers ${address}..${address + qty - 1} outside 0..${bank.length - 1}`, { exception: EX.ADDRESS });
     }
   }
 
@@ -114,61 +109,28 @@ function createModbusServer(opts = {}) {
     if (peer.edge || open(address, qty)) return;
     counters.writeRefused += 1;
     ee.emit('write-refused', { address, qty, from: peer.from });
-    throw new ModbusServerError('E_MODBUS_NOT_EDGE', `registers ${address}..${address + qty - 1} are written by the edge only`, EX.ADDRESS);
+    throw new ModbusServerError('E_MODBUS_NOT_EDGE', `registers ${address}..${address + qty - 1} are written by the edge only`, { exception: EX.ADDRESS });
   }
 
   /** Answer one PDU. @returns {{res: Buffer, write?: {address, words}, exception?: boolean}} */
   function handle(pdu, peer) {
-    const fc = pdu[0];
     try {
-      switch (fc) {
-        case 3: {
-          if (pdu.length !== 5) throw new ModbusServerError('E_MODBUS_FRAME', 'bad FC3 length', EX.VALUE);
-          const address = pdu.readUInt16BE(1);
-          const qty = pdu.readUInt16BE(3);
-          if (qty < 1 || qty > MAX_READ) throw new ModbusServerError('E_MODBUS_QUANTITY', `quantity ${qty} outside 1..${MAX_READ}`, EX.VALUE);
-          range(address, qty);
-          const res = Buffer.alloc(2 + 2 * qty);
-          res[0] = 3; res[1] = 2 * qty;
-          for (let k = 0; k < qty; k++) res.writeUInt16BE(bank[address + k], 2 + 2 * k);
-          counters.reads += 1;
-          return { res };
-        }
-        case 6: {
-          if (pdu.length !== 5) throw new ModbusServerError('E_MODBUS_FRAME', 'bad FC6 length', EX.VALUE);
-          const address = pdu.readUInt16BE(1);
-          range(address, 1);
-          checkWriter(peer, address, 1);
-          const words = [pdu.readUInt16BE(3)];
-          bank[address] = words[0];
-          counters.writes += 1;
-          return { res: Buffer.from(pdu), write: { address, words } };
-        }
-        case 16: {
-          const address = pdu.readUInt16BE(1);
-          const qty = pdu.readUInt16BE(3);
-          if (pdu.length < 6 || qty < 1 || qty > MAX_WRITE || pdu[5] !== 2 * qty || pdu.length !== 6 + 2 * qty) {
-            throw new ModbusServerError('E_MODBUS_QUANTITY', 'bad FC16 quantity or byte count', EX.VALUE);
-          }
-          range(address, qty);
-          checkWriter(peer, address, qty);
-          const words = [];
-          for (let k = 0; k < qty; k++) words.push(pdu.readUInt16BE(6 + 2 * k));
-          bank.set(words, address);
-          counters.writes += 1;
-          return { res: Buffer.from([16, pdu[1], pdu[2], pdu[3], pdu[4]]), write: { address, words } };
-        }
-        default:
-          throw new ModbusServerError('E_MODBUS_FUNCTION', `function ${fc} not supported`, EX.FUNCTION);
+      const req = mbtcp.parseRequest(pdu);
+      range(req.address, req.qty);
+      if (req.fc === 3) {
+        counters.reads += 1;
+        return { res: mbtcp.answer(req, bank.subarray(req.address, req.address + req.qty)) };
       }
+      checkWriter(peer, req.address, req.qty);
+      bank.set(req.words, req.address);
+      counters.writes += 1;
+      return { res: mbtcp.answer(req), write: { address: req.address, words: req.words } };
     } catch (err) {
       if (!err.exception) throw err;
       counters.exceptions += 1;
-      return { res: exception(fc, err.exception), exception: true };
+      return { res: mbtcp.exceptionPdu(pdu[0], err.exception), exception: true };
     }
   }
-
-  const exception = (fc, code) => Buffer.from([(fc | 0x80) & 0xff, code]);
 
   function onConnection(sock) {
     sock.setNoDelay(true);
@@ -197,8 +159,7 @@ function createModbusServer(opts = {}) {
     const cut = (head, res, counter, why) => {
       counters[counter] += 1;
       peer.closing = true;
-      head.writeUInt16BE(res.length + 1, 4);
-      sock.end(Buffer.concat([head, res]));
+      sock.end(mbtcp.frame(head, res));
       setTimeout(() => sock.destroy(), CLOSE_AFTER_MS).unref();
       ee.emit('limited', { code: why.code, message: why.message, from });
     };
@@ -208,27 +169,17 @@ function createModbusServer(opts = {}) {
       counters.bytesIn += data.length;
       buf = buf.length ? Buffer.concat([buf, data]) : data;
       if (buf.length > o.maxBuffered) { counters.badFrames += 1; sock.destroy(); return; }
-      while (buf.length >= 7) {
-        const len = buf.readUInt16BE(4); // unit id + PDU
-        if (buf.readUInt16BE(2) !== 0 || len < 2 || len > 254) {
-          // Not Modbus TCP (protocol id or length impossible): drop the connection rather than
-          // guess where the next frame starts.
-          counters.badFrames += 1;
-          sock.destroy();
-          return;
-        }
-        if (buf.length < 6 + len) break;
-        const head = Buffer.from(buf.subarray(0, 7));
-        const pdu = buf.subarray(7, 6 + len);
-        buf = buf.subarray(6 + len);
+      for (let f = mbtcp.takeFrame(buf); f; f = mbtcp.takeFrame(buf)) {
+        if (f.bad) { counters.badFrames += 1; sock.destroy(); return; } // not Modbus TCP
+        const { head, pdu } = f;
+        buf = f.rest;
         counters.requests += 1;
         const over = peer.limits && peer.limits.frame();
-        if (over) { counters.exceptions += 1; cut(head, exception(pdu[0], EX.BUSY), 'rateLimited', over); return; }
+        if (over) { counters.exceptions += 1; cut(head, mbtcp.exceptionPdu(pdu[0], EX.BUSY), 'rateLimited', over); return; }
         const { res, write, exception: failed } = handle(pdu, peer);
         const spent = failed && peer.limits && peer.limits.error();
         if (spent) { cut(head, res, 'errorBudget', spent); return; }
-        head.writeUInt16BE(res.length + 1, 4);
-        const out = Buffer.concat([head, res]);
+        const out = mbtcp.frame(head, res);
         counters.bytesOut += out.length;
         sock.write(out);
         if (write) ee.emit('write', write);

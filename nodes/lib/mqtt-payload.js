@@ -14,7 +14,7 @@
 const { codedError } = require('./errors');
 const tags = require('./tags');
 
-const UDINT_MAX = 0xffffffff;
+const { UDINT_MAX } = tags;
 
 /** Error with a stable `code`. */
 const MqttPayloadError = codedError('MqttPayloadError');
@@ -56,14 +56,13 @@ function checkCommand(payload) {
  * @returns {{many: boolean, items: Array<{i:number, v:number}>}}
  * @throws {MqttPayloadError} E_MQTT_JSON, E_MQTT_PROBE
  */
-function checkProbe(payload, slots = tags.TABLE.plc.probeSlots) {
+function checkProbe(payload, slots = tags.PROBE_SLOTS) {
   const obj = parseJson(payload, 'probe');
   const many = Array.isArray(obj);
   const list = many ? obj : [obj];
   if (list.length === 0 || list.length > slots) throw new MqttPayloadError('E_MQTT_PROBE', `probe must hold 1..${slots} items`);
   for (const p of list) {
-    if (!isPlainObject(p) || !Number.isInteger(p.i) || p.i < 0 || p.i >= slots
-      || !Number.isInteger(p.v) || p.v < 0 || p.v > UDINT_MAX) {
+    if (!isPlainObject(p) || !tags.isProbeSlot(p.i, slots) || !tags.isProbeValue(p.v)) {
       throw new MqttPayloadError('E_MQTT_PROBE', `probe items are {"i": 0..${slots - 1}, "v": 0..${UDINT_MAX}}`);
     }
   }

@@ -60,7 +60,7 @@ const { createMqttCluster } = require('./mqtt-cluster');
 const DEFAULTS = {
   host: '127.0.0.1',
   port: 1883, // MQTT over TCP; null or false = off; 0 = any free port
-  wsPort: 8883, // MQTT over WebSocket on its own HTTP server; null or false = off
+  wsPort: 9001, // MQTT over WebSocket on its own HTTP server; null or false = off
   wsPath: '/mqtt', // the path mqtt.js and browser clients use by default
   maxPayloadBytes: 4096, // a PUBLISH payload above this is refused (a whole-plant command is ~100 bytes)
   maxFrameBytes: 65536, // a packet announcing more is dropped before it is read (TCP and WebSocket)

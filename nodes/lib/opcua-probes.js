@@ -37,14 +37,16 @@
  *   for 1,024). So a PLC Res[i] is monitored only from the first non-zero request of slot i on:
  *   the PLC pays for the slots in use, not for N.
  */
+const { codedError } = require('./errors');
 const { EventEmitter } = require('node:events');
 const ot = require('./opcua-tags');
+const tags = require('./tags');
 const { createSide } = require('./opcua-side');
 const { createFreshFilter } = require('./opcua-fresh');
 
 const DEFAULTS = {
   slots: 128, // relayed slots 0..127; the benchmark uses 1..users
-  maxSlots: 1024, // the PLC's probe slots
+  maxSlots: tags.PROBE_SLOTS, // the PLC's probe slots (io-table plc.probeSlots)
   publishingIntervalMs: 10,
   samplingIntervalMs: 10, // PLC Res items; the cloud Req items ask 0 (exception-based)
   maxItemsPerWrite: 256, // one Write request carries at most this many slots
@@ -58,13 +60,7 @@ const DEFAULTS = {
 };
 
 /** Error with a stable `code`. */
-class ProbeRelayError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'ProbeRelayError';
-    this.code = code;
-  }
-}
+const ProbeRelayError = codedError('ProbeRelayError');
 
 /**
  * Create the probe relay (not started).

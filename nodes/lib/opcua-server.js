@@ -24,6 +24,7 @@
  * then the channel is closed and counted (rateLimited, errorBudget). The edge account is exempt:
  * it relays every probe of every twin.
  */
+const { codedError } = require('./errors');
 const { EventEmitter } = require('node:events');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -43,7 +44,7 @@ const DEFAULTS = {
   // twin; slots 1..users are used). 128 covers the load levels up to 80 users (and 127) at the cost
   // of 256 variables here and 2 x 128 monitored items on the edge; 1,024 (the PLC's) for 1,000 users.
   probeSlots: 128,
-  maxProbeSlots: 1024, // the PLC has no more (io-table plc.probeSlots)
+  maxProbeSlots: tags.PROBE_SLOTS, // the PLC has no more (io-table plc.probeSlots)
   allowInsecure: true, // offer SecurityPolicy None next to Basic256Sha256/SignAndEncrypt
   allowAnonymous: false, // anonymous sessions may read only
   autoAcceptCertificates: true, // trust unknown client certificates (else: move them to pki/trusted)
@@ -61,13 +62,7 @@ const CLOSE_AFTER_MS = 200; // a limited channel gets this long to read its Serv
 const wildcard = (h) => h === '0.0.0.0' || h === '::';
 
 /** Error with a stable `code`. */
-class OpcuaServerError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'OpcuaServerError';
-    this.code = code;
-  }
-}
+const OpcuaServerError = codedError('OpcuaServerError');
 
 /**
  * node-opcua clamps every sampling interval to MonitoredItem.minimumSamplingInterval (50 ms) and

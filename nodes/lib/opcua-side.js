@@ -16,6 +16,7 @@
  * never one: a change waits up to one sampling interval to be noticed and up to one publishing
  * interval to be sent.
  */
+const { codedError } = require('./errors');
 const { EventEmitter } = require('node:events');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -38,13 +39,7 @@ const SECURITY_MODES = ['None', 'Sign', 'SignAndEncrypt'];
 const SECURITY_POLICIES = ['None', 'Basic256Sha256', 'Aes128_Sha256_RsaOaep', 'Aes256_Sha256_RsaPss'];
 
 /** Error with a stable `code`. */
-class OpcuaSideError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'OpcuaSideError';
-    this.code = code;
-  }
-}
+const OpcuaSideError = codedError('OpcuaSideError');
 
 let certificateManagers = new Map(); // pkiDir -> OPCUACertificateManager, one per folder
 const certificatesReady = new Map(); // pkiDir -> promise of the client certificate existing

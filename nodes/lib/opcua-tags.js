@@ -10,7 +10,9 @@
  * `Objects/<plant>/States/<Name>` for the PLC outputs (dir `out`).
  * PLC node ids: the table's `opcua` column (`ns=3;s="DB1"."ConveyorBelt"`, as an S7-1500 names them).
  */
+const { codedError } = require('./errors');
 const tags = require('./tags');
+const { numberOr } = require('./props');
 
 const DEFAULTS = {
   plant: 'plant1',
@@ -18,13 +20,7 @@ const DEFAULTS = {
 };
 
 /** Error with a stable `code`. */
-class OpcuaTagError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'OpcuaTagError';
-    this.code = code;
-  }
-}
+const OpcuaTagError = codedError('OpcuaTagError');
 
 /** Plant ids become part of node ids and browse names: keep them to a safe alphabet. */
 function checkPlant(plant) {
@@ -124,18 +120,6 @@ module.exports = {
 };
 
 /**
- * A node property as a number: empty (an unset `${S7T_...}` becomes '') or invalid → the default.
- * @param {*} v
- * @param {number} def
- * @returns {number}
- */
-function numberOr(v, def) {
-  if (v === undefined || v === null || String(v).trim() === '' || /^\$\{/.test(String(v))) return def;
-  const n = Number(v);
-  return Number.isFinite(n) && n >= 0 ? n : def;
-}
-
-/**
  * An opc.tcp:// URL with host and port filled in when a flow's env vars left them empty
  * ("opc.tcp://:" after `opc.tcp://${S7T_PLC_HOST}:${S7T_PLC_OPCUA_PORT}` with neither set).
  * @param {string} url
@@ -191,8 +175,8 @@ function parseProbeNodeId(nodeId) {
  * @throws {OpcuaTagError} E_PROBE_VALUE
  */
 function checkProbeValue(value) {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xFFFFFFFF) {
-    throw new OpcuaTagError('E_PROBE_VALUE', `probe value must be a UInt32 (0..4294967295), got ${JSON.stringify(value)}`);
+  if (!tags.isProbeValue(value)) {
+    throw new OpcuaTagError('E_PROBE_VALUE', `probe value must be a UInt32 (0..${tags.UDINT_MAX}), got ${JSON.stringify(value)}`);
   }
   return value;
 }
@@ -201,5 +185,5 @@ module.exports.probeNodeId = probeNodeId;
 module.exports.plcProbeNodeId = plcProbeNodeId;
 module.exports.parseProbeNodeId = parseProbeNodeId;
 module.exports.checkProbeValue = checkProbeValue;
-module.exports.numberOr = numberOr;
+module.exports.numberOr = numberOr; // nodes/lib/props.js, here for the OPC UA nodes
 module.exports.endpointUrl = endpointUrl;

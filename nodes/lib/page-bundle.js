@@ -9,7 +9,7 @@
  * (`S7Twin.require('twin/plant.js')` on the global object).
  *
  * What a page module requires but must not run in a browser is named in `stubs` (an object whose
- * every property access throws E_NOT_IN_BROWSER: flow-timer's CSV appender loads node:fs, and the
+ * every property access throws E_NOT_IN_BROWSER: the CSV appender (csv-appender.js) loads node:fs, and the
  * recorder never calls it without a CSV file); what a page gets from a script tag is named in
  * `globals` (mqtt.js' browser build defines `mqtt`). A request that resolves to nothing is kept
  * as a require that throws when called, so a `require` mentioned in a comment costs nothing.

@@ -18,10 +18,8 @@
  * a write that is not independent never joins ahead of one left in the queue.
  */
 
-/** Bytes of a write request before its items (nodes7's packetizer: 10 header + 4 parameters). */
-const REQUEST_BYTES = 14;
-/** Bytes per item besides its data (12 address + 4 data header). */
-const ITEM_BYTES = 16;
+// What one job may hold and what an item costs: nodes/lib/s7-job.js (shared with plc/s7-push.js).
+const { ITEM_BYTES, REQUEST_BYTES, createJobBudget } = require('./s7-job');
 const DWORD_RE = /^DB(\d+),DWORD(\d+)$/;
 
 /** `{db, byte}` of a single-DWORD data block address, else null. */
@@ -74,8 +72,7 @@ function takeBatch(queue, o) {
   const plain = []; // every other item, in queue order
   const used = new Set(); // keys written by the job
   const blocked = new Set(); // keys of writes left in the queue: nothing passes them
-  let items = 0;
-  let bytes = REQUEST_BYTES;
+  const budget = createJobBudget({ maxItems: o.maxItems, maxPdu: o.maxPdu, requestBytes: REQUEST_BYTES.nodes7 });
   let leftOne = false; // a write was left in the queue: dependent writes behind it must stay
   const ops = [];
   const rest = [];
@@ -120,14 +117,13 @@ function takeBatch(queue, o) {
 
   for (let i = 0; i < queue.length; i++) {
     const op = queue[i];
-    if (i >= scanLimit || bytes + 4 > o.maxPdu) { rest.push(op); continue; } // nothing more fits
+    if (i >= scanLimit || !budget.fits(0, 4)) { rest.push(op); continue; } // nothing more fits
     if (i > 0 && !op.independent && leftOne) { leave(op); continue; }
     // The first write always goes (alone if it is larger than a job: the caller splits those).
     const c = cost(op) || (i === 0 ? { di: op.items.length, db: 0 } : null);
-    if (i === 0 || (c && items + c.di <= o.maxItems && bytes + c.db <= o.maxPdu)) {
+    if (i === 0 || (c && budget.fits(c.di, c.db))) {
       take(op);
-      items += c.di;
-      bytes += c.db;
+      budget.add(c.di, c.db);
     } else {
       leave(op);
     }

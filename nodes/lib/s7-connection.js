@@ -29,6 +29,7 @@ const { performance } = require('node:perf_hooks');
 const NodeS7 = require('nodes7');
 const { createBackoff } = require('./backoff');
 const { takeBatch: batchOf } = require('./s7-batch');
+const { MAX_ITEMS } = require('./s7-job');
 const clock = require('./clock');
 
 const DEFAULTS = {
@@ -61,7 +62,7 @@ const DEFAULTS = {
   // segfaults past it and nodes7 does not split writes): queued writes are merged up to this (and
   // one PDU), and a larger write is split into jobs of this size. Independent writes (probes) to
   // neighbouring DWORDs count as one variable (lib/s7-batch.js).
-  maxBatchItems: 20,
+  maxBatchItems: MAX_ITEMS,
   // Requests nodes7 may have in flight at once when one read spans several PDUs (the probe
   // response blocks under load). nodes7 takes the PLC's offer (8 from snap7's server), but
   // snap7 serves one connection's requests one by one and pipelined requests stall: a 4 KB read

@@ -11,14 +11,13 @@ const STATUS = {
 };
 
 /**
- * A status setter for one node.
+ * Any status object for one node, set only when it differs from the last one set through here.
  * @param {{status: (s: object) => void}} node
- * @returns {(kind: keyof STATUS | 'clear', text?: string) => void}
+ * @returns {(s: object) => void} ({} clears)
  */
-function statusSetter(node) {
+function dedupStatus(node) {
   let last = '';
-  return (kind, text) => {
-    const s = kind === 'clear' ? {} : STATUS[kind](text);
+  return (s = {}) => {
     const key = JSON.stringify(s);
     if (key === last) return;
     last = key;
@@ -26,4 +25,14 @@ function statusSetter(node) {
   };
 }
 
-module.exports = { STATUS, statusSetter };
+/**
+ * A status setter for one node, in the house style.
+ * @param {{status: (s: object) => void}} node
+ * @returns {(kind: keyof STATUS | 'clear', text?: string) => void}
+ */
+function statusSetter(node) {
+  const set = dedupStatus(node);
+  return (kind, text) => set(kind === 'clear' ? {} : STATUS[kind](text));
+}
+
+module.exports = { STATUS, statusSetter, dedupStatus };

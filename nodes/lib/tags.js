@@ -13,6 +13,21 @@ const TYPES = {
   UDINT: { bytes: 4, min: 0, max: 4294967295 },
 };
 
+/** The largest UDInt: a probe value is a whole number 0..UDINT_MAX. */
+const UDINT_MAX = TYPES.UDINT.max;
+/** The PLC's probe slots (io-table plc.probeSlots): one UDInt per slot in each probe DB. */
+const PROBE_SLOTS = TABLE.plc.probeSlots;
+/**
+ * Holding registers of the Modbus map: the I/O block, then probe requests at probeRequestBase + 2i
+ * and responses at probeResponseBase + 2i for every probe slot (two registers per UDInt).
+ */
+const MODBUS_REGISTERS = TABLE.modbus.probeResponseBase + 2 * PROBE_SLOTS;
+
+/** Whether `slot` is one of `slots` probe slots: a whole number 0..slots - 1. */
+const isProbeSlot = (slot, slots = PROBE_SLOTS) => Number.isInteger(slot) && slot >= 0 && slot < slots;
+/** Whether `value` is a probe value: a UDInt, a whole number 0..UDINT_MAX. */
+const isProbeValue = (value) => Number.isInteger(value) && value >= 0 && value <= UDINT_MAX;
+
 /** Error with a stable `code`, as ws does for its errors. */
 const TagError = codedError('TagError');
 
@@ -193,7 +208,7 @@ function template(str, vars) {
 }
 
 module.exports = {
-  TABLE, TYPES, TagError, tags, ioDbSize, get, checkWrite, checkState, normalise, readTag, writeTag, decodeBlock, diff,
+  TABLE, TYPES, TagError, tags, UDINT_MAX, PROBE_SLOTS, MODBUS_REGISTERS, isProbeSlot, isProbeValue, ioDbSize, get, checkWrite, checkState, normalise, readTag, writeTag, decodeBlock, diff,
   packRegister, unpackRegister, timedPairs, template, parseS7,
   inputs: tags.filter((t) => t.dir === 'in'),
   outputs: tags.filter((t) => t.dir === 'out'),

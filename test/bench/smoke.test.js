@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runBench } = require('../../bench/run');
-const { availablePaths, hasProbe } = require('../../bench/lib/system');
+const { availablePaths, hasProbe, STOCK } = require('../../bench/lib/system');
 
 /** Count the drawn items inside vega's mark groups (<g class="mark-... role-mark ...">). */
 function dataMarks(svg) {
@@ -37,12 +37,12 @@ test('bench:smoke produces every table and plot from real samples', { timeout: 1
     for (const [name, p] of Object.entries(s.profiles)) {
       assert.deepEqual(p.errors, [], `${name}: every probing path answered`);
       assert.ok(p.floor.n > 0, `${name}: network floor measured`);
-      for (const proto of Object.keys(avail).filter((k) => avail[k])) {
+      for (const proto of s.options.protocols.filter((k) => avail[k])) {
         if (hasProbe(proto)) {
           assert.ok(p.probe[proto] && p.probe[proto].stats.n > 0, `${name}: probe round trips for ${proto}`);
           assert.ok(p.load[proto] && p.load[proto][1].summary.n > 0, `${name}: load level 1 for ${proto}`);
         }
-        if (proto === 'stock') continue;
+        if (STOCK[proto] && !STOCK[proto].productions) continue; // probes only
         const prod = p.productions[proto];
         assert.ok(prod, `${name}: productions ran for ${proto}`);
         if (prod.variables.overall.n > 0) {

@@ -17,13 +17,12 @@ const { spawn } = require('node:child_process');
 const { freePort, waitFor, ROOT } = require('../helpers/nodered');
 const { run, must, projectImage, makeEnv, tempDir, firstAck, waitSettled, stats } = require('../helpers/containers');
 const { makeCerts } = require('../helpers/certs');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 
 // Conveyor 1 at half the fast profile's speed: the plant then tolerates 300 ms instead of 150 ms
 // each way before a box is mis-sorted. These tests are about the containers serving a production
 // at all; three containers share the suite's 2-core machine, and their first minute (OPC UA
-// certificates, JIT) holds the loop back now and then. (WebSocket only: for the MQTT transport
-// runTwin's `plant` option is the plant id of its topics.)
+// certificates, JIT) holds the loop back now and then.
 const TOLERANT = { c1SpeedMmS: 750 };
 const PROJECT = `s7tc${process.pid}`;
 
@@ -75,7 +74,7 @@ test('docker-compose (against podman system service) brings up cloud, edge and p
   const modbus = (await stats(base, env.values.S7T_METRICS_TOKEN, certs.caPem)).find((n) => n.type === 's7twin-modbus-server').counters;
   assert.equal(modbus.writeRefused, 0, 'the edge\'s Modbus writes come from the address `edge` resolves to');
 
-  const ws = await runTwin({ protocol: 'ws', url: `wss://localhost:${ports.cloud}/s7twin/twin`, token: env.values.S7T_TWIN_TOKEN, ca: certs.caPem, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plant: TOLERANT });
+  const ws = await runTwin({ protocol: 'ws', url: `wss://localhost:${ports.cloud}/s7twin/twin`, token: env.values.S7T_TWIN_TOKEN, ca: certs.caPem, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plantModel: TOLERANT });
   assert.equal(ws.ok, true, `${ws.reason}; round trips ${JSON.stringify(ws.summary.overall)}\n${await logs()}`);
 
   const twin = env.values.S7T_MQTT_USERS.split(',').map((u) => u.split(':')).find((u) => u[2] === 'twin');
@@ -94,7 +93,7 @@ test('docker-compose (against podman system service) brings up cloud, edge and p
   const cloudLine = ps.stdout.split('\n').find((l) => /cloud/.test(l));
   assert.ok(cloudLine, ps.stdout);
   const published = [...cloudLine.matchAll(/->(\d+)\/tcp/g)].map((m) => m[1]).sort();
-  assert.deepEqual(published, ['1880', '1883', '8883']);
+  assert.deepEqual(published, ['1880', '1883', '9001']);
   const edgeLine = ps.stdout.split('\n').find((l) => /edge/.test(l));
   assert.match(edgeLine, new RegExp(`127\\.0\\.0\\.1:${ports.edge}->1881/tcp`), 'the edge editor on this machine only');
   assert.doesNotMatch(ps.stdout.split('\n').find((l) => /plc/.test(l)) || '', /->/, 'the PLC publishes nothing');

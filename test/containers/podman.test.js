@@ -16,7 +16,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { freePort } = require('../helpers/nodered');
 const { podman, must, projectImage, makeEnv, composeService, tempDir, firstAck, waitSettled, stats, opcuaCertNames } = require('../helpers/containers');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 
 // Conveyor 1 at half the fast profile's speed: the plant then tolerates 300 ms instead of 150 ms
 // each way before a box is mis-sorted. These tests are about the containers serving a production
@@ -85,7 +85,7 @@ test('the image runs the three services with Podman and serves a production end 
   // sessions on the cloud up; then a production.
   const base = `http://127.0.0.1:${ports.cloud}`;
   await waitSettled({ containers: ['cloud', 'edge', 'plc'].map((s) => `${ID}-${s}`), base, token: env.values.S7T_METRICS_TOKEN });
-  const result = await runTwin({ protocol: 'ws', url, token: env.values.S7T_TWIN_TOKEN, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plant: TOLERANT });
+  const result = await runTwin({ protocol: 'ws', url, token: env.values.S7T_TWIN_TOKEN, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plantModel: TOLERANT });
   assert.equal(result.ok, true, `${result.reason}; round trips ${JSON.stringify(result.summary.overall)}\n${await logs()}`);
   assert.equal(result.packed + result.rejected, 5);
 

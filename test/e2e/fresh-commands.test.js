@@ -29,6 +29,8 @@ const modbusTwin = require('../../twin/transports/modbus');
 
 const part = (name) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'flows', 'parts', `${name}.json`), 'utf8'));
 const TWIN = { user: 'twin', password: 'twin' };
+/** The OPC UA nodes have no default password: the cloud gets both accounts', the edge its own. */
+const PASSWORDS = { S7T_OPCUA_TWIN_PASSWORD: TWIN.password, S7T_OPCUA_EDGE_PASSWORD: 'edge' };
 const SLOTS = 16; // probe slots relayed on both paths (one Modbus block)
 const SLOT = 5; // the probe slot the S7 side sets and the stale images hold
 const WAIT_MS = 60000; // generous: a loaded 2-core CI machine
@@ -55,7 +57,7 @@ describe('fresh commands only: edge start and restart, cloud restart (OPC UA and
       role: 'cloud', flows: [...part('cloud-opcua'), ...part('cloud-modbus')],
       env: {
         S7T_OPCUA_PORT: String(sys.ports.opcua), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server'), S7T_OPCUA_PROBE_SLOTS: String(SLOTS),
-        S7T_MODBUS_PORT: String(sys.ports.modbus), S7T_MODBUS_CLOUD_POLL_MS: '20',
+        S7T_MODBUS_PORT: String(sys.ports.modbus), S7T_MODBUS_CLOUD_POLL_MS: '20', ...PASSWORDS,
       },
     };
     sys.edgeOpts = {
@@ -65,6 +67,7 @@ describe('fresh commands only: edge start and restart, cloud restart (OPC UA and
         S7T_OPCUA_CLIENT_PKI_DIR: pkiDir('edge-client'), S7T_OPCUA_PROBE_SLOTS: String(SLOTS),
         S7T_MODBUS_CLOUD_PORT: String(sys.ports.modbus), S7T_PLC_MODBUS_PORT: String(sys.plc.ports.modbus),
         S7T_MODBUS_POLL_MS: '20', S7T_MODBUS_RECONNECT_MS: '500', S7T_MODBUS_PROBE_SLOTS: String(SLOTS),
+        S7T_OPCUA_EDGE_PASSWORD: PASSWORDS.S7T_OPCUA_EDGE_PASSWORD,
       },
     };
     sys.cloud = await startNodeRed(sys.cloudOpts);

@@ -12,7 +12,7 @@ const path = require('node:path');
 const ModbusRTU = require('modbus-serial');
 const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
 const { startPlc } = require('../helpers/plc');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 const tags = require('../../nodes/lib/tags');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -64,7 +64,7 @@ async function stack(t) {
 }
 
 function twin(url, boxes) {
-  return runTwin({ protocol: 'modbus', url, pollMs: POLL_MS, boxes, damaged: '0110010110', profile: 'fast', plant: PLANT, quiet: true });
+  return runTwin({ protocol: 'modbus', url, pollMs: POLL_MS, boxes, damaged: '0110010110', profile: 'fast', plantModel: PLANT, quiet: true });
 }
 
 test('modbus path: 10 boxes sorted through PLC, edge and cloud; round trips timed; then faults', async (t) => {

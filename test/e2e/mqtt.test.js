@@ -11,7 +11,7 @@ const path = require('node:path');
 const mqtt = require('mqtt');
 const { startNodeRed, freePort, waitFor, ROOT } = require('../helpers/nodered');
 const { startPlc } = require('../helpers/plc');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 const { createTransport } = require('../../twin/transports/mqtt');
 
 const PART = path.join(ROOT, 'flows', 'parts', 'cloud-mqtt.json');

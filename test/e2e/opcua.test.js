@@ -12,12 +12,14 @@ const path = require('node:path');
 const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
 const { pkiDir, countMonitoredItems } = require('../helpers/opcua');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 
 const ROOT = path.join(__dirname, '..', '..');
 const CLOUD_FLOW = path.join(ROOT, 'flows', 'parts', 'cloud-opcua.json');
 const EDGE_FLOW = path.join(ROOT, 'flows', 'parts', 'edge-opcua.json');
 const TWIN = { user: 'twin', password: 'twin' };
+/** The nodes have no default password: the cloud gets both accounts', the edge its own. */
+const PASSWORDS = { S7T_OPCUA_TWIN_PASSWORD: TWIN.password, S7T_OPCUA_EDGE_PASSWORD: 'edge' };
 const COMMANDS = 10; // the ten PLC inputs the bridge monitors on the cloud server
 const PLC_OUTPUTS = 11; // the streamed PLC outputs the bridge monitors on the PLC
 const PROBE_SLOTS = 81; // S7T_OPCUA_PROBE_SLOTS: slots 0..80; the bridge monitors every cloud Req, and a PLC Res once its slot is used
@@ -37,7 +39,7 @@ async function startSystem(t) {
     role: 'cloud',
     flows: CLOUD_FLOW,
     keepUserDir: true,
-    env: { S7T_OPCUA_PORT: String(opcPort), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server'), S7T_OPCUA_PROBE_SLOTS: String(PROBE_SLOTS) },
+    env: { S7T_OPCUA_PORT: String(opcPort), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server'), S7T_OPCUA_PROBE_SLOTS: String(PROBE_SLOTS), ...PASSWORDS },
   };
   sys.cloudOpts = cloudOpts;
   sys.cloud = await startNodeRed(cloudOpts);
@@ -50,6 +52,7 @@ async function startSystem(t) {
       S7T_OPCUA_URL: sys.url,
       S7T_OPCUA_CLIENT_PKI_DIR: pkiDir('edge-client'),
       S7T_OPCUA_PROBE_SLOTS: String(PROBE_SLOTS),
+      S7T_OPCUA_EDGE_PASSWORD: PASSWORDS.S7T_OPCUA_EDGE_PASSWORD,
     },
   });
   t.after(async () => {

@@ -44,7 +44,7 @@ test('bound to 0.0.0.0 with the development defaults, cloud and edge refuse to s
 });
 
 test('the virtual PLC bound to 0.0.0.0 with the development MQTT password refuses to start', () => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'plc', 'index.js'), '--host', '0.0.0.0', '--mqtt', 'mqtt://127.0.0.1:1', '--mqtt-user', 'plc', '--mqtt-password', localEnv({}).S7T_MQTT_PLC_PASSWORD], { encoding: 'utf8', timeout: 60000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'plc', 'cli.js'), '--host', '0.0.0.0', '--mqtt', 'mqtt://127.0.0.1:1', '--mqtt-user', 'plc', '--mqtt-password', localEnv({}).S7T_MQTT_PLC_PASSWORD], { encoding: 'utf8', timeout: 60000 });
   assert.equal(r.status, 2, r.stdout + r.stderr);
   assert.match(r.stderr, /S7T_PLC_MQTT_PASSWORD +is the development value/);
 });

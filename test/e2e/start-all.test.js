@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnWithLifeline } = require('../../scripts/lifeline');
 const { freePort, waitFor } = require('../helpers/nodered');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 const { createTransport } = require('../../twin/transports/ws');
 
 test('start-all: up, a killed edge is restarted and serves again, Ctrl-C stops all', { timeout: 240000 }, async (t) => {
@@ -94,7 +94,7 @@ test('start-all --fleet: redis, two instances, two plants; a twin of plant2 thro
   await probe.close();
   const transport = createTransport({ url, plant: 'plant2', token: 'dev-twin-token' });
   const twinLog = [];
-  const run = await runTwin({ protocol: 'ws', transport, boxes: 3, quiet: true, snapWaitMs: 15000, plant: { c1SpeedMmS: 750 }, log: (l) => twinLog.push(l) }).catch((err) => ({ ok: false, reason: err.message }));
+  const run = await runTwin({ protocol: 'ws', transport, boxes: 3, quiet: true, snapWaitMs: 15000, plantModel: { c1SpeedMmS: 750 }, log: (l) => twinLog.push(l) }).catch((err) => ({ ok: false, reason: err.message }));
   assert.equal(run.ok, true, `${run.reason}\ntwin: ${twinLog.join('\n')}\n${out.slice(-4000)}`);
 
   const redisPid = Number(/redis-server ready on \S+ \(pid (\d+)\)/.exec(out)?.[1]);

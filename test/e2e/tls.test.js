@@ -20,7 +20,7 @@ const { startNodeRed, freePort, waitFor, ROOT } = require('../helpers/nodered');
 const { makeCerts } = require('../helpers/certs');
 const { pkiDir } = require('../helpers/opcua');
 const { createPlc } = require('../../plc');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 const { createDialer } = require('../../nodes/lib/link-dialer');
 
 const PARTS = path.join(ROOT, 'flows', 'parts');

@@ -10,7 +10,7 @@ const path = require('node:path');
 const WebSocket = require('ws');
 const { startWsSystem } = require('../helpers/system');
 const { waitFor } = require('../helpers/nodered');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 const tags = require('../../nodes/lib/tags');
 const envelope = require('../../nodes/lib/envelope');
 

@@ -58,7 +58,7 @@ module.exports = { startModbusStack, part };
 
 if (require.main === module) {
   (async () => {
-    const { runTwin } = require('../../twin/cli');
+    const { runTwin } = require('../../twin/run');
     const { summarise } = require('../../nodes/lib/stats');
     const [pollMs = '80', boxes = '20', profile = 'fast'] = process.argv.slice(2);
     const s = await startModbusStack({ pollMs });

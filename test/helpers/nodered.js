@@ -5,50 +5,14 @@
  * ephemeral port.
  */
 const { spawnWithLifeline } = require('../../scripts/lifeline');
+const { freePort } = require('../../plc/net');
+const { waitFor } = require('./wait');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
 const RED = path.join(ROOT, 'node_modules', 'node-red', 'red.js');
-
-/**
- * A free TCP port on 127.0.0.1 (listen on 0, read it, close). For libraries that cannot take 0.
- * @returns {Promise<number>}
- */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * Poll `fn` until it returns a truthy value (or a promise of one); reject after `timeoutMs`.
- * @param {() => any} fn
- * @param {number} [timeoutMs]
- * @param {string} [what] described in the timeout error
- */
-async function waitFor(fn, timeoutMs = 20000, what = 'condition') {
-  const end = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /**
  * Start Node-RED with settings.js.

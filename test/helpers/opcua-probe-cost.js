@@ -53,7 +53,7 @@ process.on('SIGINT', () => b.stop().then(() => process.exit(0)));`;
 async function one(n, seconds) {
   const plcPort = await freePort();
   const cloudPort = await freePort();
-  const plc = child([path.join(ROOT, 'plc', 'index.js'), '--opcua-port', String(plcPort), '--no-s7', '--no-modbus', '--pki-dir', pkiDir('plc')], 'PLC');
+  const plc = child([path.join(ROOT, 'plc', 'cli.js'), '--opcua-port', String(plcPort), '--no-s7', '--no-modbus', '--pki-dir', pkiDir('plc')], 'PLC');
   const srv = child(['-e', SERVER, String(cloudPort), pkiDir('cloud-server'), String(n)], 'cloud server');
   try {
     await Promise.all([plc.ready(/scanning every/), srv.ready(/ready/)]);

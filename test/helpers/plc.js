@@ -7,6 +7,7 @@
  */
 const path = require('node:path');
 const { createPlc } = require('../../plc');
+const wait = require('./wait');
 
 /**
  * Start a virtual PLC with every listener on 127.0.0.1 and an ephemeral port.
@@ -27,32 +28,8 @@ async function startPlc(opts = {}) {
   });
 }
 
-/**
- * Poll until `fn` returns a truthy value (it may be async), and return that value.
- * No timing assertion: the timeout only bounds a test that would otherwise hang.
- * @param {() => any} fn
- * @param {number} [timeoutMs=10000]
- * @param {string} [what] described in the timeout error
- * @returns {Promise<any>}
- */
-async function waitFor(fn, timeoutMs = 10000, what = fn.toString()) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) {
-      const e = new Error(`waitFor timed out after ${timeoutMs} ms: ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-      e.code = 'E_TIMEOUT';
-      throw e;
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** waitFor (./wait.js) at the PLC's pace: 10 s by default, polled every 5 ms (a state may last one scan). */
+const waitFor = (fn, timeoutMs = 10000, what = fn.toString()) => wait.waitFor(fn, timeoutMs, what, 5);
 
 /**
  * A promise-style nodes7 connection for tests (rack 0, slot 1).

@@ -28,7 +28,7 @@ async function startPlcProcess(port) {
   const plc = {
     ports: { s7: s7Port },
     async start() {
-      child = spawnWithLifeline([path.join(__dirname, '..', '..', 'plc', 'index.js'), '--s7-port', String(s7Port), '--no-opcua', '--no-modbus']);
+      child = spawnWithLifeline([path.join(__dirname, '..', '..', 'plc', 'cli.js'), '--s7-port', String(s7Port), '--no-opcua', '--no-modbus']);
       let out = '';
       child.stdout.on('data', (d) => { out += d; });
       child.stderr.on('data', (d) => { out += d; });

@@ -46,15 +46,17 @@ describe('s7twin-modbus-codec node', () => {
   it('passes a changed block once, then resends it unchanged after refreshMs, without a new envelope', async () => {
     const got = await load('1000');
     const c = helper.getNode('c');
+    const t0 = Date.now();
     c.receive({ payload: block });
     c.receive({ payload: block });
     await waitFor(() => got.write.length === 1 && got.env.length === 1, 5000, 'first block out');
     assert.deepEqual(got.write[0].payload, block);
     assert.equal(got.write[0].address, 1);
     assert.equal(got.env[0].payload.k, 'state');
-    await new Promise((r) => setTimeout(r, 1100));
-    c.receive({ payload: block });
-    await waitFor(() => got.write.length === 2, 5000, 'resent after refreshMs');
+    // The same block read again and again (as a Modbus Read node polls) until refreshMs has passed
+    // and the relay resends it, once.
+    await waitFor(() => { if (!c.relay.counters.refreshed) c.receive({ payload: block }); return got.write.length === 2; }, 10000, 'resent after refreshMs');
+    assert.ok(Date.now() - t0 >= 1000, `resent ${Date.now() - t0} ms after the first pass, not before refreshMs`);
     assert.deepEqual(got.write[1].payload, block);
     assert.equal(got.env.length, 1, 'a resend is not a change: no envelope, no timer');
     assert.equal(c.relay.counters.refreshed, 1);
@@ -69,8 +71,10 @@ describe('s7twin-modbus-codec node', () => {
     // on failure with "empty message on fail" an empty payload and msg.error, both with our topic.
     c.receive({ topic: 'hr1', payload: block });
     c.receive({ payload: block });
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(got.write.length, 1, 'a write that went through: nothing resent');
+    // The relay judged that read (synchronously, on input): unchanged, so nothing was sent.
+    await waitFor(() => c.relay.counters.unchanged >= 1, 5000, 'the read after the write judged');
+    assert.equal(c.relay.counters.passed, 1, 'a write that went through: nothing resent');
+    assert.equal(got.write.length, 1);
     c.receive({ topic: 'hr1', payload: '', error: new Error('Queue full') });
     c.receive({ payload: block });
     await waitFor(() => got.write.length === 2, 5000, 'the block again after the failed write');
@@ -83,7 +87,7 @@ describe('s7twin-modbus-codec node', () => {
     const got = await load('0');
     const c = helper.getNode('c');
     c.receive({ payload: block });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => c.relay.counters.passed === 1, 5000, 'the first block passed');
     c.receive({ payload: block });
     c.receive({ payload: [block[0], 3, 0, 3] });
     await waitFor(() => got.write.length === 2, 5000, 'the change');
@@ -189,8 +193,12 @@ describe('s7twin-modbus-codec node', () => {
     helper.getNode('c').receive({ payload: [0] });
     await waitFor(() => got.length === 1, 5000, 'the first read passed on');
     const p = helper.getNode('p');
-    const err = await new Promise((resolve) => { p.receive({ payload: [0, 0], modbusRequest: { address: 1000 } }); setTimeout(() => resolve(null), 200); });
-    assert.equal(err, null);
+    // The misconfigured node built no relay; a read reaching it is refused with its config error.
     assert.equal(p.relay, undefined, 'no relay was built');
+    const errors = [];
+    p.on('call:error', (call) => errors.push(String(call.args[0])));
+    p.receive({ payload: [0, 0], modbusRequest: { address: 1000 } });
+    await waitFor(() => errors.length >= 1, 5000, 'the read refused');
+    assert.match(errors[0], /E_CONFIG|Fresh only|baseline/i);
   });
 });

@@ -115,7 +115,7 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
       },
       { id: 'out', type: 'helper', z: 'f', x: 300, y: 100 },
     ];
-    await helper.load([bridgeNode], flow);
+    await helper.load([bridgeNode], flow, { br: { cloudPassword: 'edge' } });
     const br = helper.getNode('br');
     const seen = statuses(br);
     const out = helper.getNode('out');
@@ -164,4 +164,37 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
       await waitFor(() => plc2.values().grn === 1, 10000, 'the new PLC started from the cloud');
     }
   }
+});
+
+test('no password, no fallback: the server and the bridge refuse with a red status and E_NO_CREDENTIAL', async (t) => {
+  const saved = { twin: process.env.S7T_OPCUA_TWIN_PASSWORD, edge: process.env.S7T_OPCUA_EDGE_PASSWORD };
+  delete process.env.S7T_OPCUA_TWIN_PASSWORD;
+  delete process.env.S7T_OPCUA_EDGE_PASSWORD;
+  t.after(() => {
+    for (const [k, v] of [['S7T_OPCUA_TWIN_PASSWORD', saved.twin], ['S7T_OPCUA_EDGE_PASSWORD', saved.edge]]) if (v !== undefined) process.env[k] = v;
+  });
+  const port = await freePort();
+  const flow = [
+    { id: 'f', type: 'tab', label: 'opcua' },
+    { id: 'srv', type: 's7twin-opcua-server', z: 'f', name: 'srv', host: '127.0.0.1', port: String(port), pkiDir: pkiDir('cloud-server'), x: 100, y: 100, wires: [[]] },
+    { id: 'br', type: 's7twin-opcua-bridge', z: 'f', name: 'br', plcUrl: 'opc.tcp://127.0.0.1:1', cloudUrl: `opc.tcp://127.0.0.1:${port}`, pkiDir: pkiDir('edge-client'), x: 100, y: 200, wires: [[]] },
+  ];
+  // One password of the two is not enough for the server either.
+  await helper.load([serverNode, bridgeNode], flow, { srv: { twinPassword: 'only-one' } });
+  for (const id of ['srv', 'br']) {
+    const n = helper.getNode(id);
+    const errors = n.error.args.map((a) => String(a[0]));
+    assert.ok(errors.some((e) => /^E_NO_CREDENTIAL: no password/.test(e)), `${id}: ${errors.join(' | ')}`);
+    const st = n.status.args.map((a) => a[0]).find((s) => s.fill === 'red');
+    assert.match(st.text, /no password/, id);
+  }
+  assert.match(helper.getNode('srv').error.args[0][0], /edge \(S7T_OPCUA_EDGE_PASSWORD\)/);
+  // Nothing listens: the refused server did not start.
+  const net = require('node:net');
+  const refused = await new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => { s.destroy(); resolve(false); });
+    s.once('error', () => resolve(true));
+  });
+  assert.equal(refused, true);
 });

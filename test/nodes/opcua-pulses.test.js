@@ -16,7 +16,6 @@ const { pkiDir, startBridge } = require('../helpers/opcua');
 
 const TWIN = { user: 'twin', password: 'twin' };
 const EDGE = { user: 'edge', password: 'edge' };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 test('bridge: a value that changed twice in one publish reaches the PLC twice, in order, each for a scan', async (t) => {
   const plc = await createPlc({ scanMs: 10, s7: false, modbus: false, opcua: { host: '127.0.0.1', port: await freePort(), pkiDir: pkiDir('plc') } });
@@ -51,13 +50,20 @@ test('bridge: a value that changed twice in one publish reaches the PLC twice, i
 
   srv.set('st', 1);
   await waitFor(() => plc.values().grn === 1, 10000, 'the PLC running');
-  await sleep(500); // the publishes of the start are done: the next one starts empty
+  // Start right after a publish, so the three writes below fall inside the next 400 ms publishing
+  // interval together: wait for the bridge to forward a publish of p1b (a harmless input: a piston
+  // at rest is at its back end).
+  const published = new Promise((resolve) => {
+    bridge.on('forward', function onForward(ev) {
+      if (ev.to === 'plc' && 'p1b' in ev.values) { bridge.off('forward', onForward); resolve(); }
+    });
+  });
+  srv.set('p1b', 1);
+  await published;
 
   // An intact box in the detection unit, it leaves, a damaged one enters: all inside one publish.
   await write({ dmg: 0, sd: 1 });
-  await sleep(20);
   await write({ sd: 0 });
-  await sleep(20);
   await write({ dmg: 1, sd: 1 });
 
   await waitFor(() => plc.values().p2fw === 1, 10000, 'the damaged box rejected (p2fw)');

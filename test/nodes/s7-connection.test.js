@@ -28,14 +28,13 @@ describe('s7-connection read pacing against the virtual PLC', () => {
     conn.start();
     try {
       for (let b = 0; b < 16; b++) conn.watch(`DB3,DWORD${256 * b}.64`);
-      await waitFor(() => conn.connected, 10000, 'the S7 connection');
-      await sleep(50);
+      await waitFor(() => conn.connected && conn.counters.reads > 0, 10000, 'the S7 connection and its first read');
       const r0 = conn.counters.reads;
       const end = Date.now() + ms;
       let v = 1;
       while (Date.now() < end) {
         await conn.write([{ addr: 'DB2,DWORD8', value: v++ }]);
-        await sleep(5);
+        await sleep(5); // the load: a probe write every 5 ms for `ms`
       }
       return { reads: conn.counters.reads - r0, counters: { ...conn.counters } };
     } finally {
@@ -77,7 +76,7 @@ describe('s7-connection read pacing against the virtual PLC', () => {
         const ends0 = conn.counters.chaseEnds;
         cur = { value, t0: performance.now(), lastMs: null, answeredMs: null };
         await conn.write([{ addr: 'DB2,DWORD20', value }]);
-        await sleep(400);
+        await sleep(400); // the window observed (chaseMs 300 and a margin): what the reads did in it
         out.push({ ...cur, ended: conn.counters.chaseEnds - ends0 });
       }
       return out;
@@ -125,8 +124,8 @@ describe('s7-connection read pacing against the virtual PLC', () => {
       });
       await Promise.all(writes);
       const jobs = conn.counters.writeJobs - jobs0;
-      await sleep(60); // a few scans: every request is copied to its response slot
-      for (const s of slots) assert.equal(plc.probeResponse(s), 500000 + s, `slot ${s}`);
+      // The PLC copies every request to its response slot on its next scans.
+      await waitFor(() => slots.every((s) => plc.probeResponse(s) === 500000 + s), 10000, 'every probe response');
       assert.equal(conn.counters.writeErrors, 0);
       return jobs;
     } finally {

@@ -6,7 +6,7 @@ const { spawn } = require('node:child_process');
 const { parse } = require('../../plc/cli');
 const { s7Connect } = require('../helpers/plc');
 
-const INDEX = path.join(__dirname, '..', '..', 'plc', 'index.js');
+const CLI = path.join(__dirname, '..', '..', 'plc', 'cli.js');
 
 test('flags win over environment variables, which win over defaults', () => {
   const { opts } = parse(['--scan-ms', '20', '--no-opcua', '--modbus-port', '0'], {
@@ -29,7 +29,7 @@ test('bad flags and values are refused with E_CONFIG', () => {
 });
 
 test('npm run plc prints where it listens, serves, and exits 0 on SIGTERM', async () => {
-  const child = spawn(process.execPath, [INDEX, '--s7-port', '0', '--modbus-port', '0', '--no-opcua'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, '--s7-port', '0', '--modbus-port', '0', '--no-opcua'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => { out += d; });
@@ -66,11 +66,19 @@ test('a port already in use ends the program with exit code 1 and the error code
   const blocker = net.createServer();
   await new Promise((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const { port } = blocker.address();
-  const child = spawn(process.execPath, [INDEX, '--no-s7', '--no-opcua', '--modbus-port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, '--no-s7', '--no-opcua', '--modbus-port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => { err += d; });
   const code = await new Promise((resolve) => child.once('exit', resolve));
   await new Promise((resolve) => blocker.close(resolve));
   assert.equal(code, 1);
   assert.match(err, /E_MODBUS_START/);
+});
+
+test('the CLI is the entry point and the library does not require it back (no cycle)', () => {
+  const fs = require('node:fs');
+  const lib = fs.readFileSync(path.join(__dirname, '..', '..', 'plc', 'index.js'), 'utf8');
+  assert.doesNotMatch(lib, /require\(\s*['"]\.\/cli['"]\s*\)/);
+  assert.match(fs.readFileSync(CLI, 'utf8'), /require\('\.\/index'\)/);
+  assert.equal(require('../../package.json').scripts.plc, 'node plc/cli.js');
 });

@@ -92,7 +92,7 @@ test('malformed, unknown, non-writable and out-of-range commands are rejected, c
   assert.equal(v.sp, 0, 'the valid sp of a mixed message was not written either');
   assert.equal(v.grn, 1, 'still running');
   assert.deepEqual(rejects.slice(-bad.length).map((r) => r.code),
-    ['E_BAD_JSON', 'E_BAD_WRITE', 'E_BAD_WRITE', 'E_BAD_WRITE', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_NOT_WRITABLE']);
+    ['E_MQTT_JSON', 'E_MQTT_CMD', 'E_MQTT_CMD', 'E_MQTT_CMD', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_NOT_WRITABLE']);
 });
 
 test('probe requests come back on probe/res/<slot> after the scan, single and batched', async () => {

@@ -7,7 +7,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { startRestHarness } = require('../helpers/twin');
-const { runTwin } = require('../../twin/cli');
+const { runTwin } = require('../../twin/run');
 const { createTransport } = require('../../twin/transports/http');
 const envelope = require('../../nodes/lib/envelope');
 

@@ -11,7 +11,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { startHarness } = require('../helpers/twin');
 const { waitFor } = require('../helpers/nodered');
-const { runTwin, loadTransport } = require('../../twin/cli');
+const { runTwin, loadTransport } = require('../../twin/run');
 const { createTransport } = require('../../twin/transports/ws');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -52,8 +52,14 @@ test('a second run finds the plant as the first left it and sorts again', async 
 test('a refused token fails fast with E_UNAUTHORIZED and is not retried', async (t) => {
   const h = await startHarness({ token: 'right' });
   t.after(() => h.close());
-  await assert.rejects(runTwin({ url: h.url, token: 'wrong', boxes: 1 }), { code: 'E_UNAUTHORIZED' });
-  await new Promise((r) => setTimeout(r, 500));
+  // The run's own transport, to read its counters after the run closed it: one attempt, refused,
+  // and closed with the run (a closed transport cannot try again), so the endpoint saw one refusal.
+  const tr = createTransport({ url: h.url, token: 'wrong' });
+  await assert.rejects(runTwin({ transport: tr, boxes: 1 }), { code: 'E_UNAUTHORIZED' });
+  assert.equal(tr.stats().authFailures, 1);
+  assert.equal(tr.stats().connects, 0);
+  await assert.rejects(tr.connect(), { code: 'E_CLOSED' });
+  await waitFor(() => h.stats.refused >= 1, 10000, 'the endpoint to count the refusal');
   assert.equal(h.stats.refused, 1);
 });
 

@@ -66,7 +66,7 @@ test('compose has no development secret: each is required from .env; OPC UA and 
     assert.ok(!text.includes(DEFAULTS[name]), `the development value of ${name} is nowhere in compose`);
   }
   const published = compose.services.cloud.ports.map((p) => p.split(':').pop().split(' ')[0]);
-  assert.deepEqual(published.sort(), ['1880', '1883', '8883']);
+  assert.deepEqual(published.sort(), ['1880', '1883', '9001']);
   const more = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.ports.yml'), 'utf8'));
   assert.deepEqual(more.services.cloud.ports.map((p) => p.split(':').pop()).sort(), ['4841', '5021']);
 });
@@ -90,7 +90,7 @@ test('docker-compose.fleet.yml (issue 17): Redis never published and password-pr
   for (const key of Object.keys(fleet.services.cloud2.environment)) if (key.startsWith('S7T_')) assert.ok(code.includes(key), `cloud2: ${key} is read nowhere in the code`);
   assert.deepEqual(Object.keys(fleet.services.cloud2.environment).filter((k) => !(k in base.services.cloud.environment)), ['S7T_REDIS_URL']);
   const hostPorts = (svc) => svc.ports.map((p) => /_PORT:-(\d+)\}:\d+/.exec(p)[1]);
-  assert.deepEqual(hostPorts(fleet.services.cloud2).sort(), ['1890', '1893', '8893']);
+  assert.deepEqual(hostPorts(fleet.services.cloud2).sort(), ['1890', '1893', '9011']);
   for (const p of hostPorts(fleet.services.cloud2)) assert.ok(!hostPorts(base.services.cloud).includes(p), `cloud2 publishes ${p}, which cloud has`);
 });
 
@@ -103,7 +103,7 @@ test('the image installs what its processes load: the node package\'s dependenci
   // Node-RED itself and the contrib module of every non-core node type the flows use.
   assert.ok(installed.has('node-red'));
   const types = new Set(['cloud', 'edge'].flatMap((role) => JSON.parse(fs.readFileSync(path.join(ROOT, 'flows', `${role}.json`), 'utf8')).map((n) => n.type)));
-  const PREFIX = { 'node-red-contrib-modbus': 'modbus-', 'node-red-contrib-opcua': 'OpcUa-', 'node-red-contrib-s7': 's7 ' };
+  const PREFIX = { 'node-red-contrib-modbus': 'modbus-', 'node-red-contrib-opcua': 'OpcUa-', 'node-red-contrib-s7': 's7 ', 'node-red-contrib-aedes': 'aedes ' };
   for (const mod of Object.keys(pkg.devDependencies).filter((m) => /^node-red-contrib-/.test(m))) {
     assert.ok(PREFIX[mod], `${mod}: the prefix of its node types`);
     const uses = [...types].some((t) => t.startsWith(PREFIX[mod]));

@@ -4,7 +4,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { createFlowTimer, csvLine, createCsvAppender, CSV_HEADER, FlowTimerError } = require('../../nodes/lib/flow-timer');
+const { createFlowTimer, csvLine, CSV_HEADER, FlowTimerError } = require('../../nodes/lib/flow-timer');
+const { createCsvAppender } = require('../../nodes/lib/csv-appender');
 
 /** A hand-driven clock, so durations are exact. */
 function clock(t = 1000) {
@@ -183,18 +184,23 @@ test('the CSV appender creates the folder, writes the header once and appends in
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ft-'));
   const file = path.join(dir, 'deep', 'er', 'x.csv');
   try {
-    const a = createCsvAppender(file, { flushMs: 60000 });
+    const a = createCsvAppender(file, { header: CSV_HEADER, flushMs: 60000 });
     a.write('1'); a.write('2');
     assert.equal(a.buffered, 2);
     await a.flush();
     a.write('3');
     await a.close();
     a.write('4'); // after close: dropped, never thrown
-    const b = createCsvAppender(file);
+    const b = createCsvAppender(file, { header: CSV_HEADER });
     b.write('5');
     await b.close();
     assert.equal(fs.readFileSync(file, 'utf8'), `${CSV_HEADER}\n1\n2\n3\n5\n`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the CSV appender is its own module and wants its header line', () => {
+  assert.throws(() => createCsvAppender(path.join(os.tmpdir(), 'never.csv'), {}), { code: 'E_CSV_HEADER' });
+  assert.equal(require('../../nodes/lib/flow-timer').createCsvAppender, undefined, 'flow-timer.js times; csv-appender.js writes');
 });

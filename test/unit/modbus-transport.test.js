@@ -7,12 +7,13 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createModbusServer } = require('../../nodes/lib/modbus-server');
+const { MODBUS_REGISTERS } = require('../../nodes/lib/tags');
 const { createTransport } = require('../../twin/transports/modbus');
 const { waitFor } = require('../helpers/nodered');
 const tags = require('../../nodes/lib/tags');
 
 test('modbus transport: writes, polls, probes, reconnects, closes', async (t) => {
-  let srv = createModbusServer({ port: 0, registers: 6048 });
+  let srv = createModbusServer({ port: 0, registers: MODBUS_REGISTERS });
   const port = await srv.start();
   t.after(() => srv.close());
   const tr = createTransport({ url: `modbus://127.0.0.1:${port}`, pollMs: 5, backoff: { initialMs: 50, maxMs: 200 } });
@@ -47,7 +48,7 @@ test('modbus transport: writes, polls, probes, reconnects, closes', async (t) =>
 
   // The server restarts empty on the same port: the transport reconnects and rewrites HR0.
   await srv.close();
-  srv = createModbusServer({ port, registers: 6048 });
+  srv = createModbusServer({ port, registers: MODBUS_REGISTERS });
   await srv.start();
   await waitFor(() => srv.read(0)[0] === tags.packRegister(0, { st: 1, se: 1 }), 20000, 'image rewritten after reconnect');
   await waitFor(() => seen.at(-1)[0] === 'snap', 10000, 'a snap after the reconnect');

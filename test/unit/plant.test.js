@@ -206,3 +206,12 @@ test('scene: boxes on each conveyor, piston strokes, buttons and outputs, as cop
   s.c1[0].x = -1;
   assert.notEqual(plant.scene().c1[0].x, -1, 'the caller gets copies');
 });
+
+test('the plant\'s inputs and outputs are the I/O table\'s (no list of its own)', () => {
+  const tags = require('../../nodes/lib/tags');
+  const { OUTPUTS } = require('../../twin/plant');
+  assert.deepEqual(INPUTS, ['st', 'sp', 'se', 'p1f', 'p1b', 'sd', 'dmg', 'p2f', 'sk', 'p3f']);
+  assert.deepEqual(INPUTS, tags.inputs.map((t) => t.short));
+  assert.deepEqual(OUTPUTS, tags.outputs.filter((t) => !t.noStream).map((t) => t.short));
+  assert.ok(!OUTPUTS.includes('scn'), 'the diagnostic scan counter is never streamed');
+});

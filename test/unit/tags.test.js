@@ -64,3 +64,26 @@ test('template fills plant and probe placeholders', () => {
   assert.equal(T.template(T.TABLE.mqtt.stateTopic, { plant: 'p1' }), 's7twin/p1/state');
   assert.equal(T.template(T.TABLE.probe.request, { i: 3 }), 'DB2,UDINT12');
 });
+
+test('the table owns the probe numbers: slot count, UDInt range, Modbus registers derived from them', () => {
+  assert.equal(T.PROBE_SLOTS, T.TABLE.plc.probeSlots);
+  assert.equal(T.UDINT_MAX, 2 ** 32 - 1);
+  assert.equal(T.MODBUS_REGISTERS, T.TABLE.modbus.probeResponseBase + 2 * T.PROBE_SLOTS);
+  for (const ok of [0, 1, T.PROBE_SLOTS - 1]) assert.equal(T.isProbeSlot(ok), true, String(ok));
+  for (const bad of [-1, T.PROBE_SLOTS, 1.5, '1', null, undefined, Number.NaN]) assert.equal(T.isProbeSlot(bad), false, String(bad));
+  assert.equal(T.isProbeSlot(4, 5), true);
+  assert.equal(T.isProbeSlot(5, 5), false);
+  for (const ok of [0, 1, T.UDINT_MAX]) assert.equal(T.isProbeValue(ok), true, String(ok));
+  for (const bad of [-1, T.UDINT_MAX + 1, 0.5, '1', null, true]) assert.equal(T.isProbeValue(bad), false, String(bad));
+});
+
+test('the flows and the node form give the Modbus server the table\'s register count', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const root = path.join(__dirname, '..', '..');
+  const servers = JSON.parse(fs.readFileSync(path.join(root, 'flows', 'parts', 'cloud-modbus.json'), 'utf8')).filter((n) => n.type === 's7twin-modbus-server');
+  assert.ok(servers.length);
+  for (const n of servers) assert.equal(Number(n.registers), T.MODBUS_REGISTERS);
+  const html = fs.readFileSync(path.join(root, 'nodes', 's7twin-modbus-server.html'), 'utf8');
+  assert.match(html, new RegExp(`registers: \\{ value: '${T.MODBUS_REGISTERS}' \\}`));
+});

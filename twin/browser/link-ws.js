@@ -17,19 +17,16 @@
  * Browser-safe (no Node APIs); Node 22's global WebSocket is the same API, so tests run it
  * against the real twin endpoint.
  */
-const { codedError } = require('../../nodes/lib/errors');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
 const { createAnswers } = require('../transports/answers');
-const { createErrorCounter, createConnectWaiter } = require('../transports/common');
+const { TransportError, createErrorCounter, createConnectWaiter } = require('../transports/common');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts (retries go on)
   maxErrorCodes: 50, // distinct err codes remembered
 };
 
-/** Error with a stable `code`. */
-const TransportError = codedError('TransportError');
 
 const utf8 = new TextEncoder();
 

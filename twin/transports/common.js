@@ -1,10 +1,14 @@
 'use strict';
 /**
- * Small pieces every twin transport has: error codes counted in its stats (a bounded set, the
- * last one kept for the panel), and the wait of connect() for the first connection (resolve,
- * reject with a coded error, time out). Used by the HTTP transport and the browser's WebSocket
- * transport; browser-safe.
+ * Small pieces every twin transport has: its error class (TransportError, a stable `code`), error
+ * codes counted in its stats (a bounded set, the last one kept for the panel), and the wait of
+ * connect() for the first connection (resolve, reject with a coded error, time out). Used by every
+ * transport in this folder and the browser's WebSocket transport; browser-safe.
  */
+const { codedError } = require('../../nodes/lib/errors');
+
+/** The error every twin transport throws or rejects with: `code` E_TRANSPORT_CONFIG, E_CLOSED, … */
+const TransportError = codedError('TransportError');
 
 /**
  * @param {object} stats the transport's stats ({errors, errorCodes, lastError} are kept there)
@@ -52,4 +56,4 @@ function createConnectWaiter(makeError) {
   };
 }
 
-module.exports = { createErrorCounter, createConnectWaiter };
+module.exports = { TransportError, createErrorCounter, createConnectWaiter };

@@ -22,11 +22,10 @@
  * default request uses node:http with keep-alive and counts bytes on the sockets (headers
  * included), which a page cannot see: a page counts bodies only.
  */
-const { codedError } = require('../../nodes/lib/errors');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
 const { createAnswers } = require('./answers');
-const { createErrorCounter, createConnectWaiter } = require('./common');
+const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
 
 const DEFAULTS = {
   pollMs: 10, // a poll starts this long after the previous one started (as Modbus tuned polls)
@@ -36,8 +35,6 @@ const DEFAULTS = {
   maxErrorCodes: 50,
 };
 
-/** Error with a stable `code`. */
-const TransportError = codedError('TransportError');
 
 const utf8 = new TextEncoder();
 

@@ -18,7 +18,7 @@
  *
  *   npm run twin -- --protocol modbus --url modbus://127.0.0.1:5021 --poll-ms 80
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { TransportError, createErrorCounter } = require('./common');
 const ModbusRTU = require('modbus-serial');
 const codec = require('../../nodes/lib/modbus-codec');
 const tags = require('../../nodes/lib/tags');
@@ -35,8 +35,6 @@ const DEFAULTS = {
 const CMD = codec.COMMAND_REGISTER;
 const STATE = codec.STATE_BLOCK;
 
-/** Error with a stable `code`. */
-const TransportError = codedError('TransportError');
 
 /** host and port from `modbus://host:port` (or opts.host/opts.port). */
 function endpoint(o) {
@@ -92,13 +90,7 @@ function createTransport(opts = {}) {
   let firstConnect = null;
   let gen = 0; // connection generation
 
-  function countError(code, msg) {
-    stats.errors += 1;
-    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
-      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
-    }
-    log(`modbus transport: ${code}${msg ? ` ${msg}` : ''}`);
-  }
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'modbus transport' });
 
   function bytes() {
     return { out: bytesBase.out + (sock ? sock.bytesWritten : 0), in: bytesBase.in + (sock ? sock.bytesRead : 0) };

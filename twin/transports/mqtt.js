@@ -11,7 +11,7 @@
  * answers only, not every twin's.
  *
  *   npm run twin -- --protocol mqtt --url mqtt://127.0.0.1:1883 --username twin --password pw \
- *                   [--plant plant1] [--qos 0|1]        (or --url ws://127.0.0.1:8883/mqtt)
+ *                   [--plant plant1] [--qos 0|1]        (or --url ws://127.0.0.1:9001/mqtt)
  *
  * mqtt.js does not set TCP_NODELAY: it is set on the TCP socket on connect and on the socket
  * under the WebSocket at upgrade (Nagle + delayed ACK cost tens of ms per small message).
@@ -22,7 +22,7 @@
  * reconnects), in case our resend reached the broker before the PLC did. A refused login
  * (CONNACK 4 or 5) is not retried.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { TransportError, createErrorCounter } = require('./common');
 const mqtt = require('mqtt');
 const tags = require('../../nodes/lib/tags');
 const payloads = require('../../nodes/lib/mqtt-payload');
@@ -44,8 +44,6 @@ const DEFAULTS = {
   noDelay: true, // TCP_NODELAY; false only to measure a stock mqtt.js client (bench)
 };
 
-/** Error with a stable `code`. */
-const TransportError = codedError('TransportError');
 
 /**
  * @param {object} opts
@@ -62,7 +60,7 @@ const TransportError = codedError('TransportError');
 function createTransport(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   if (!o.url || !/^(mqtts?|wss?):\/\//.test(o.url)) {
-    throw new TransportError('E_TRANSPORT_CONFIG', 'the mqtt transport needs a url (mqtt://host:1883 or ws://host:8883/mqtt)');
+    throw new TransportError('E_TRANSPORT_CONFIG', 'the mqtt transport needs a url (mqtt://host:1883 or ws://host:9001/mqtt)');
   }
   const qos = Number(o.qos);
   if (qos !== 0 && qos !== 1) throw new TransportError('E_TRANSPORT_CONFIG', `qos must be 0 or 1, got ${o.qos}`);
@@ -87,13 +85,7 @@ function createTransport(opts = {}) {
   let wire = null; // the TCP socket carrying the current connection
   const wireDone = { in: 0, out: 0 }; // bytes of earlier connections
 
-  function countError(code, msg) {
-    stats.errors += 1;
-    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
-      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
-    }
-    log(`mqtt transport: ${code}${msg ? ` ${msg}` : ''}`);
-  }
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'mqtt transport' });
 
   function useWire(sock) {
     if (!sock || sock === wire) return;

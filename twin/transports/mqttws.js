@@ -6,7 +6,7 @@
  * related study does (shared/reference/http-mqtt-mqttws-digital-twin-study.txt: MQTT over TCP,
  * MQTT over WebSocket, HTTP); the browser twin speaks it with the same module.
  *
- *   npm run twin -- --protocol mqttws --url ws://127.0.0.1:8883/mqtt --username twin --password pw
+ *   npm run twin -- --protocol mqttws --url ws://127.0.0.1:9001/mqtt --username twin --password pw
  */
 const mqtt = require('./mqtt');
 
@@ -15,7 +15,7 @@ const mqtt = require('./mqtt');
  */
 function createTransport(opts = {}) {
   if (!opts.url || !/^wss?:\/\//.test(opts.url)) {
-    throw new mqtt.TransportError('E_TRANSPORT_CONFIG', 'the mqttws transport needs a ws:// or wss:// url (ws://host:8883/mqtt)');
+    throw new mqtt.TransportError('E_TRANSPORT_CONFIG', 'the mqttws transport needs a ws:// or wss:// url (ws://host:9001/mqtt)');
   }
   return mqtt.createTransport(opts);
 }

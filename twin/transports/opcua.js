@@ -19,6 +19,7 @@
  *     answer: only a change is. Probes of one slot are written in order (one Write chain).
  */
 const ot = require('../../nodes/lib/opcua-tags');
+const { TransportError, createErrorCounter } = require('./common');
 const tags = require('../../nodes/lib/tags');
 const { createSide } = require('../../nodes/lib/opcua-side');
 
@@ -31,17 +32,10 @@ const DEFAULTS = {
   password: 'twin',
   plant: 'plant1',
   connectTimeoutMs: 15000, // connect() gives up after this
-  maxProbeSlot: 1023, // the cloud server has at most 1,024 probe slots (S7T_OPCUA_PROBE_SLOTS there)
+  maxProbeSlot: tags.PROBE_SLOTS - 1, // the cloud server has at most the PLC's probe slots (S7T_OPCUA_PROBE_SLOTS there)
+  maxErrorCodes: 50, // distinct error codes remembered
 };
 
-/** Error with a stable `code`. */
-class TransportError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.name = 'TransportError';
-    this.code = code;
-  }
-}
 
 // Inputs that some timed pair uses as a `with` condition: written before the triggers.
 const CONDITIONS = new Set(tags.timedPairs().flatMap((p) => Object.keys(p.with)));
@@ -100,11 +94,7 @@ function createTransport(opts = {}) {
   let writing = null; // the Write in flight; the next one waits for it (keeps their order)
   let sessions = 0;
 
-  function countError(code, msg) {
-    stats.errors += 1;
-    stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
-    log(`opcua transport: ${code}${msg ? ` ${msg}` : ''}`);
-  }
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'opcua transport' });
 
   function deliver(values, kind) {
     const changed = {};
@@ -254,7 +244,7 @@ function createTransport(opts = {}) {
      * @param {number} value UInt32
      */
     probe(slot, value) {
-      if (!Number.isInteger(slot) || slot < 0 || slot > o.maxProbeSlot) { countError('E_PROBE_SLOT', `probe slot ${slot}`); return; }
+      if (!tags.isProbeSlot(slot, o.maxProbeSlot + 1)) { countError('E_PROBE_SLOT', `probe slot ${slot}`); return; }
       try { ot.checkProbeValue(value); } catch (err) { countError(err.code, err.message); return; }
       if (!side.connected) { countError('E_NOT_CONNECTED', 'probe while disconnected'); return; }
       stats.probes += 1;

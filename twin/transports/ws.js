@@ -22,7 +22,7 @@
  * next state or snap that shows an input differing from the twin's image brings a fresh command
  * with the difference (fresh values, a fresh deadline), never a replay of the old frame.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { TransportError, createErrorCounter } = require('./common');
 const WebSocket = require('ws');
 const envelope = require('../../nodes/lib/envelope');
 const { createBackoff } = require('../../nodes/lib/backoff');
@@ -39,8 +39,6 @@ const DEFAULTS = {
 };
 
 
-/** Error with a stable `code`. */
-const TransportError = codedError('TransportError');
 
 /**
  * @param {object} opts
@@ -86,13 +84,7 @@ function createTransport(opts = {}) {
   let awaitingPong = false;
   let firstConnect = null; // {resolve, reject, timer} while connect() waits
 
-  function countError(code, msg) {
-    stats.errors += 1;
-    if (stats.errorCodes[code] !== undefined || Object.keys(stats.errorCodes).length < o.maxErrorCodes) {
-      stats.errorCodes[code] = (stats.errorCodes[code] || 0) + 1;
-    }
-    log(`ws transport: ${code}${msg ? ` ${msg}` : ''}`);
-  }
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'ws transport' });
 
   function write(env) {
     const text = envelope.stringify(env);
@@ -133,9 +125,8 @@ function createTransport(opts = {}) {
       res.resume();
       sock.terminate();
     });
-    sock.on('upgrade', (res) => { if (res.socket) res.socket.setNoDelay(true); });
+    // TCP_NODELAY: ws sets it on the socket it takes over (websocket.js setSocket).
     sock.on('open', () => {
-      if (sock._socket) sock._socket.setNoDelay(true);
       stats.connected = true;
       stats.connects += 1;
       if (stats.connects > 1) stats.reconnects += 1;

@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const tags = require('../../nodes/lib/tags');
-const { commandItems, probeItems, createStateDiffer } = require('../../nodes/lib/edge-logic');
+const { commandItems, probeItems, createStateDiffer } = require('../../nodes/lib/s7-edge-logic');
 const { nodes7Address } = require('../../nodes/lib/s7-connection');
 
 test('commandItems maps every value to a nodes7 item, booleans as true/false', () => {

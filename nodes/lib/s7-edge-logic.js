@@ -1,13 +1,14 @@
 'use strict';
 /**
- * What the edge's `s7twin-s7` node decides, without Node-RED or a PLC: which items a command or a
- * probe writes (all or nothing), and which streamed tags changed between two reads.
+ * What the edge's `s7twin-s7` node decides, without Node-RED or a PLC: which nodes7 items a command
+ * or a probe writes (all or nothing), and which streamed tags changed between two reads of DB1.
+ * S7 only (the WebSocket–S7 path); the other paths' edges are their own nodes.
  */
 const tags = require('./tags');
 const { nodes7Address } = require('./s7-connection');
 
-const { probeSlots, probeRequestDb, probeResponseDb } = tags.TABLE.plc;
-const UDINT_MAX = 4294967295;
+const { probeRequestDb, probeResponseDb } = tags.TABLE.plc;
+const { PROBE_SLOTS: probeSlots, UDINT_MAX } = tags;
 /**
  * Probe responses are read in blocks of this many slots (256 bytes, well inside one S7 PDU), one
  * read item per block with a pending probe: 1,000 twins cost 16 items, not 1,000. (nodes7 0.3.18
@@ -45,10 +46,10 @@ function probeItems(d) {
   if (!keys.length) throw tagError('E_EMPTY', 'a probe must carry at least one slot');
   return keys.map((k) => {
     const slot = Number(k);
-    if (!/^\d+$/.test(k) || slot >= probeSlots) throw tagError('E_SLOT', `probe slot "${k}" is not 0..${probeSlots - 1}`);
+    if (!/^\d+$/.test(k) || !tags.isProbeSlot(slot)) throw tagError('E_SLOT', `probe slot "${k}" is not 0..${probeSlots - 1}`);
     const value = d[k];
     if (typeof value !== 'number' || !Number.isInteger(value)) throw tagError('E_TYPE', `probe value of slot ${k} must be an integer`);
-    if (value < 0 || value > UDINT_MAX) throw tagError('E_RANGE', `probe value ${value} outside 0..${UDINT_MAX}`);
+    if (!tags.isProbeValue(value)) throw tagError('E_RANGE', `probe value ${value} outside 0..${UDINT_MAX}`);
     const start = slot - (slot % PROBE_BLOCK);
     const len = Math.min(PROBE_BLOCK, probeSlots - start);
     return {
