@@ -8,8 +8,9 @@
  *   tags.checkWrite (malformed JSON, unknown or non-writable tags, bad values → the whole message
  *   is rejected and counted, nothing is written);
  * - answers probes: `.../probe/req` `{"i":slot,"v":value}` (or an array of them) is written to
- *   the request slots, and after the scan that copied them `.../probe/res` carries
- *   `{"i":slot,"v":response}` (an array for an array request);
+ *   the request slots, and after the scan that copied them `.../probe/res/<slot>` carries
+ *   `{"i":slot,"v":response}` (an array for an array request, on its first slot's topic): one
+ *   response topic per slot, so a twin receives its own answers only (nodes/lib/mqtt-topics.js);
  * - reconnects by itself (mqtt.js reconnectPeriod) with a clean session, so no broker keeps
  *   commands for it while it is away;
  * - never applies a retained command or probe request: a broker hands those to every new
@@ -20,6 +21,7 @@
 const mqtt = require('mqtt');
 const tags = require('../nodes/lib/tags');
 const payloads = require('../nodes/lib/mqtt-payload');
+const { topicsOf, answerSlot } = require('../nodes/lib/mqtt-topics');
 const { PlcError } = require('./errors');
 
 const DEFAULTS = {
@@ -67,13 +69,7 @@ function startMqtt(image, opts) {
     mqttConnects: 0, mqttDisconnects: 0, mqttErrors: 0, mqttPublished: 0, mqttCommands: 0, mqttRejected: 0,
     mqttProbes: 0, mqttStale: 0,
   });
-  const topic = (t) => tags.template(t, { plant: cfg.plant });
-  const T = {
-    cmd: topic(tags.TABLE.mqtt.commandTopic),
-    state: topic(tags.TABLE.mqtt.stateTopic),
-    req: topic(tags.TABLE.mqtt.probeRequestTopic),
-    res: topic(tags.TABLE.mqtt.probeResponseTopic),
-  };
+  const T = topicsOf(cfg.plant);
   const client = mqtt.connect(cfg.url, {
     username: cfg.username,
     password: cfg.password,
@@ -143,7 +139,7 @@ function startMqtt(image, opts) {
         waiting = [];
         for (const p of done) {
           const res = p.items.map(({ slot }) => ({ i: slot, v: image.probeResponse(slot) }));
-          publish(T.res, p.many ? res : res[0]);
+          publish(T.res(answerSlot(res)), p.many ? res : res[0]);
         }
       }
     },

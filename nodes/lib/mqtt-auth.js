@@ -14,9 +14,11 @@
  *
  * Roles (topics from io-table.json's `mqtt` section, `{plant}` = one topic level):
  *   twin     publish  s7twin/{plant}/cmd, s7twin/{plant}/probe/req
- *            subscribe s7twin/{plant}/state, s7twin/{plant}/probe/res
- *   plc      publish  s7twin/{plant}/state, s7twin/{plant}/probe/res
+ *            subscribe s7twin/{plant}/state, s7twin/{plant}/probe/res/+
+ *   plc      publish  s7twin/{plant}/state, s7twin/{plant}/probe/res/+
  *            subscribe s7twin/{plant}/cmd, s7twin/{plant}/probe/req
+ * (`probe/res/{slot}`, one response topic per probe slot: nodes/lib/mqtt-topics.js. A twin may
+ * subscribe to one slot's answers or to `probe/res/+`; the old shared `probe/res` is refused.)
  *   monitor  publish  nothing;  subscribe  everything (the cloud flow's own subscriber)
  *
  * A subscription filter is allowed only if every topic it can match is allowed: `s7twin/+/state`
@@ -26,6 +28,7 @@ const { codedError } = require('./errors');
 const crypto = require('node:crypto');
 const tags = require('./tags');
 const { PLANT_RE } = require('./plants');
+const { slotOfResponse } = require('./mqtt-topics');
 
 const TOPICS = tags.TABLE.mqtt; // commandTopic, stateTopic, probeRequestTopic, probeResponseTopic
 
@@ -153,7 +156,7 @@ function filtersOverlap(a, b) {
 function patternsOf(user) {
   const plants = user.plants || (user.plant ? [user.plant] : ['+']);
   const r = ROLES[user.role];
-  const fill = (list) => plants.flatMap((plant) => list.map((t) => tags.template(t, { plant })));
+  const fill = (list) => plants.flatMap((plant) => list.map((t) => tags.template(t, { plant, slot: '+' })));
   return { publish: fill(r.publish), subscribe: fill(r.subscribe) };
 }
 
@@ -179,7 +182,7 @@ function kindOf(topic) {
   if (topic === fill(TOPICS.commandTopic)) return 'cmd';
   if (topic === fill(TOPICS.stateTopic)) return 'state';
   if (topic === fill(TOPICS.probeRequestTopic)) return 'probe';
-  if (topic === fill(TOPICS.probeResponseTopic)) return 'probe-res';
+  if (slotOfResponse(topic, plant) !== null) return 'probe-res';
   return null;
 }
 

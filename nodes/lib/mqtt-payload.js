@@ -5,7 +5,7 @@
  *   s7twin/<plant>/cmd        {"se":1,"dmg":0}          inputs a twin wants written
  *   s7twin/<plant>/state      {"c1":1,"red":0}          outputs that changed in one PLC scan
  *   s7twin/<plant>/probe/req  {"i":slot,"v":value}      or an array of them
- *   s7twin/<plant>/probe/res  {"i":slot,"v":value}      or an array of them
+ *   s7twin/<plant>/probe/res/<slot>  {"i":slot,"v":value}  or an array of them (topics: mqtt-topics.js)
  *
  * The broker checks what a twin publishes before any PLC can see it: a command must name only
  * tags the dictionary marks cloud-writable, with values of the right type and range; a probe

@@ -7,7 +7,7 @@ const { startPlc, waitFor } = require('../helpers/plc');
 
 const PLANT = 'testplant';
 const T = {
-  state: `s7twin/${PLANT}/state`, cmd: `s7twin/${PLANT}/cmd`, req: `s7twin/${PLANT}/probe/req`, res: `s7twin/${PLANT}/probe/res`,
+  state: `s7twin/${PLANT}/state`, cmd: `s7twin/${PLANT}/cmd`, req: `s7twin/${PLANT}/probe/req`, res: `s7twin/${PLANT}/probe/res/+`,
 };
 
 let broker;
@@ -17,6 +17,7 @@ let plc;
 let client;
 const states = []; // every state message, parsed
 const responses = [];
+const resTopics = []; // the topic of each response, in order
 const rejects = [];
 
 /** Start aedes on an ephemeral port, optionally requiring a username/password. */
@@ -42,7 +43,7 @@ before(async () => {
   client.on('message', (topic, payload) => {
     const obj = JSON.parse(payload.toString());
     if (topic === T.state) states.push(obj);
-    if (topic === T.res) responses.push(obj);
+    if (topic.startsWith(`s7twin/${PLANT}/probe/res/`)) { responses.push(obj); resTopics.push(topic); }
   });
   await client.subscribeAsync([T.state, T.res]);
   plc = await startPlc({
@@ -94,12 +95,14 @@ test('malformed, unknown, non-writable and out-of-range commands are rejected, c
     ['E_MQTT_JSON', 'E_MQTT_CMD', 'E_MQTT_CMD', 'E_MQTT_CMD', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_NOT_WRITABLE']);
 });
 
-test('probe requests come back on probe/res after the scan, single and batched', async () => {
+test('probe requests come back on probe/res/<slot> after the scan, single and batched', async () => {
   await client.publishAsync(T.req, JSON.stringify({ i: 3, v: 42 }), { qos: 1 });
   assert.deepEqual(await waitFor(() => responses.find((r) => r.i === 3), 10000, 'single response'), { i: 3, v: 42 });
+  assert.equal(resTopics[responses.findIndex((r) => r.i === 3)], `s7twin/${PLANT}/probe/res/3`, 'on its own slot\'s topic');
   await client.publishAsync(T.req, JSON.stringify([{ i: 0, v: 1 }, { i: 1023, v: 4294967295 }]), { qos: 1 });
   const batch = await waitFor(() => responses.find((r) => Array.isArray(r)), 10000, 'batched response');
   assert.deepEqual(batch, [{ i: 0, v: 1 }, { i: 1023, v: 4294967295 }]);
+  assert.equal(resTopics[responses.indexOf(batch)], `s7twin/${PLANT}/probe/res/0`, 'a batch on its first slot\'s topic');
   assert.equal(plc.probeResponse(1023), 4294967295);
 });
 

@@ -58,14 +58,18 @@ test('roles: twin, plc and monitor may do exactly what the table says', () => {
   assert.ok(a.canPublish(t, 's7twin/plant1/cmd'));
   assert.ok(a.canPublish(t, 's7twin/plant1/probe/req'));
   assert.ok(!a.canPublish(t, 's7twin/plant1/state'));
-  assert.ok(!a.canPublish(t, 's7twin/plant1/probe/res'));
+  assert.ok(!a.canPublish(t, 's7twin/plant1/probe/res/5'));
   assert.ok(a.canSubscribe(t, 's7twin/plant1/state'));
-  assert.ok(a.canSubscribe(t, 's7twin/+/probe/res'));
+  assert.ok(a.canSubscribe(t, 's7twin/plant1/probe/res/5'), 'one slot\'s answers');
+  assert.ok(a.canSubscribe(t, 's7twin/+/probe/res/+'));
+  assert.ok(!a.canSubscribe(t, 's7twin/plant1/probe/res'), 'the old shared topic is gone');
+  assert.ok(!a.canSubscribe(t, 's7twin/plant1/probe/res/#'));
   assert.ok(!a.canSubscribe(t, 's7twin/plant1/cmd'));
   assert.ok(!a.canSubscribe(t, '#'));
 
   assert.ok(a.canPublish(p, 's7twin/plant1/state'));
-  assert.ok(a.canPublish(p, 's7twin/plant1/probe/res'));
+  assert.ok(a.canPublish(p, 's7twin/plant1/probe/res/5'));
+  assert.ok(!a.canPublish(p, 's7twin/plant1/probe/res'));
   assert.ok(!a.canPublish(p, 's7twin/plant1/cmd'));
   assert.ok(a.canSubscribe(p, 's7twin/plant1/cmd'));
   assert.ok(a.canSubscribe(p, 's7twin/plant1/probe/req'));
@@ -98,7 +102,10 @@ test('kindOf and plantOf read the table topics', () => {
   assert.equal(auth.kindOf('s7twin/plant1/cmd'), 'cmd');
   assert.equal(auth.kindOf('s7twin/plant1/state'), 'state');
   assert.equal(auth.kindOf('s7twin/p2/probe/req'), 'probe');
-  assert.equal(auth.kindOf('s7twin/p2/probe/res'), 'probe-res');
+  assert.equal(auth.kindOf('s7twin/p2/probe/res/0'), 'probe-res');
+  assert.equal(auth.kindOf('s7twin/p2/probe/res/1023'), 'probe-res');
+  assert.equal(auth.kindOf('s7twin/p2/probe/res/1024'), null);
+  assert.equal(auth.kindOf('s7twin/p2/probe/res'), null);
   assert.equal(auth.kindOf('s7twin/p2/other'), null);
   assert.equal(auth.kindOf('other/p2/cmd'), null);
   assert.equal(auth.plantOf('s7twin/p2/cmd'), 'p2');
@@ -127,7 +134,7 @@ test('a user bound to several plants gets its role for each of them and for no o
   const a = auth.createAuthorizer(users);
   const plc = users.get('plc12');
   assert.ok(a.canPublish(plc, 's7twin/line1/state'));
-  assert.ok(a.canPublish(plc, 's7twin/line2/probe/res'));
+  assert.ok(a.canPublish(plc, 's7twin/line2/probe/res/7'));
   assert.ok(!a.canPublish(plc, 's7twin/line3/state'));
   assert.ok(a.canSubscribe(plc, 's7twin/line2/cmd'));
   assert.ok(!a.canSubscribe(plc, 's7twin/+/cmd'), 'a wildcard reaches plants it does not hold');

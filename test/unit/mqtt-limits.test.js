@@ -12,7 +12,7 @@ const { createMqttServer } = require('../../nodes/lib/mqtt-server');
 const { waitFor } = require('../helpers/nodered');
 
 const USERS = 'twin:twin-pw:twin,plc:plc-pw:plc';
-const T = { cmd: 's7twin/plant1/cmd', req: 's7twin/plant1/probe/req', res: 's7twin/plant1/probe/res', state: 's7twin/plant1/state' };
+const T = { cmd: 's7twin/plant1/cmd', req: 's7twin/plant1/probe/req', res: 's7twin/plant1/probe/res/1', state: 's7twin/plant1/state' };
 
 function connect(url, opts) {
   return new Promise((resolve, reject) => {

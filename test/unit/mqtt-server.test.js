@@ -57,9 +57,9 @@ test('MQTT broker: authentication, role ACLs, payload checks, snapshot, WebSocke
 
   const twin = await connect(`ws://127.0.0.1:${srv.ports.ws}/mqtt`, { username: 'twin', password: 'twin-pw' });
   clients.push(twin);
-  const granted = await sub(twin, ['s7twin/plant1/state', 's7twin/+/probe/res', '#', 's7twin/plant1/cmd']);
-  assert.deepEqual(granted.map((g) => g.qos), [0, 0, 128, 128]);
-  assert.equal(srv.counters.subscribeRefused, 2);
+  const granted = await sub(twin, ['s7twin/plant1/state', 's7twin/plant1/probe/res/5', '#', 's7twin/plant1/cmd', 's7twin/plant1/probe/res']);
+  assert.deepEqual(granted.map((g) => g.qos), [0, 0, 128, 128, 128]);
+  assert.equal(srv.counters.subscribeRefused, 3);
   const snap = await waitFor(() => twin.msgs.find((m) => m.retain), 20000, 'the snapshot');
   assert.deepEqual(snap.payload, { c1: 1, grn: 1, red: 0 });
 
@@ -68,7 +68,8 @@ test('MQTT broker: authentication, role ACLs, payload checks, snapshot, WebSocke
   twin.publish('s7twin/plant1/probe/req', JSON.stringify({ i: 5, v: 77 }));
   await waitFor(() => plc.msgs.length === 2, 20000, 'cmd and probe at the PLC');
   assert.deepEqual(plc.msgs.map((m) => m.payload), [{ se: 1, dmg: false }, { i: 5, v: 77 }]);
-  plc.publish('s7twin/plant1/probe/res', JSON.stringify({ i: 5, v: 77 }));
+  plc.publish('s7twin/plant1/probe/res/6', JSON.stringify({ i: 6, v: 1 })); // another twin's slot: not ours
+  plc.publish('s7twin/plant1/probe/res/5', JSON.stringify({ i: 5, v: 77 }));
   plc.publish('s7twin/plant1/state', JSON.stringify({ p1fw: 1 }));
   await waitFor(() => twin.msgs.length === 3, 20000, 'probe-res and state at the twin');
   assert.equal(twin.msgs[2].retain, false);

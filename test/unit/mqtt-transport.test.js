@@ -24,7 +24,7 @@ function fakePlc(url) {
     c.on('message', (topic, payload) => {
       const obj = JSON.parse(payload.toString());
       if (topic.endsWith('/cmd')) cmds.push(obj);
-      else c.publish('s7twin/plant1/probe/res', JSON.stringify(obj));
+      else c.publish(`s7twin/plant1/probe/res/${obj.i}`, JSON.stringify(obj));
     });
     c.on('connect', () => {
       c.subscribe(['s7twin/plant1/cmd', 's7twin/plant1/probe/req']);
@@ -85,4 +85,31 @@ test('mqtt transport: snapshot, state, probes, and the input image resent after 
   const s = tr.stats();
   assert.ok(s.bytesOut > 0 && s.bytesIn > 0 && s.payloadBytesOut > 0);
   assert.equal(s.snapshots, 1);
+  // The slot's response topic is subscribed again on the new connection.
+  tr.probe(3, 100);
+  await waitFor(() => probes.length === 2, 20000, 'a probe answer after the reconnect');
+  assert.deepEqual(probes[1], [3, 100]);
+});
+
+test('mqtt transport: a twin receives the answers of its own probe slots only (probe/res/<slot>)', async (t) => {
+  const srv = await createMqttServer({ port: 0, wsPort: null, users: USERS });
+  const url = `mqtt://127.0.0.1:${srv.ports.tcp}`;
+  const plc = await fakePlc(url);
+  const a = createTransport({ url, username: 'twin', password: 'twin-pw' });
+  const b = createTransport({ url, username: 'twin', password: 'twin-pw' });
+  t.after(async () => { await a.close(); await b.close(); plc.c.end(true); await srv.close(); });
+  await Promise.all([a.connect(), b.connect()]);
+  const got = { a: [], b: [] };
+  a.onProbe((slot, v) => got.a.push([slot, v]));
+  b.onProbe((slot, v) => got.b.push([slot, v]));
+  // Two probes of a slot asked before its SUBACK: both wait for it, both are answered.
+  a.probe(10, 1);
+  a.probe(10, 2);
+  for (let v = 1; v <= 20; v += 1) b.probe(20, v);
+  await waitFor(() => got.a.length === 2 && got.b.length === 20, 20000, 'every answer');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(got.a, [[10, 1], [10, 2]], 'none of the other twin\'s 20 answers');
+  assert.equal(got.b.length, 20);
+  assert.ok(got.b.every(([slot]) => slot === 20));
+  assert.equal(a.stats().probesDropped + b.stats().probesDropped, 0);
 });

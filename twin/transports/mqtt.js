@@ -5,7 +5,10 @@
  * `s7twin/<plant>/cmd` (every input that changed in one twin tick = one message) and reads the
  * PLC's outputs from `s7twin/<plant>/state`; the broker's retained snapshot on subscribe is
  * reported as kind 'snap'. Probes: `{"i":slot,"v":value}` on `.../probe/req`, answers on
- * `.../probe/res`.
+ * `.../probe/res/<slot>` (nodes/lib/mqtt-topics.js): the transport subscribes to the response
+ * topic of each slot it probes (the first probe of a slot goes out once the broker granted that
+ * subscription, and every slot is subscribed again after a reconnect), so it receives its own
+ * answers only, not every twin's.
  *
  *   npm run twin -- --protocol mqtt --url mqtt://127.0.0.1:1883 --username twin --password pw \
  *                   [--plant plant1] [--qos 0|1]        (or --url ws://127.0.0.1:9001/mqtt)
@@ -23,6 +26,7 @@ const { TransportError, createErrorCounter } = require('./common');
 const mqtt = require('mqtt');
 const tags = require('../../nodes/lib/tags');
 const payloads = require('../../nodes/lib/mqtt-payload');
+const { topicsOf, slotOfResponse } = require('../../nodes/lib/mqtt-topics');
 const { createBackoff } = require('../../nodes/lib/backoff');
 
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
@@ -60,13 +64,10 @@ function createTransport(opts = {}) {
   }
   const qos = Number(o.qos);
   if (qos !== 0 && qos !== 1) throw new TransportError('E_TRANSPORT_CONFIG', `qos must be 0 or 1, got ${o.qos}`);
-  const topic = (t) => tags.template(t, { plant: o.plant });
-  const T = {
-    cmd: topic(tags.TABLE.mqtt.commandTopic),
-    state: topic(tags.TABLE.mqtt.stateTopic),
-    req: topic(tags.TABLE.mqtt.probeRequestTopic),
-    res: topic(tags.TABLE.mqtt.probeResponseTopic),
-  };
+  const T = topicsOf(o.plant);
+  // Probe slots whose response topic we subscribe to: slot -> true once granted on the current
+  // connection, or the probes waiting for the SUBACK (so no answer can precede its subscription).
+  const slots = new Map();
   const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   const backoff = createBackoff(o.backoff || {});
   const log = o.log || (() => {});
@@ -138,7 +139,13 @@ function createTransport(opts = {}) {
       stats.connects += 1;
       if (stats.connects > 1) stats.reconnects += 1;
       backoff.connected();
-      client.subscribe([T.state, T.res], { qos }, (err) => { if (err) countError('E_MQTT_SUBSCRIBE', err.message); });
+      client.subscribe([T.state], { qos }, (err) => { if (err) countError('E_MQTT_SUBSCRIBE', err.message); });
+      // Every slot again on the new connection; probes that waited for a SUBACK of the old one are lost.
+      for (const [slot, sub] of [...slots]) {
+        if (sub !== true) stats.probesDropped += sub.length;
+        slots.delete(slot);
+        subscribeSlot(slot);
+      }
       // Back after a drop: bring the PLC up to date with the plant as it is now.
       if (stats.connects > 1 && (dirty || Object.keys(image).length)) publish(T.cmd, { ...image });
       dirty = false;
@@ -178,7 +185,7 @@ function createTransport(opts = {}) {
           publish(T.cmd, { ...image });
         }
         for (const cb of valueCbs) cb(values, kind);
-      } else if (t === T.res) {
+      } else if (slotOfResponse(t, o.plant) !== null) {
         let p;
         try { p = payloads.checkProbe(payload); } catch (err) { stats.badFrames += 1; countError(err.code, err.message); return; }
         for (const { i, v } of p.items) for (const cb of probeCbs) cb(i, v);
@@ -187,6 +194,25 @@ function createTransport(opts = {}) {
   }
 
   const up = () => client && client.connected;
+
+  /** Subscribe to one slot's response topic; probes asked meanwhile go out on the SUBACK. */
+  function subscribeSlot(slot) {
+    const waiting = [];
+    slots.set(slot, waiting);
+    const c = client;
+    c.subscribe(T.res(slot), { qos }, (err) => {
+      if (c !== client || slots.get(slot) !== waiting) return; // a newer connection took over
+      if (err) { // refused (SUBACK 0x80: mqtt.js reports it as an error) or the connection dropped
+        slots.delete(slot);
+        stats.probesDropped += waiting.length;
+        countError('E_MQTT_SUBSCRIBE', `${T.res(slot)}: ${err.message}`);
+        return;
+      }
+      slots.set(slot, true);
+      if (!up()) { stats.probesDropped += waiting.length; return; }
+      for (const v of waiting) publish(T.req, { i: slot, v });
+    });
+  }
 
   return {
     /** Connect; resolves once connected, rejects with E_CONNECT_TIMEOUT or E_UNAUTHORIZED. */
@@ -212,8 +238,11 @@ function createTransport(opts = {}) {
     onValues(cb) { valueCbs.push(cb); },
     /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
     probe(slot, value) {
-      if (up()) publish(T.req, { i: slot, v: value });
-      else stats.probesDropped += 1;
+      if (!up()) { stats.probesDropped += 1; return; }
+      const sub = slots.get(slot);
+      if (sub === true) publish(T.req, { i: slot, v: value });
+      else if (sub) sub.push(value);
+      else { subscribeSlot(slot); slots.get(slot).push(value); }
     },
     onProbe(cb) { probeCbs.push(cb); },
     /** Close for good: no reconnect, every timer cleared. */
