@@ -15,6 +15,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { startWsSystem, TOKENS } = require('../helpers/system');
+const { waitFor } = require('../helpers/wait');
+const { nodeStats } = require('../helpers/nodered');
 const { launchChromium, openTwinPage, waitSnapshot } = require('../../bench/lib/browser');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -90,6 +92,10 @@ test('the browser twin: drive, sort, mirror, refuse a viewer, reconnect after a 
   while (modes.filter((m) => m === 'driving').length !== 1 && Date.now() < end) { await a.page.waitForTimeout(200); modes = await driving(); }
   assert.equal(modes.filter((m) => m === 'driving').length, 1, `exactly one page drives after the restart (${modes})`);
   const driver = modes[0] === 'driving' ? a : b;
+  // The pages resync from the cloud as soon as it is back; the edge redials on its own back-off
+  // and may come later. A feed pressed before it is there is answered E_EDGE_DOWN (and not
+  // retried, as a user would see), so press it once the edge is connected again.
+  await waitFor(async () => ((await nodeStats(sys.cloud)).edge || {}).connections >= 1, 60000, 'the edge connected to the restarted cloud');
   const g1 = after.ng;
   await driver.page.click('#feed-good');
   await waitSnapshot(a.page, (x) => x.counts.good === g1 + 1, 120000);
