@@ -6,28 +6,12 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const mqtt = require('mqtt');
 const { createMqttServer } = require('../../nodes/lib/mqtt-server');
 const { startRedis } = require('../../scripts/redis-server');
 const { waitFor } = require('../helpers/nodered');
+const { connect, sub, end } = require('../helpers/mqtt');
 
 const USERS = 'twinA:pw:twin@a,plcA:pw:plc@a,plcB:pw:plc@b';
-
-function connect(url, opts) {
-  return new Promise((resolve, reject) => {
-    const c = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 10000, ...opts });
-    c.msgs = [];
-    c.on('message', (topic, payload, packet) => c.msgs.push({ topic, payload: JSON.parse(payload.toString()), retain: packet.retain }));
-    c.once('connect', () => resolve(c));
-    c.once('error', (e) => { c.end(true); reject(e); });
-  });
-}
-const sub = (c, topic) => new Promise((resolve, reject) => c.subscribe(topic, { qos: 0 }, (e, granted) => {
-  if (e && e.packet && Array.isArray(e.packet.granted)) resolve(e.packet.granted.map((qos) => ({ qos })));
-  else if (e) reject(e);
-  else resolve(granted);
-}));
-const end = (c) => new Promise((r) => c.end(true, {}, () => r()));
 
 test('two brokers on one Redis: PLC on one, twin on the other; commands, states and snapshots cross', async (t) => {
   const redis = await startRedis();

@@ -9,28 +9,9 @@ const net = require('node:net');
 const mqtt = require('mqtt');
 const { createMqttServer } = require('../../nodes/lib/mqtt-server');
 const { waitFor } = require('../helpers/nodered');
+const { connect, sub, end } = require('../helpers/mqtt');
 
 const USERS = 'twin:twin-pw:twin,plc:plc-pw:plc,monitor:mon-pw:monitor';
-
-/** Connect and resolve once CONNACK arrived; reject on a refusal. No reconnects. */
-function connect(url, opts = {}) {
-  return new Promise((resolve, reject) => {
-    const c = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: 10000, ...opts });
-    const msgs = [];
-    c.on('message', (topic, payload, packet) => msgs.push({ topic, payload: JSON.parse(payload.toString()), retain: packet.retain }));
-    c.msgs = msgs;
-    c.once('connect', () => resolve(c));
-    c.once('error', (e) => { c.end(true); reject(e); });
-  });
-}
-
-/** Subscribe; resolves with the granted QoS per filter (mqtt.js reports a 0x80 grant as an error). */
-const sub = (c, topic) => new Promise((resolve, reject) => c.subscribe(topic, { qos: 0 }, (e, granted) => {
-  if (e && e.packet && Array.isArray(e.packet.granted)) resolve(e.packet.granted.map((qos) => ({ qos })));
-  else if (e) reject(e);
-  else resolve(granted);
-}));
-const end = (c) => new Promise((r) => c.end(true, {}, () => r()));
 
 test('MQTT broker: authentication, role ACLs, payload checks, snapshot, WebSocket, close', async (t) => {
   const srv = await createMqttServer({ host: '127.0.0.1', port: 0, wsPort: 0, users: USERS });
