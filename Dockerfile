@@ -26,7 +26,7 @@ COPY package.json package-lock.json ./
 # to the user's own Node-RED (they are devDependencies), but this image runs Node-RED, the Modbus
 # contrib nodes of the flows, the virtual PLC (node-snap7) and scripts/gen-env.js (bcryptjs):
 # those move to dependencies here, at the versions package-lock.json pins (npm ci installs exactly
-# the lock; test/unit/deploy.test.js checks the list), and the development tools stay out. Then
+# the lock; test/containers/compose-env.test.js checks the list), and the development tools stay out. Then
 # what no running process reads (docs, sources of compiled files, source maps, TypeScript
 # declarations, the native addon's build objects).
 RUN node -e 'const fs = require("fs"); const p = JSON.parse(fs.readFileSync("package.json", "utf8")); \

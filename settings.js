@@ -16,7 +16,7 @@
  *   S7T_TLS_KEY/S7T_TLS_CERT  PEM files: serve the editor and every WebSocket over TLS (wss://)
  *
  * Bound to anything but loopback, an instance refuses to start without an editor login or with a
- * development secret (nodes/lib/security.js says what to set).
+ * development secret (nodes/lib/access/security.js says what to set).
  *
  * The flows themselves read their hosts, ports and tokens from ${ENV} (see README).
  */
@@ -64,7 +64,7 @@ const settings = {
 // ---- Security (issue 18) -------------------------------------------------------------------
 // Refuses to start beyond loopback without an editor login or with development secrets, then sets
 // credentialSecret, adminAuth (S7T_ADMIN_HASH, S7T_METRICS_TOKEN) and https (S7T_TLS_KEY/CERT).
-require('./nodes/lib/security').secureSettings(settings, role, process.env);
+require('./nodes/lib/access/security').secureSettings(settings, role, process.env);
 // ---------------------------------------------------------------------------------------------
 
 module.exports = settings;

@@ -13,7 +13,7 @@
  */
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { summarise } = require('../nodes/lib/stats');
+const { summarise } = require('../nodes/lib/core/stats');
 const { startNodeRed } = require('../test/helpers/nodered');
 const { startBareS7, openClient, waitFor } = require('../test/helpers/nodes');
 

@@ -15,7 +15,7 @@
  */
 const { parseArgs } = require('node:util');
 const { performance } = require('node:perf_hooks');
-const { createFlowTimer } = require('../nodes/lib/flow-timer');
+const { createFlowTimer } = require('../nodes/lib/timer/flow-timer');
 
 const { values: args } = parseArgs({
   options: { vars: { type: 'string', default: '1000' }, samples: { type: 'string', default: '40,2000' } },

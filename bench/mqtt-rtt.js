@@ -24,7 +24,7 @@ const { parseArgs } = require('node:util');
 const { startNodeRed, freePort, waitFor } = require('../test/helpers/nodered');
 const { createPlc } = require('../plc');
 const { runTwin } = require('../twin/run');
-const { summarise } = require('../nodes/lib/stats');
+const { summarise } = require('../nodes/lib/core/stats');
 
 const ROOT = path.join(__dirname, '..');
 const PW = { twin: 'bench-twin-pw', plc: 'bench-plc-pw', monitor: 'bench-monitor-pw' };

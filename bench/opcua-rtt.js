@@ -29,7 +29,7 @@ const { startNodeRed, freePort, waitFor } = require('../test/helpers/nodered');
 const { pkiDir, countMonitoredItems } = require('../test/helpers/opcua');
 const { createPlc } = require('../plc');
 const { runTwin } = require('../twin/run');
-const { summarise } = require('../nodes/lib/stats');
+const { summarise } = require('../nodes/lib/core/stats');
 
 const ROOT = path.join(__dirname, '..');
 const PROFILES = {

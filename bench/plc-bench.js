@@ -26,9 +26,9 @@
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
-const { summarise, round } = require('../nodes/lib/stats');
+const { summarise, round } = require('../nodes/lib/core/stats');
 const { s7Connect } = require('../test/helpers/plc');
-const { PROBE_SLOTS } = require('../nodes/lib/tags');
+const { PROBE_SLOTS } = require('../nodes/lib/core/tags');
 
 const argv = process.argv.slice(2);
 const arg = (name, d) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? Number(argv[i + 1]) : d; };

@@ -3,8 +3,8 @@
  * s7twin-envelope: encodes msg.payload values into an envelope, or decodes and validates envelope
  * text, for flows that use stock websocket nodes instead of the s7twin link.
  */
-const envelope = require('./lib/envelope');
-const registry = require('./lib/registry');
+const envelope = require('./lib/core/envelope');
+const registry = require('./lib/runtime/registry');
 
 module.exports = function register(RED) {
   function EnvelopeNode(config) {

@@ -1,12 +1,12 @@
 'use strict';
 /**
- * Config node: the edge's one link to the cloud's edge endpoint (lib/link-dialer.js), shared by
+ * Config node: the edge's one link to the cloud's edge endpoint (lib/link/dialer.js), shared by
  * the link-in and link-out nodes that use it.
  */
-const { createDialer } = require('./lib/link-dialer');
-const { DEFAULT_PLANT } = require('./lib/plants');
-const registry = require('./lib/registry');
-const { caFile } = require('./lib/tls');
+const { createDialer } = require('./lib/link/dialer');
+const { DEFAULT_PLANT } = require('./lib/core/plants');
+const registry = require('./lib/runtime/registry');
+const { caFile } = require('./lib/access/tls');
 
 module.exports = function register(RED) {
   function LinkClientNode(config) {

@@ -4,8 +4,8 @@
  * (server config: cloud side) or on the edge's link (client config), with `msg.plant`: the plant
  * of the peer it came from (or the fleet instance it came through), or the link client's plant.
  */
-const { statusSetter } = require('./lib/status');
-const registry = require('./lib/registry');
+const { statusSetter } = require('./lib/runtime/status');
+const registry = require('./lib/runtime/registry');
 
 const LOG_BURST = 20; // invalid frames reported per window; more are counted only
 const LOG_WINDOW_MS = 10000;
@@ -36,7 +36,7 @@ module.exports = function register(RED) {
       const p = plant !== undefined ? plant : node.cfg.plant;
       if (p !== undefined) msg.plant = p;
       // At the edge: a request's deadline (the cloud's clock) as a time on this edge's clock, from
-      // the link's clock-offset estimate (lib/clock.js). 0 (long past) while there is no estimate.
+      // the link's clock-offset estimate (lib/core/clock.js). 0 (long past) while there is no estimate.
       if (node.mode === 'client' && env.dl !== undefined && node.cfg.localDeadline) {
         msg.deadline = node.cfg.localDeadline(env.dl) ?? 0;
       }

@@ -3,11 +3,11 @@
  * s7twin-link-out: sends msg.payload (an envelope) on a link endpoint — to every peer of
  * msg.plant, to the peer msg._client names if it is a peer of THIS endpoint, or (answers) to the
  * peer that asked. On the edge endpoint a request goes to msg.plant's edge, on this cloud instance
- * or, in a fleet, on whichever instance holds it (lib/fleet.js).
+ * or, in a fleet, on whichever instance holds it (lib/fleet/member.js).
  */
-const envelope = require('./lib/envelope');
-const { statusSetter } = require('./lib/status');
-const registry = require('./lib/registry');
+const envelope = require('./lib/core/envelope');
+const { statusSetter } = require('./lib/runtime/status');
+const registry = require('./lib/runtime/registry');
 
 module.exports = function register(RED) {
   function LinkOutNode(config) {

@@ -1,14 +1,14 @@
 'use strict';
 /**
  * Config node: a WebSocket endpoint of the link on Node-RED's own HTTP server (the cloud side).
- * The endpoint logic lives in lib/link-endpoint.js; this file wires it to Node-RED: the shared
+ * The endpoint logic lives in lib/link/endpoint.js; this file wires it to Node-RED: the shared
  * 'upgrade' listener, credentials, the users (link-in/link-out nodes) and the stats registry.
  */
-const { createEndpoint } = require('./lib/link-endpoint');
-const { parseTokens, parseGrants, mergeGrants } = require('./lib/auth');
-const { DEFAULT_PLANT } = require('./lib/plants');
-const { acquireBackplane } = require('./lib/backplane');
-const registry = require('./lib/registry');
+const { createEndpoint } = require('./lib/link/endpoint');
+const { parseTokens, parseGrants, mergeGrants } = require('./lib/access/auth');
+const { DEFAULT_PLANT } = require('./lib/core/plants');
+const { acquireBackplane } = require('./lib/fleet/backplane');
+const registry = require('./lib/runtime/registry');
 
 module.exports = function register(RED) {
   /** path -> config node; one 'upgrade' listener on RED.server serves them all (as core does). */
@@ -16,7 +16,7 @@ module.exports = function register(RED) {
   let listening = false;
   /**
    * Twin endpoint node -> plants its twins connected for. Every edge endpoint of this instance
-   * takes those plants' states from the fleet (lib/fleet.js watch): their edges may be on other
+   * takes those plants' states from the fleet (lib/fleet/member.js watch): their edges may be on other
    * instances.
    */
   const twinPlants = new Map();
@@ -153,7 +153,7 @@ module.exports = function register(RED) {
     ep.on('refused', (reason, req) => {
       if (reason === 'token') node.log(`refused ${req.socket.remoteAddress}: bad or missing token (HTTP 401)`);
       if (reason === 'edge-taken') {
-        // A second edge retries twice a second (lib/link-dialer.js takenRetryMs): one warning
+        // A second edge retries twice a second (lib/link/dialer.js takenRetryMs): one warning
         // per 30 s, with the count of refusals since the last.
         takenRefusals += 1;
         if (Date.now() - takenWarnedAt >= 30000) {

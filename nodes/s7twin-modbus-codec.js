@@ -8,11 +8,11 @@
  * restarted empty is brought up to date). Towards a PLC ("Fresh changes only", on by default for
  * commands) nothing is ever passed on again, and the first read after start and after the
  * source client (the one the block is read through) reconnects is a baseline, not a command
- * (issue 16). The table logic is nodes/lib/modbus-codec.js (tags.packRegister/unpackRegister).
+ * (issue 16). The table logic is nodes/lib/modbus/codec.js (tags.packRegister/unpackRegister).
  */
-const codec = require('./lib/modbus-codec');
-const registry = require('./lib/registry');
-const { dedupStatus } = require('./lib/status');
+const codec = require('./lib/modbus/codec');
+const registry = require('./lib/runtime/registry');
+const { dedupStatus } = require('./lib/runtime/status');
 
 const STATUS = {
   connecting: { fill: 'yellow', shape: 'ring', text: 'connecting' },

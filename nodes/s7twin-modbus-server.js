@@ -1,14 +1,14 @@
 'use strict';
 /**
  * s7twin-modbus-server: the cloud's Modbus TCP server (holding registers) for the Modbus path.
- * The protocol lives in nodes/lib/modbus-server.js; this file wires it to Node-RED. Used instead
+ * The protocol lives in nodes/lib/modbus/server.js; this file wires it to Node-RED. Used instead
  * of node-red-contrib-modbus's `modbus-server`, which keeps serving old client connections from
  * a closed node's memory after a redeploy (see the lib's header).
  */
-const { createModbusServer, DEFAULTS } = require('./lib/modbus-server');
-const registry = require('./lib/registry');
-const { prop } = require('./lib/props');
-const { dedupStatus } = require('./lib/status');
+const { createModbusServer, DEFAULTS } = require('./lib/modbus/server');
+const registry = require('./lib/runtime/registry');
+const { prop } = require('./lib/core/props');
+const { dedupStatus } = require('./lib/runtime/status');
 
 const STATUS = {
   starting: { fill: 'yellow', shape: 'ring', text: 'starting' },

@@ -2,16 +2,16 @@
 /**
  * The s7twin-mqtt-broker node: an authenticated aedes MQTT broker (TCP and WebSocket) inside the
  * cloud Node-RED, for the MQTT path of the twin bridge. The broker itself lives in
- * lib/mqtt-server.js; this file wires it to Node-RED: settings from the node or the environment,
+ * lib/mqtt/server.js; this file wires it to Node-RED: settings from the node or the environment,
  * credentials, status, an output for refusals, counters in the /s7twin/stats registry, and a
  * clean close on redeploy (ports free again before done is called).
  */
-const { createMqttServer, DEFAULTS } = require('./lib/mqtt-server');
-const { statusSetter } = require('./lib/status');
-const registry = require('./lib/registry');
-const { closeWithin } = require('./lib/close-guard');
-const { setting } = require('./lib/props');
-const { serverTls } = require('./lib/tls');
+const { createMqttServer, DEFAULTS } = require('./lib/mqtt/server');
+const { statusSetter } = require('./lib/runtime/status');
+const registry = require('./lib/runtime/registry');
+const { closeWithin } = require('./lib/runtime/close-guard');
+const { setting } = require('./lib/core/props');
+const { serverTls } = require('./lib/access/tls');
 
 const CLOSE_TIMEOUT_MS = 5000; // done() is reached even if a socket refuses to close
 const STATUS_MS = 1000; // status refreshed at most once a second

@@ -2,7 +2,7 @@
 /**
  * s7twin-opcua-bridge: the edge of the OPC UA path. Subscribes to the cloud server's command
  * variables and writes them to the PLC's OPC UA server, and subscribes to the PLC's outputs and
- * writes them to the cloud server (nodes/lib/opcua-bridge.js). This file wires it to Node-RED.
+ * writes them to the cloud server (nodes/lib/opcua/bridge.js). This file wires it to Node-RED.
  *
  * Why not node-red-contrib-opcua's client nodes (0.2.354, opcua/102-opcuaclient.js): one node
  * interval is used as both the subscription's publishing interval and every item's sampling
@@ -10,12 +10,12 @@
  * re-inject its subscriptions after a reconnect, and each client node is its own session.
  */
 const path = require('node:path');
-const { createOpcuaBridge, DEFAULTS } = require('./lib/opcua-bridge');
-const ot = require('./lib/opcua-tags');
-const registry = require('./lib/registry');
-const { dedupStatus } = require('./lib/status');
-const { closeWithin } = require('./lib/close-guard');
-const { numberReader } = require('./lib/props');
+const { createOpcuaBridge, DEFAULTS } = require('./lib/opcua/bridge');
+const ot = require('./lib/opcua/tags');
+const registry = require('./lib/runtime/registry');
+const { dedupStatus } = require('./lib/runtime/status');
+const { closeWithin } = require('./lib/runtime/close-guard');
+const { numberReader } = require('./lib/core/props');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const PLC_PORT = 4840;

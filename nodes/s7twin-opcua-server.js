@@ -1,16 +1,16 @@
 'use strict';
 /**
  * s7twin-opcua-server: the cloud OPC UA server of the OPC UA path. The server itself is
- * nodes/lib/opcua-server.js; this file wires it to Node-RED: configuration from the node (with
+ * nodes/lib/opcua/server.js; this file wires it to Node-RED: configuration from the node (with
  * `${S7T_...}` env values), status, one message per value change, and the image kept across a
  * redeploy.
  */
 const path = require('node:path');
-const { createOpcuaServer, DEFAULTS } = require('./lib/opcua-server');
-const registry = require('./lib/registry');
-const { dedupStatus } = require('./lib/status');
-const { closeWithin } = require('./lib/close-guard');
-const { numberReader } = require('./lib/props');
+const { createOpcuaServer, DEFAULTS } = require('./lib/opcua/server');
+const registry = require('./lib/runtime/registry');
+const { dedupStatus } = require('./lib/runtime/status');
+const { closeWithin } = require('./lib/runtime/close-guard');
+const { numberReader } = require('./lib/core/props');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second

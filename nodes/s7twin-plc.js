@@ -1,11 +1,11 @@
 'use strict';
 /**
- * Config node: one S7 connection to a PLC (lib/s7-connection.js on nodes7), shared by the
+ * Config node: one S7 connection to a PLC (lib/s7/connection.js on nodes7), shared by the
  * s7twin-s7 nodes that use it. Connects when the first user registers, closes after the last.
  */
-const { createS7Connection, DEFAULTS } = require('./lib/s7-connection');
-const tags = require('./lib/tags');
-const registry = require('./lib/registry');
+const { createS7Connection, DEFAULTS } = require('./lib/s7/connection');
+const tags = require('./lib/core/tags');
+const registry = require('./lib/runtime/registry');
 
 module.exports = function register(RED) {
   function PlcNode(config) {

@@ -2,7 +2,7 @@
 /**
  * s7twin-rest: the HTTP polling path for twins (POST a command, GET the state) on the cloud's own
  * HTTP server, beside the WebSocket–S7 path and on the same edge link. The logic is
- * lib/rest-endpoint.js; this node wires it to Node-RED: a route on RED.httpNode, the twin
+ * lib/web/rest.js; this node wires it to Node-RED: a route on RED.httpNode, the twin
  * endpoint's tokens (its s7twin-link-server config node), the edge's link endpoint (commands go
  * out on it, the edge's states and answers come back from it), status and counters.
  *
@@ -15,12 +15,12 @@
  * "state"/"snap"), as envelopes: wire it to an s7twin-flow-timer to time the REST path in the
  * cloud as the other paths are.
  */
-const { createRestEndpoint } = require('./lib/rest-endpoint');
-const { plantTokens } = require('./lib/auth');
-const { DEFAULT_PLANT } = require('./lib/plants');
-const { mount, cleanPath } = require('./lib/http-util');
-const { statusSetter } = require('./lib/status');
-const registry = require('./lib/registry');
+const { createRestEndpoint } = require('./lib/web/rest');
+const { plantTokens } = require('./lib/access/auth');
+const { DEFAULT_PLANT } = require('./lib/core/plants');
+const { mount, cleanPath } = require('./lib/web/http');
+const { statusSetter } = require('./lib/runtime/status');
+const registry = require('./lib/runtime/registry');
 
 const STATUS_MS = 1000; // status refreshed at most once a second
 

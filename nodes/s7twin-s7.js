@@ -7,13 +7,13 @@
  * Every request (cmd, probe) gets exactly one answer. A request with a deadline
  * (`msg.deadline`, this edge's clock, set by s7twin-link-in from the cloud's `dl`) is never
  * written after it: it is answered E_EXPIRED when it arrives late, or when its turn in the write
- * queue comes too late (lib/s7-connection.js checks again right before the write request).
+ * queue comes too late (lib/s7/connection.js checks again right before the write request).
  */
-const envelope = require('./lib/envelope');
-const clock = require('./lib/clock');
-const { commandItems, probeItems, createStateDiffer } = require('./lib/s7-edge-logic');
-const { statusSetter } = require('./lib/status');
-const registry = require('./lib/registry');
+const envelope = require('./lib/core/envelope');
+const clock = require('./lib/core/clock');
+const { commandItems, probeItems, createStateDiffer } = require('./lib/s7/edge');
+const { statusSetter } = require('./lib/runtime/status');
+const registry = require('./lib/runtime/registry');
 
 const PROBE_TIMEOUT_MS = 5000; // a probe whose response slot never shows its value is answered E_PROBE_TIMEOUT
 const BLOCK_LINGER_MS = 2000; // an emptied probe response block stays in the read this long

@@ -3,13 +3,13 @@
  * s7twin-timer: the core of the `s7twin-flow-timer` subflow (usable on its own too). Starts and
  * stops round-trip timers by id from envelopes or msg.timer, logs every round trip to a CSV file
  * (buffered, asynchronous), and emits running statistics on an interval. The logic lives in
- * nodes/lib/flow-timer.js; this file only wires it to Node-RED.
+ * nodes/lib/timer/flow-timer.js; this file only wires it to Node-RED.
  */
 const path = require('node:path');
-const { createFlowTimer, csvLine, CSV_HEADER, DEFAULTS } = require('./lib/flow-timer');
-const { createCsvAppender } = require('./lib/csv-appender');
-const { closeWithin } = require('./lib/close-guard');
-const { prop } = require('./lib/props');
+const { createFlowTimer, csvLine, CSV_HEADER, DEFAULTS } = require('./lib/timer/flow-timer');
+const { createCsvAppender } = require('./lib/timer/csv-appender');
+const { closeWithin } = require('./lib/runtime/close-guard');
+const { prop } = require('./lib/core/props');
 
 const STATUS_MIN_MS = 1000; // status text refreshed at most once a second
 const DEFAULT_STATS_INTERVAL_S = 10;

@@ -4,19 +4,19 @@
  * cloud's own HTTP server (default /s7twin/ui/). The page runs the project's plant model
  * (twin/plant.js, the same file as the headless twin) and talks to the PLC over the twin endpoint
  * of the s7twin-link-server it names (WebSocket–S7), MQTT over WebSocket to the cloud broker, or
- * the s7twin-rest endpoint (HTTP polling). The logic is lib/twin-ui.js; this node mounts it on
+ * the s7twin-rest endpoint (HTTP polling). The logic is lib/web/ui.js; this node mounts it on
  * RED.httpNode, reads the twin endpoint's tokens and holds the driver lease (one page drives the
  * plant physics, every other page mirrors the PLC).
  */
 const path = require('node:path');
-const { createTwinUi } = require('./lib/twin-ui');
-const { createLease } = require('./lib/driver-lease');
-const { plantTokens } = require('./lib/auth');
-const { DEFAULT_PLANT } = require('./lib/plants');
-const { mount, cleanPath } = require('./lib/http-util');
-const { statusSetter } = require('./lib/status');
-const registry = require('./lib/registry');
-const { setting } = require('./lib/props');
+const { createTwinUi } = require('./lib/web/ui');
+const { createLease } = require('./lib/web/driver-lease');
+const { plantTokens } = require('./lib/access/auth');
+const { DEFAULT_PLANT } = require('./lib/core/plants');
+const { mount, cleanPath } = require('./lib/web/http');
+const { statusSetter } = require('./lib/runtime/status');
+const registry = require('./lib/runtime/registry');
+const { setting } = require('./lib/core/props');
 
 const ROOT = path.join(__dirname, '..');
 const THREE = path.join(path.dirname(require.resolve('three')), '..');
@@ -33,7 +33,7 @@ const VENDOR = {
 /** The CommonJS modules the page requires (and, through them, everything they require). */
 const MODULES = {
   root: ROOT,
-  entries: ['twin/browser/session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js', 'twin/transports/http.js', 'twin/plant.js', 'twin/recorder.js', 'nodes/lib/tags.js'],
+  entries: ['twin/browser/session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js', 'twin/transports/http.js', 'twin/plant.js', 'twin/recorder.js', 'nodes/lib/core/tags.js'],
   // Loaded by those modules, never called in the page: the recorder's CSV appender (node:fs),
   // the Node-only branches of the MQTT and HTTP transports.
   stubs: ['node:fs', 'node:path', 'node:http', 'node:https', 'ws'],

@@ -4,9 +4,9 @@
  * variables, which win over defaults.
  */
 const { parseArgs } = require('node:util');
-const { check, refusal } = require('../nodes/lib/security');
-const { caFile } = require('../nodes/lib/tls');
-const { createPlc } = require('./index');
+const { check, refusal } = require('../nodes/lib/access/security');
+const { caFile } = require('../nodes/lib/access/tls');
+const { createPlc } = require('.');
 
 const HELP = `Usage: npm run plc -- [options]
 
@@ -122,7 +122,7 @@ async function main(argv) {
     return;
   }
   if (parsed.help) { process.stdout.write(HELP); return; }
-  // Reachable beyond loopback, the MQTT password must be a real one (nodes/lib/security.js).
+  // Reachable beyond loopback, the MQTT password must be a real one (nodes/lib/access/security.js).
   const exposure = check({
     role: 'plc',
     hosts: { S7T_PLC_HOST: parsed.opts.host },

@@ -4,7 +4,7 @@
  * do, so callers (and tests) branch on the code, never on the message.
  */
 
-const { codedError } = require('../nodes/lib/errors');
+const { codedError } = require('../nodes/lib/core/errors');
 const PlcError = codedError('PlcError');
 
 module.exports = { PlcError };

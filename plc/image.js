@@ -1,7 +1,7 @@
 'use strict';
 /**
  * The process image of the virtual S7-1500, laid out like non-optimized data blocks:
- * - DB1: the plant's I/O at the addresses of `nodes/lib/io-table.json` (bits, INT, DINT, big-endian),
+ * - DB1: the plant's I/O at the addresses of `nodes/lib/core/io-table.json` (bits, INT, DINT, big-endian),
  * - DB2: probe requests, one UDInt per slot at byte 4*i,
  * - DB3: probe responses, same layout,
  * - MK: the program's markers (MX0.0 Running ...).
@@ -10,7 +10,7 @@
  * queued; the scan applies them at its start, so inputs change only at scan boundaries, as on a
  * CPU whose process image of inputs is refreshed once per cycle. Pure data, no I/O.
  */
-const tags = require('../nodes/lib/tags');
+const tags = require('../nodes/lib/core/tags');
 const { PlcError } = require('./errors');
 
 const DEFAULTS = {

@@ -13,13 +13,13 @@
  */
 const { EventEmitter } = require('node:events');
 const { performance } = require('node:perf_hooks');
-const tags = require('../nodes/lib/tags');
+const tags = require('../nodes/lib/core/tags');
 const program = require('./program');
 const { createImage } = require('./image');
 const { freePort } = require('./net');
 const { PlcError } = require('./errors');
 const { createInputLog } = require('./input-log');
-const { now: clockNow } = require('../nodes/lib/clock');
+const { now: clockNow } = require('../nodes/lib/core/clock');
 
 const DEFAULTS = {
   scanMs: 10, // scan cycle, ms (an S7-1500 OB1 with a 10 ms minimum cycle time)

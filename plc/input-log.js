@@ -7,14 +7,14 @@
  *
  * A write that shows first in the scan starting at t landed after the scan before it started, at
  * tp (null for the first scan of the process): it landed in (tp, t].
- * t is the scan's start on nodes/lib/clock.js's clock (monotonic, anchored to the wall clock), so a test on the same machine can put each change
+ * t is the scan's start on nodes/lib/core/clock.js's clock (monotonic, anchored to the wall clock), so a test on the same machine can put each change
  * beside what it sent and when: the fault suite (bench/lib/faults.js) checks from it that no
  * command was applied after its deadline and that nothing undid an acknowledged one. A real
  * PLC's equivalent is a trace of the input DB; this is the virtual PLC's, off unless asked for
  * (`--input-log FILE`, S7T_PLC_INPUT_LOG).
  */
 const fs = require('node:fs');
-const tags = require('../nodes/lib/tags');
+const tags = require('../nodes/lib/core/tags');
 
 /**
  * @param {string} file appended to (created with its folder)

@@ -17,11 +17,11 @@
  * A small server of our own rather than modbus-serial's ServerTCP: that one defers every request
  * with setTimeout(0) (≥ 1 ms added to each round trip, which the protocol comparison would
  * measure) and does not expose its sockets for setNoDelay. The framing, the requests and their
- * limits are nodes/lib/modbus-tcp.js, shared with the cloud's Modbus server.
+ * limits are nodes/lib/modbus/tcp.js, shared with the cloud's Modbus server.
  */
 const net = require('node:net');
-const tags = require('../nodes/lib/tags');
-const mbtcp = require('../nodes/lib/modbus-tcp');
+const tags = require('../nodes/lib/core/tags');
+const mbtcp = require('../nodes/lib/modbus/tcp');
 
 const DEFAULTS = {
   host: '127.0.0.1',

@@ -10,7 +10,7 @@
  * - answers probes: `.../probe/req` `{"i":slot,"v":value}` (or an array of them) is written to
  *   the request slots, and after the scan that copied them `.../probe/res/<slot>` carries
  *   `{"i":slot,"v":response}` (an array for an array request, on its first slot's topic): one
- *   response topic per slot, so a twin receives its own answers only (nodes/lib/mqtt-topics.js);
+ *   response topic per slot, so a twin receives its own answers only (nodes/lib/mqtt/topics.js);
  * - reconnects by itself (mqtt.js reconnectPeriod) with a clean session, so no broker keeps
  *   commands for it while it is away;
  * - never applies a retained command or probe request: a broker hands those to every new
@@ -19,9 +19,9 @@
  * Topic names come from the table's `mqtt` section.
  */
 const mqtt = require('mqtt');
-const tags = require('../nodes/lib/tags');
-const payloads = require('../nodes/lib/mqtt-payload');
-const { topicsOf, answerSlot } = require('../nodes/lib/mqtt-topics');
+const tags = require('../nodes/lib/core/tags');
+const payloads = require('../nodes/lib/mqtt/payload');
+const { topicsOf, answerSlot } = require('../nodes/lib/mqtt/topics');
 const { PlcError } = require('./errors');
 
 const DEFAULTS = {
@@ -35,7 +35,7 @@ const DEFAULTS = {
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 
 /**
- * Parse and check one command message: the MQTT path's payload rules (nodes/lib/mqtt-payload.js),
+ * Parse and check one command message: the MQTT path's payload rules (nodes/lib/mqtt/payload.js),
  * the same the broker applies before any PLC sees a message.
  * @param {Buffer|string} payload
  * @returns {Object<string, number>} normalised values
@@ -44,7 +44,7 @@ const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 const parseCommand = (payload) => payloads.checkCommand(payload);
 
 /**
- * Parse and check one probe request message (nodes/lib/mqtt-payload.js).
+ * Parse and check one probe request message (nodes/lib/mqtt/payload.js).
  * @returns {{many: boolean, items: Array<{slot:number, value:number}>}}
  * @throws {MqttPayloadError} E_MQTT_JSON, E_MQTT_PROBE
  */

@@ -17,7 +17,7 @@
  */
 const os = require('node:os');
 const path = require('node:path');
-const tags = require('../nodes/lib/tags');
+const tags = require('../nodes/lib/core/tags');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -43,7 +43,7 @@ async function startOpcua(image, opts) {
   const {
     OPCUAServer, OPCUACertificateManager, Variant, DataType, StatusCodes, MessageSecurityMode, SecurityPolicy,
   } = require('node-opcua');
-  const { lowerFloors } = require('../nodes/lib/opcua-server');
+  const { lowerFloors } = require('../nodes/lib/opcua/server');
   const DT = { BOOL: DataType.Boolean, INT: DataType.Int16, DINT: DataType.Int32, UDINT: DataType.UInt32 };
   const toUa = (tag, v) => (tag.type === 'BOOL' ? Boolean(v) : v);
 

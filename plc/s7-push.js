@@ -15,9 +15,9 @@
  * `overlay` lays its value over what the scan reads back from the areas, so the program never
  * sees an older value for a scan.
  */
-const tags = require('../nodes/lib/tags');
-// What one job may hold and what an item costs: nodes/lib/s7-job.js (shared with the edge's writes).
-const { MAX_ITEMS, REQUEST_BYTES, itemBytes, createJobBudget } = require('../nodes/lib/s7-job');
+const tags = require('../nodes/lib/core/tags');
+// What one job may hold and what an item costs: nodes/lib/s7/job.js (shared with the edge's writes).
+const { MAX_ITEMS, REQUEST_BYTES, itemBytes, createJobBudget } = require('../nodes/lib/s7/job');
 
 const DEFAULTS = {
   maxItems: MAX_ITEMS, // the S7 protocol's limit per job (snap7's server crashes past it)

@@ -29,9 +29,9 @@
  * most one running PLC at a time (E_S7_IN_USE otherwise).
  */
 const snap7 = require('node-snap7');
-const tags = require('../nodes/lib/tags');
+const tags = require('../nodes/lib/core/tags');
 const { PlcError } = require('./errors');
-const { createBackoff } = require('../nodes/lib/backoff');
+const { createBackoff } = require('../nodes/lib/core/backoff');
 const { createPushQueue, apply } = require('./s7-push');
 
 const DEFAULTS = {

@@ -2,7 +2,7 @@
 'use strict';
 /**
  * Write an `.env` for a deployment: a strong random value for every development secret of
- * twin/local.js (SECRETS), a random editor password stored only as its bcrypt hash, a read-only
+ * nodes/lib/core/local.js (SECRETS), a random editor password stored only as its bcrypt hash, a read-only
  * metrics token, and the OPC UA Sign & Encrypt settings. docker-compose reads `.env` by itself;
  * elsewhere `set -a; . ./.env; set +a` loads it into the shell.
  *
@@ -19,8 +19,8 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { DEFAULTS, SECRETS } = require('../twin/local');
-const { userEntries } = require('../nodes/lib/mqtt-auth');
+const { DEFAULTS, SECRETS } = require('../nodes/lib/core/local');
+const { userEntries } = require('../nodes/lib/mqtt/auth');
 
 const ROOT = path.join(__dirname, '..');
 const BCRYPT_ROUNDS = 10; // ~70 ms per login check; Node-RED's own hash-pw uses 8

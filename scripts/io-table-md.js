@@ -1,11 +1,11 @@
 'use strict';
 /**
- * Render the I/O table (nodes/lib/io-table.json) as the Markdown table the README shows, so the
+ * Render the I/O table (nodes/lib/core/io-table.json) as the Markdown table the README shows, so the
  * README never drifts from the one source of truth: a test compares the two.
  *
  *   node scripts/io-table-md.js          print the table
  */
-const tags = require('../nodes/lib/tags');
+const tags = require('../nodes/lib/core/tags');
 
 /** @returns {string} the Markdown table, one row per tag */
 function render() {

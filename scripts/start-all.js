@@ -24,10 +24,10 @@
  * Every S7T_* variable already set in the environment wins over the defaults below.
  */
 const { spawnWithLifeline } = require('./lifeline');
-const { createBackoff } = require('../nodes/lib/backoff');
+const { createBackoff } = require('../nodes/lib/core/backoff');
 const path = require('node:path');
 
-const { localEnv } = require('../twin/local');
+const { localEnv } = require('../nodes/lib/core/local');
 
 const ROOT = path.join(__dirname, '..');
 const STABLE_MS = 30000; // a part up this long counts as recovered: its restart back-off starts over

@@ -13,8 +13,8 @@
  */
 const path = require('node:path');
 const { DEFAULTS, TwinError, runTwin, formatTable } = require('./run');
-const { transportDefaults } = require('./local');
-const { caFile } = require('../nodes/lib/tls');
+const { transportDefaults } = require('../nodes/lib/core/local');
+const { caFile } = require('../nodes/lib/access/tls');
 
 const USAGE = `usage: npm run twin -- [options]
   --protocol ws|mqtt|mqttws|http|opcua|modbus   transport (default ws)
@@ -69,7 +69,7 @@ function parseCli(argv) {
     num('damaged', 0);
     if (o.damaged > 1) throw new TwinError('E_ARGS', `--damaged must be a fraction 0..1 or a 0/1 pattern, got ${o.damaged}`);
   }
-  // A private CA for wss:// / mqtts:// endpoints: --ca FILE, else S7T_CA_FILE (nodes/lib/tls.js).
+  // A private CA for wss:// / mqtts:// endpoints: --ca FILE, else S7T_CA_FILE (nodes/lib/access/tls.js).
   const ca = caFile(o.ca !== undefined ? { S7T_CA_FILE: String(o.ca) } : process.env);
   if (ca) o.ca = ca; else delete o.ca;
   // Whatever was not given reaches the one-machine system that `npm start` runs.

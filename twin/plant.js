@@ -19,8 +19,8 @@
  */
 
 /** Speeds and sizes. `fast` runs 20 boxes in about 10 s against a 10 ms PLC scan. */
-const { codedError } = require('../nodes/lib/errors');
-const tags = require('../nodes/lib/tags');
+const { codedError } = require('../nodes/lib/core/errors');
+const tags = require('../nodes/lib/core/tags');
 const PROFILES = {
   study: {
     arrivalMs: 6000, // a new box at the entry at most every 6 s

@@ -3,13 +3,13 @@
  * Round-trip recording on the twin: the full loop, input event written → matching PLC output
  * seen, per timed variable (tags.timedPairs(): st→c1, p1f→p1bw, sd(+dmg)→p2fw, sd(+dmg)→red,
  * sk→p3fw), with one monotonic clock (performance.now()) in one process. Timer matching is the
- * flow-timer's (nodes/lib/flow-timer.js), so the twin and the cloud's flow-timers count the same
+ * flow-timer's (nodes/lib/timer/flow-timer.js), so the twin and the cloud's flow-timers count the same
  * way. Timeouts count as errors. Optional CSV `time,protocol,variable,ms`.
  */
-const { createFlowTimer } = require('../nodes/lib/flow-timer');
-const { createCsvAppender, csvField } = require('../nodes/lib/csv-appender');
-const { summarise, round } = require('../nodes/lib/stats');
-const tags = require('../nodes/lib/tags');
+const { createFlowTimer } = require('../nodes/lib/timer/flow-timer');
+const { createCsvAppender, csvField } = require('../nodes/lib/timer/csv-appender');
+const { summarise, round } = require('../nodes/lib/core/stats');
+const tags = require('../nodes/lib/core/tags');
 
 const DEFAULTS = {
   timeoutMs: 5000, // an output change not seen 5 s after its trigger is an error

@@ -4,10 +4,10 @@
  * reached over one protocol, records the round trip of every timed variable, and reports. The
  * command line is twin/cli.js (`npm run twin`); tests and the benchmark call `runTwin(opts)` here.
  */
-const { codedError } = require('../nodes/lib/errors');
+const { codedError } = require('../nodes/lib/core/errors');
 const { createPlant, PROFILES } = require('./plant');
 const { createRecorder } = require('./recorder');
-const tags = require('../nodes/lib/tags');
+const tags = require('../nodes/lib/core/tags');
 
 const DEFAULTS = {
   protocol: 'ws',

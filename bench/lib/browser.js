@@ -10,7 +10,7 @@
  * GL (--use-angle=swiftshader; --enable-unsafe-swiftshader lets WebGL use it).
  */
 const fs = require('node:fs');
-const { codedError } = require('../../nodes/lib/errors');
+const { codedError } = require('../../nodes/lib/core/errors');
 
 /** Error with a stable `code`. */
 const BrowserError = codedError('BrowserError');

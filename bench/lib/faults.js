@@ -22,8 +22,8 @@
 const path = require('node:path');
 const { createTransport } = require('../../twin/transports/ws');
 const { readInputLog } = require('../../plc/input-log');
-const clock = require('../../nodes/lib/clock');
-const tags = require('../../nodes/lib/tags');
+const clock = require('../../nodes/lib/core/clock');
+const tags = require('../../nodes/lib/core/tags');
 const { waitFor } = require('../../test/helpers/wait');
 
 // Two processes' clocks (lib/clock.js, monotonic anchored to the wall clock) on one machine

@@ -14,7 +14,7 @@
  */
 const { createTwin, waitHealthy, waitUntil, patternValues, analyse, DEFAULTS: FAULT_DEFAULTS } = require('./faults');
 const { readInputLog } = require('../../plc/input-log');
-const clock = require('../../nodes/lib/clock');
+const clock = require('../../nodes/lib/core/clock');
 
 const DEFAULTS = {
   ...FAULT_DEFAULTS,

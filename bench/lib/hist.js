@@ -3,7 +3,7 @@
  * Load-run latency histograms on hdr-histogram-js (HdrHistogram's JavaScript port, kept by the
  * HdrHistogram organisation): constant memory however many samples a 1,000-user run produces,
  * a fixed relative precision (3 significant digits) for every percentile, and histograms that
- * add up exactly across users and blocks. Sorting every sample (nodes/lib/stats.js) is right for
+ * add up exactly across users and blocks. Sorting every sample (nodes/lib/core/stats.js) is right for
  * the few thousand round trips of Table 1; for load runs the histogram is the tool made for it.
  * Values are recorded in microseconds (integers), reported in ms.
  */

@@ -11,10 +11,10 @@
  * value for the user's own slot), connect failures. Warm-up probes (each user's first ones) are
  * timed but kept apart and reported as warm-up.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { codedError } = require('../../nodes/lib/core/errors');
 const { performance } = require('node:perf_hooks');
 const { createHist } = require('./hist');
-const tags = require('../../nodes/lib/tags');
+const tags = require('../../nodes/lib/core/tags');
 
 const DEFAULTS = {
   thinkMs: 100, // pause between a user's probes, ms

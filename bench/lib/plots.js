@@ -3,7 +3,7 @@
  * Plots as real SVG files, rendered headless with vega-lite → vega (no browser, no canvas):
  * box plot of round trips per protocol, response time vs users, bytes per protocol.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { codedError } = require('../../nodes/lib/core/errors');
 
 // vega 6 and vega-lite 6 are ESM-only with top-level await: loaded once with import().
 let libs = null;

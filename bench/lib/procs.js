@@ -4,7 +4,7 @@
  * CPU % and resident memory read from /proc/<pid>/stat and /proc/<pid>/status, the numbers
  * `top` shows, without sampling tools that would add load of their own.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { codedError } = require('../../nodes/lib/core/errors');
 const { spawnWithLifeline } = require('../../scripts/lifeline');
 const fs = require('node:fs');
 const os = require('node:os');

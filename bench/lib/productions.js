@@ -7,7 +7,7 @@
  */
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const tags = require('../../nodes/lib/tags');
+const tags = require('../../nodes/lib/core/tags');
 
 const ROOT = path.join(__dirname, '..', '..');
 const DEFAULTS = {

@@ -6,8 +6,8 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { summarise } = require('../../nodes/lib/stats');
-const tags = require('../../nodes/lib/tags');
+const { summarise } = require('../../nodes/lib/core/stats');
+const tags = require('../../nodes/lib/core/tags');
 const plots = require('./plots');
 const STUDY = require('../study-figures.json');
 const { TUNINGS, STOCK } = require('./system');

@@ -15,7 +15,7 @@ const path = require('node:path');
 const { startToxiproxy } = require('./toxiproxy');
 const { freePort, freePorts } = require('../../plc/net');
 const { startPlc, startNodeRed } = require('./procs');
-const tags = require('../../nodes/lib/tags');
+const tags = require('../../nodes/lib/core/tags');
 
 const ROOT = path.join(__dirname, '..', '..');
 const HOST = '127.0.0.1';
@@ -171,8 +171,8 @@ function availablePaths() {
  * @param {number} timeoutMs
  */
 async function waitStockOpcuaVariables(url, timeoutMs) {
-  const { createSide } = require(path.join(ROOT, 'nodes', 'lib', 'opcua-side'));
-  const { probeNodeId } = require(path.join(ROOT, 'nodes', 'lib', 'opcua-tags'));
+  const { createSide } = require(path.join(ROOT, 'nodes', 'lib', 'opcua', 'session'));
+  const { probeNodeId } = require(path.join(ROOT, 'nodes', 'lib', 'opcua', 'tags'));
   const side = createSide({ name: 'bench', endpointUrl: url, pkiDir: path.join(os.tmpdir(), 's7twin-bench-opcua-pki'), monitor: [] });
   const end = Date.now() + timeoutMs;
   try {

@@ -14,7 +14,7 @@
  * toxic delays every chunk by latency ± jitter (uniform), in order per connection: it adds delay
  * but never reorders bytes, which is what TCP over a WAN looks like to the application.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { codedError } = require('../../nodes/lib/core/errors');
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');

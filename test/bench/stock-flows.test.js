@@ -3,7 +3,7 @@
  * The stock replicas of the study's paths (bench/flows/stock-*.json) as files: the importable
  * examples are exactly the benchmark's flows, every node type comes from an installed module,
  * each tab says it is a replica never to deploy, and what the hand-built flows name (OPC UA node
- * ids, Modbus registers) is still what the I/O table says (nodes/lib/io-table.json owns it).
+ * ids, Modbus registers) is still what the I/O table says (nodes/lib/core/io-table.json owns it).
  * test/e2e/stock-replicas.test.js runs them.
  */
 const test = require('node:test');
@@ -12,8 +12,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { buildStockExamples } = require('../../scripts/build-flows');
 const { STOCK } = require('../../bench/lib/system');
-const tags = require('../../nodes/lib/tags');
-const ot = require('../../nodes/lib/opcua-tags');
+const tags = require('../../nodes/lib/core/tags');
+const ot = require('../../nodes/lib/opcua/tags');
 
 const ROOT = path.join(__dirname, '..', '..');
 const flows = (name, role) => {

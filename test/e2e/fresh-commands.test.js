@@ -9,7 +9,7 @@
  * bridges are demonstrably past their start (their /s7twin/stats counters: a baseline and reads
  * after it) and the PLC has scanned some more, no input and no probe request of the PLC changed,
  * scan by scan. Fresh commands and probes from OPC UA and Modbus twins still reach the PLC.
- * (MQTT has no edge bridge: its part is in test/unit/mqtt-server.test.js and test/plc/mqtt.test.js.)
+ * (MQTT has no edge bridge: its part is in test/nodes/lib/mqtt/server.test.js and test/plc/mqtt.test.js.)
  */
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -20,10 +20,10 @@ const { startNodeRed, freePort, waitFor, nodeStats } = require('../helpers/noder
 const { s7Connect } = require('../helpers/plc');
 const { pkiDir } = require('../helpers/opcua');
 const { createPlc } = require('../../plc');
-const { createSide } = require('../../nodes/lib/opcua-side');
-const ot = require('../../nodes/lib/opcua-tags');
-const tags = require('../../nodes/lib/tags');
-const codec = require('../../nodes/lib/modbus-codec');
+const { createSide } = require('../../nodes/lib/opcua/session');
+const ot = require('../../nodes/lib/opcua/tags');
+const tags = require('../../nodes/lib/core/tags');
+const codec = require('../../nodes/lib/modbus/codec');
 const opcuaTwin = require('../../twin/transports/opcua');
 const modbusTwin = require('../../twin/transports/modbus');
 

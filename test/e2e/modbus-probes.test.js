@@ -16,7 +16,7 @@ const ModbusRTU = require('modbus-serial');
 const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
 const { startPlc } = require('../helpers/plc');
 const { createTransport } = require('../../twin/transports/modbus');
-const codec = require('../../nodes/lib/modbus-codec');
+const codec = require('../../nodes/lib/modbus/codec');
 
 const ROOT = path.join(__dirname, '..', '..');
 const part = (name) => JSON.parse(fs.readFileSync(path.join(ROOT, 'flows', 'parts', name), 'utf8'));

@@ -24,7 +24,7 @@ const COMMANDS = 10; // the ten PLC inputs the bridge monitors on the cloud serv
 const PLC_OUTPUTS = 11; // the streamed PLC outputs the bridge monitors on the PLC
 const PROBE_SLOTS = 81; // S7T_OPCUA_PROBE_SLOTS: slots 0..80; the bridge monitors every cloud Req, and a PLC Res once its slot is used
 const { createTransport } = require('../../twin/transports/opcua');
-const ot = require('../../nodes/lib/opcua-tags');
+const ot = require('../../nodes/lib/opcua/tags');
 
 async function startPlcOpcua(port) {
   return createPlc({ scanMs: 10, s7: false, modbus: false, opcua: { host: '127.0.0.1', port, pkiDir: pkiDir('plc') } });
@@ -175,7 +175,7 @@ test('OPC UA path: probes twin → cloud server → edge bridge → PLC and back
     }
   }
   // The PLC holds the last request of each slot (its OPC UA Req variable, read as any client would).
-  const { createSide } = require('../../nodes/lib/opcua-side');
+  const { createSide } = require('../../nodes/lib/opcua/session');
   const plcClient = createSide({ endpointUrl: `opc.tcp://127.0.0.1:${sys.plcPort}`, pkiDir: pkiDir('client'), name: 'check' });
   t.after(() => plcClient.close());
   await plcClient.connect();

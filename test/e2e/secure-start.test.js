@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const { spawnSync } = require('node:child_process');
 const { startNodeRed, freePort, ROOT } = require('../helpers/nodered');
-const { localEnv, SECRETS } = require('../../twin/local');
+const { localEnv, SECRETS } = require('../../nodes/lib/core/local');
 const gen = require('../../scripts/gen-env');
 
 const RED = path.join(ROOT, 'node_modules', 'node-red', 'red.js');

@@ -21,7 +21,7 @@ const { makeCerts } = require('../helpers/certs');
 const { pkiDir } = require('../helpers/opcua');
 const { createPlc } = require('../../plc');
 const { runTwin } = require('../../twin/run');
-const { createDialer } = require('../../nodes/lib/link-dialer');
+const { createDialer } = require('../../nodes/lib/link/dialer');
 
 const PARTS = path.join(ROOT, 'flows', 'parts');
 /** Flow parts joined as scripts/build-flows.js joins them (shared config nodes once). */

@@ -11,8 +11,8 @@ const WebSocket = require('ws');
 const { startWsSystem } = require('../helpers/system');
 const { waitFor } = require('../helpers/nodered');
 const { runTwin } = require('../../twin/run');
-const tags = require('../../nodes/lib/tags');
-const envelope = require('../../nodes/lib/envelope');
+const tags = require('../../nodes/lib/core/tags');
+const envelope = require('../../nodes/lib/core/envelope');
 
 const TIMED = tags.timedPairs().map((p) => p.output).sort();
 

@@ -14,7 +14,7 @@
  * The deployed flow, split back into flows/parts/ as `node scripts/build-flows.js --split` does,
  * is the parts as they are: an edit made in the editor comes back as that edit only.
  *
- * The layout is checked again with the sizes the editor really draws (test/unit/layout.test.js
+ * The layout is checked again with the sizes the editor really draws (test/flows/layout.test.js
  * uses an upper bound of them).
  */
 const test = require('node:test');

@@ -1,14 +1,14 @@
 'use strict';
 /**
  * A cloud instance built from the libraries alone (no Node-RED): an HTTP server with a twin and an
- * edge endpoint (lib/link-endpoint.js), relayed both ways with their plants as the cloud flow
+ * edge endpoint (lib/link/endpoint.js), relayed both ways with their plants as the cloud flow
  * does (flows/parts/cloud-ws.json: link in → link out, msg.plant), and a twin endpoint's new
  * plant watched by the edge endpoint as s7twin-link-server does. Several of them on one backplane
- * (lib/backplane.js) are a fleet in one process.
+ * (lib/fleet/backplane.js) are a fleet in one process.
  */
 const http = require('node:http');
-const { createEndpoint } = require('../../nodes/lib/link-endpoint');
-const clock = require('../../nodes/lib/clock');
+const { createEndpoint } = require('../../nodes/lib/link/endpoint');
+const clock = require('../../nodes/lib/core/clock');
 const { openClient } = require('./nodes');
 
 let edgeSeqBase = 0;
@@ -18,7 +18,7 @@ let edgeSeqBase = 0;
  * @param {object} [opts.twin] twin endpoint options (default tokens ['tw'], viewer ['view'])
  * @param {object} [opts.edge] edge endpoint options (default tokens ['ed'])
  * @param {object} [opts.backplane] shared backplane (default: the edge endpoint's own, local)
- * @param {object} [opts.fleet] lib/fleet.js options for the edge endpoint
+ * @param {object} [opts.fleet] lib/fleet/member.js options for the edge endpoint
  */
 async function startCloud(opts = {}) {
   const twins = createEndpoint({ path: '/t', role: 'twin', tokens: ['tw'], viewerTokens: ['view'], src: 'cloud-t', ...opts.twin });

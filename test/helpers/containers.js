@@ -11,7 +11,7 @@ const path = require('node:path');
 const { execFile, spawnSync } = require('node:child_process');
 const yaml = require('js-yaml');
 const WebSocket = require('ws');
-const envelope = require('../../nodes/lib/envelope');
+const envelope = require('../../nodes/lib/core/envelope');
 const gen = require('../../scripts/gen-env');
 const { ROOT } = require('./nodered');
 

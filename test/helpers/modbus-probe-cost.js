@@ -15,7 +15,7 @@
 const fs = require('node:fs');
 const ModbusRTU = require('modbus-serial');
 const { startModbusStack } = require('./modbus');
-const codec = require('../../nodes/lib/modbus-codec');
+const codec = require('../../nodes/lib/modbus/codec');
 const { createTransport } = require('../../twin/transports/modbus');
 
 const CLK_TCK = 100; // jiffies per second on Linux

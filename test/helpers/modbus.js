@@ -59,7 +59,7 @@ module.exports = { startModbusStack, part };
 if (require.main === module) {
   (async () => {
     const { runTwin } = require('../../twin/run');
-    const { summarise } = require('../../nodes/lib/stats');
+    const { summarise } = require('../../nodes/lib/core/stats');
     const [pollMs = '80', boxes = '20', profile = 'fast'] = process.argv.slice(2);
     const s = await startModbusStack({ pollMs });
     try {

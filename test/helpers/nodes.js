@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Test helpers for the bridge nodes (test/nodes, test/unit): a bare S7 server on node-snap7 with
+ * Test helpers for the bridge nodes (test/nodes): a bare S7 server on node-snap7 with
  * the plant's data blocks, a raw WebSocket client, and small waiting utilities.
  *
  * The bare server is a real snap7 S7 server (the same native library the virtual PLC uses) with
@@ -9,7 +9,7 @@
  */
 const snap7 = require('node-snap7');
 const WebSocket = require('ws');
-const tags = require('../../nodes/lib/tags');
+const tags = require('../../nodes/lib/core/tags');
 const { freePort, waitFor } = require('./nodered');
 
 const PROBE_BYTES = tags.TABLE.plc.probeSlots * 4;

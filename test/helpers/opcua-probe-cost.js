@@ -39,12 +39,12 @@ function child(args, label) {
 }
 
 const SERVER = `
-const { createOpcuaServer } = require('./nodes/lib/opcua-server');
+const { createOpcuaServer } = require('./nodes/lib/opcua/server');
 const srv = createOpcuaServer({ port: Number(process.argv[1]), pkiDir: process.argv[2], probeSlots: Number(process.argv[3]) });
 srv.start().then(() => console.log('ready'));
 process.on('SIGINT', () => srv.stop().then(() => process.exit(0)));`;
 const BRIDGE = `
-const { createOpcuaBridge } = require('./nodes/lib/opcua-bridge');
+const { createOpcuaBridge } = require('./nodes/lib/opcua/bridge');
 const b = createOpcuaBridge({ plcEndpoint: process.argv[1], cloudEndpoint: process.argv[2], cloudCredentials: { user: 'edge', password: 'edge' },
   pkiDir: process.argv[3], probeSlots: Number(process.argv[4]) });
 b.start().then(() => console.log('ready'));

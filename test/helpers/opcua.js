@@ -53,7 +53,7 @@ async function countMonitoredItems(endpointUrl, credentials) {
 }
 
 /**
- * Start an edge bridge (nodes/lib/opcua-bridge.js) and wait until it has read its baselines: a
+ * Start an edge bridge (nodes/lib/opcua/bridge.js) and wait until it has read its baselines: a
  * command a twin writes into the cloud before that is part of the baseline, not a command
  * (issue 16), so a test that commands right after start waits for this first.
  * @param {object} bridge createOpcuaBridge(...)

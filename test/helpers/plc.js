@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Test helpers around the virtual PLC, for any area's tests:
- *   const { startPlc, waitFor, s7Connect } = require('../helpers/plc');
+ *   const { startPlc, waitFor, s7Connect } = require('./plc');
  *   const plc = await startPlc({ opcua: false });   // every port ephemeral; stop it in after()
  *   await waitFor(() => plc.values().c1 === 1, 5000);
  */

@@ -8,7 +8,7 @@ const path = require('node:path');
 const { startNodeRed, freePort } = require('./nodered');
 const { spawnWithLifeline } = require('../../scripts/lifeline');
 const { s7Connect, waitFor } = require('./plc');
-const tags = require('../../nodes/lib/tags');
+const tags = require('../../nodes/lib/core/tags');
 
 const PARTS = path.join(__dirname, '..', '..', 'flows', 'parts');
 const part = (name) => JSON.parse(fs.readFileSync(path.join(PARTS, `${name}.json`), 'utf8'));

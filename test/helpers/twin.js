@@ -7,8 +7,8 @@
 const http = require('node:http');
 const { WebSocketServer } = require('ws');
 const program = require('../../plc/program');
-const envelope = require('../../nodes/lib/envelope');
-const tags = require('../../nodes/lib/tags');
+const envelope = require('../../nodes/lib/core/envelope');
+const tags = require('../../nodes/lib/core/tags');
 
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 const pick = (o) => Object.fromEntries(STREAMED.map((k) => [k, o[k]]));
@@ -184,7 +184,7 @@ function pick2(changed) {
 }
 
 /**
- * The REST endpoint (nodes/lib/rest-endpoint.js) on a bare HTTP server, with a stand-in edge
+ * The REST endpoint (nodes/lib/web/rest.js) on a bare HTTP server, with a stand-in edge
  * behind it: a command is checked against the tag dictionary (else an err, nothing written),
  * written to plc/program.js on a scan timer and acknowledged; every scan's changes come back as
  * a state frame, as the edge sends them.
@@ -192,7 +192,7 @@ function pick2(changed) {
  * @returns {Promise<{url:string, rest:object, relayed:object[], outputs:object, setEdge:(m:string)=>void, close:()=>Promise<void>}>}
  */
 async function startRestHarness(opts = {}) {
-  const { createRestEndpoint } = require('../../nodes/lib/rest-endpoint');
+  const { createRestEndpoint } = require('../../nodes/lib/web/rest');
   const edgeSender = envelope.createSender('edge-harness');
   let edge = opts.edge || 'up';
   const relayed = [];

@@ -9,9 +9,9 @@ const assert = require('node:assert/strict');
 const { listeningAddresses } = require('../helpers/listening');
 const { freePort } = require('../helpers/nodered');
 const { pkiDir } = require('../helpers/opcua');
-const { createOpcuaServer } = require('../../nodes/lib/opcua-server');
-const { createMqttServer } = require('../../nodes/lib/mqtt-server');
-const { createModbusServer } = require('../../nodes/lib/modbus-server');
+const { createOpcuaServer } = require('../../nodes/lib/opcua/server');
+const { createMqttServer } = require('../../nodes/lib/mqtt/server');
+const { createModbusServer } = require('../../nodes/lib/modbus/server');
 const { createPlc } = require('../../plc');
 
 test('the cloud OPC UA server listens on its host only, and advertises its public host name', async (t) => {

@@ -10,9 +10,9 @@
 const { describe, it, before, after, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const helper = require('node-red-node-test-helper');
-const tags = require('../../nodes/lib/tags');
+const tags = require('../../nodes/lib/core/tags');
 const { waitFor } = require('../helpers/nodes');
-const { createModbusServer } = require('../../nodes/lib/modbus-server');
+const { createModbusServer } = require('../../nodes/lib/modbus/server');
 const { freePort } = require('../helpers/nodered');
 
 const codecNode = require('../../nodes/s7twin-modbus-codec');

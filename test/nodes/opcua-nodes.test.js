@@ -9,8 +9,8 @@ const assert = require('node:assert/strict');
 const helper = require('node-red-node-test-helper');
 const serverNode = require('../../nodes/s7twin-opcua-server');
 const bridgeNode = require('../../nodes/s7twin-opcua-bridge');
-const { createOpcuaServer } = require('../../nodes/lib/opcua-server');
-const { createSide } = require('../../nodes/lib/opcua-side');
+const { createOpcuaServer } = require('../../nodes/lib/opcua/server');
+const { createSide } = require('../../nodes/lib/opcua/session');
 const { freePort, waitFor } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
 const { pkiDir } = require('../helpers/opcua');
@@ -123,7 +123,7 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
     out.on('input', (m) => msgs.push(m));
     await waitFor(() => seen.some((s) => s.fill === 'green' && s.text === 'connected'), 30000, 'connected status');
     // The bridge's baseline read: what the cloud holds before it is no command (issue 16).
-    const registry = require('../../nodes/lib/registry');
+    const registry = require('../../nodes/lib/runtime/registry');
     await waitFor(() => { const e = registry.list().find((n) => n.id === 'br'); return e && e.counters.commands && !e.counters.commands.holding; }, 30000, 'the bridge\'s baseline');
 
     cloud.set('st', 1);

@@ -5,10 +5,10 @@
  */
 const { describe, it, before, after, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
-const registry = require('../../nodes/lib/registry');
+const registry = require('../../nodes/lib/runtime/registry');
 const helper = require('node-red-node-test-helper');
-const tags = require('../../nodes/lib/tags');
-const clock = require('../../nodes/lib/clock');
+const tags = require('../../nodes/lib/core/tags');
+const clock = require('../../nodes/lib/core/clock');
 const { startBareS7, waitFor } = require('../helpers/nodes');
 
 const nodes = [require('../../nodes/s7twin-plc'), require('../../nodes/s7twin-s7')];

@@ -32,7 +32,7 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   const mods = await get('/modules.js');
   assert.equal(mods.status, 200);
   const text = await mods.text();
-  for (const m of ['twin/plant.js', 'twin/recorder.js', 'twin/browser/session.js', 'nodes/lib/io-table.json']) assert.ok(text.includes(JSON.stringify(m)), m);
+  for (const m of ['twin/plant.js', 'twin/recorder.js', 'twin/browser/session.js', 'nodes/lib/core/io-table.json']) assert.ok(text.includes(JSON.stringify(m)), m);
   const raw = await new Promise((resolve, reject) => require('node:http').get(`${ui}/vendor/three.module.js`, { headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
     const chunks = [];
     res.on('data', (c) => chunks.push(c));

@@ -2,7 +2,7 @@
  * The browser twin's page: the DOM, the 3D scene (scene.mjs) and the chart, for the twin that
  * runs in worker.js (twin/browser/session.js: the plant model, the transport, who drives). The
  * CommonJS modules come from modules.js (the cloud bundles the project's own files:
- * nodes/lib/page-bundle.js).
+ * nodes/lib/web/page-bundle.js).
  *
  * The token is typed once and kept in sessionStorage (or localStorage when "remember" is ticked),
  * never in the page or its URL. URL parameters: ?protocol=ws|mqttws|http, ?profile=study|fast
@@ -17,7 +17,7 @@ import { createPlantScene } from './scene.mjs';
 const R = window.S7Twin.require;
 const { summaryText, LABEL, VARIABLES } = R('twin/browser/session.js');
 const chartLib = R('twin/browser/chart.js');
-const tags = R('nodes/lib/tags.js');
+const tags = R('nodes/lib/core/tags.js');
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);

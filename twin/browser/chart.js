@@ -6,7 +6,7 @@
  * line the study's twin had to stay under. The windowing is plain logic (unit-tested in Node);
  * only draw() needs a canvas.
  */
-const { summarise } = require('../../nodes/lib/stats');
+const { summarise } = require('../../nodes/lib/core/stats');
 
 const DEFAULTS = {
   spanMs: 60000, // one minute of samples on the chart

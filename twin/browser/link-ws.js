@@ -8,7 +8,7 @@
  * A browser WebSocket has no ping and does not say why an opening handshake failed (a refused
  * token and a server that is down look the same: a close before open), so the page checks its
  * token over HTTP first (twin/browser/session.js) and this transport simply retries with
- * exponential back-off and jitter (nodes/lib/backoff.js). As in the headless transport, inputs
+ * exponential back-off and jitter (nodes/lib/core/backoff.js). As in the headless transport, inputs
  * that change while the link is down are kept in the input image, and after a reconnect the whole
  * image goes out as one `cmd`: the PLC sees the plant as it is now, never a late button press.
  * Every command gets exactly one answer, and a doubtful one (E_OUTCOME_UNKNOWN, E_EXPIRED, …)
@@ -17,8 +17,8 @@
  * Browser-safe (no Node APIs); Node 22's global WebSocket is the same API, so tests run it
  * against the real twin endpoint.
  */
-const envelope = require('../../nodes/lib/envelope');
-const { createBackoff } = require('../../nodes/lib/backoff');
+const envelope = require('../../nodes/lib/core/envelope');
+const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { createAnswers } = require('../transports/answers');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('../transports/common');
 
@@ -36,7 +36,7 @@ const utf8 = new TextEncoder();
  * @param {string} [opts.token] sent as ?token=
  * @param {string} [opts.plant] sent as ?plant= (issue 17: a token valid for several plants)
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
- * @param {object} [opts.backoff] see nodes/lib/backoff.js
+ * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
  * @param {typeof WebSocket} [opts.WebSocket] default the global one
  */

@@ -6,7 +6,7 @@
  *
  * One page drives, every other page mirrors (a classroom: many browsers, one plant). Two pages
  * that both ran the plant model and both sent sensor inputs would fight, so:
- * - the DRIVING page holds the cloud's driver lease (nodes/lib/driver-lease.js, renewed every
+ * - the DRIVING page holds the cloud's driver lease (nodes/lib/web/driver-lease.js, renewed every
  *   2 s): its plant model produces the sensor inputs, every tick's changes go to the PLC as one
  *   frame, the PLC's outputs move its pistons and belts, and it times every input event → PLC
  *   output round trip;
@@ -23,7 +23,7 @@
  */
 const { createPlant } = require('../plant');
 const { createRecorder } = require('../recorder');
-const tags = require('../../nodes/lib/tags');
+const tags = require('../../nodes/lib/core/tags');
 const { createChart } = require('./chart');
 
 const DEFAULTS = {

@@ -5,7 +5,7 @@
  * connect() for the first connection (resolve, reject with a coded error, time out). Used by every
  * transport in this folder and the browser's WebSocket transport; browser-safe.
  */
-const { codedError } = require('../../nodes/lib/errors');
+const { codedError } = require('../../nodes/lib/core/errors');
 
 /** The error every twin transport throws or rejects with: `code` E_TRANSPORT_CONFIG, E_CLOSED, … */
 const TransportError = codedError('TransportError');

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Twin transport over HTTP polling (contract 5), against the cloud's REST twin endpoint
- * (nodes/lib/rest-endpoint.js, s7twin-rest): every input that changed in one twin tick is one
+ * (nodes/lib/web/rest.js, s7twin-rest): every input that changed in one twin tick is one
  * `POST <url>/cmd` with a `cmd` envelope (answered with the edge's `ack` or an `err`), and the
  * PLC's state is polled with `GET <url>/state?since=<version>`, which returns every state frame
  * the edge sent since the last poll (none lost between two polls) or 204. The related study
@@ -13,7 +13,7 @@
  * Commands go out one at a time, in order (two POSTs on two sockets could overtake each other).
  * Polls go on a second keep-alive connection: one poll in flight, the next `pollMs` after the
  * previous one started. When the endpoint cannot be reached the transport retries with
- * exponential back-off and jitter (nodes/lib/backoff.js); after that the whole input image goes
+ * exponential back-off and jitter (nodes/lib/core/backoff.js); after that the whole input image goes
  * out as one command, as the other transports do. 401 is final (E_UNAUTHORIZED). Every command
  * gets one answer (onAnswer), and after a doubtful one (E_EXPIRED, E_OUTCOME_UNKNOWN, …) the
  * inputs the PLC shows differently from the twin's image go out again at once (./answers.js).
@@ -22,8 +22,8 @@
  * default request uses node:http with keep-alive and counts bytes on the sockets (headers
  * included), which a page cannot see: a page counts bodies only.
  */
-const envelope = require('../../nodes/lib/envelope');
-const { createBackoff } = require('../../nodes/lib/backoff');
+const envelope = require('../../nodes/lib/core/envelope');
+const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { createAnswers } = require('./answers');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
 
@@ -88,7 +88,7 @@ function nodeRequest(wire, timeoutMs) {
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {number} [opts.pollMs]
  * @param {(r: {method:string, url:string, headers:object, body?:string}) => Promise<{status:number, text:string}>} [opts.request]
- * @param {object} [opts.backoff] see nodes/lib/backoff.js
+ * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
  */
 function createTransport(opts = {}) {

@@ -9,7 +9,7 @@
  * One request at a time on the connection, writes first: a write that is due is never queued
  * behind more than the request in flight, and while one is in flight further input changes are
  * coalesced into the next write (the register holds the whole image, so nothing is lost).
- * Reconnects with back-off (nodes/lib/backoff.js); after a reconnect the whole image is written
+ * Reconnects with back-off (nodes/lib/core/backoff.js); after a reconnect the whole image is written
  * again and the next poll is reported as a 'snap'.
  *
  * Probes (load generator): probe(slot, v) writes HR1000+2i (UDInt, high word first, FC16); the
@@ -20,9 +20,9 @@
  */
 const { TransportError, createErrorCounter } = require('./common');
 const ModbusRTU = require('modbus-serial');
-const codec = require('../../nodes/lib/modbus-codec');
-const tags = require('../../nodes/lib/tags');
-const { createBackoff } = require('../../nodes/lib/backoff');
+const codec = require('../../nodes/lib/modbus/codec');
+const tags = require('../../nodes/lib/core/tags');
+const { createBackoff } = require('../../nodes/lib/core/backoff');
 
 const DEFAULTS = {
   url: 'modbus://127.0.0.1:5021',
@@ -55,7 +55,7 @@ function endpoint(o) {
  * @param {object} [opts]
  * @param {string} [opts.url] modbus://host:port of the cloud Modbus server
  * @param {number|string} [opts.pollMs] poll interval of HR1..4 in ms
- * @param {object} [opts.backoff] see nodes/lib/backoff.js
+ * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
  */
 function createTransport(opts = {}) {

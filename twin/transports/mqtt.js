@@ -5,7 +5,7 @@
  * `s7twin/<plant>/cmd` (every input that changed in one twin tick = one message) and reads the
  * PLC's outputs from `s7twin/<plant>/state`; the broker's retained snapshot on subscribe is
  * reported as kind 'snap'. Probes: `{"i":slot,"v":value}` on `.../probe/req`, answers on
- * `.../probe/res/<slot>` (nodes/lib/mqtt-topics.js): the transport subscribes to the response
+ * `.../probe/res/<slot>` (nodes/lib/mqtt/topics.js): the transport subscribes to the response
  * topic of each slot it probes (the first probe of a slot goes out once the broker granted that
  * subscription, and every slot is subscribed again after a reconnect), so it receives its own
  * answers only, not every twin's.
@@ -15,7 +15,7 @@
  *
  * mqtt.js does not set TCP_NODELAY: it is set on the TCP socket on connect and on the socket
  * under the WebSocket at upgrade (Nagle + delayed ACK cost tens of ms per small message).
- * Reconnects with exponential back-off and jitter (nodes/lib/backoff.js) instead of mqtt.js'
+ * Reconnects with exponential back-off and jitter (nodes/lib/core/backoff.js) instead of mqtt.js'
  * fixed period. Inputs that change while down are not queued message by message: after a
  * reconnect the whole input image goes out as one command, so the PLC sees the plant as it is
  * now; the same image answers the PLC's whole-image state message (sent when the PLC itself
@@ -24,10 +24,10 @@
  */
 const { TransportError, createErrorCounter } = require('./common');
 const mqtt = require('mqtt');
-const tags = require('../../nodes/lib/tags');
-const payloads = require('../../nodes/lib/mqtt-payload');
-const { topicsOf, slotOfResponse } = require('../../nodes/lib/mqtt-topics');
-const { createBackoff } = require('../../nodes/lib/backoff');
+const tags = require('../../nodes/lib/core/tags');
+const payloads = require('../../nodes/lib/mqtt/payload');
+const { topicsOf, slotOfResponse } = require('../../nodes/lib/mqtt/topics');
+const { createBackoff } = require('../../nodes/lib/core/backoff');
 
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 // The browser twin runs this same transport (mqtt.js' browser build and the browser's own
@@ -54,7 +54,7 @@ const DEFAULTS = {
  * @param {string} [opts.plant] plant id in the topics (default plant1)
  * @param {0|1|string} [opts.qos]
  * @param {string} [opts.id] client id suffix
- * @param {object} [opts.backoff] see nodes/lib/backoff.js
+ * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
  */
 function createTransport(opts = {}) {

@@ -18,10 +18,10 @@
  *     reads its response once first, so a value left from an earlier run is not reported as an
  *     answer: only a change is. Probes of one slot are written in order (one Write chain).
  */
-const ot = require('../../nodes/lib/opcua-tags');
+const ot = require('../../nodes/lib/opcua/tags');
 const { TransportError, createErrorCounter } = require('./common');
-const tags = require('../../nodes/lib/tags');
-const { createSide } = require('../../nodes/lib/opcua-side');
+const tags = require('../../nodes/lib/core/tags');
+const { createSide } = require('../../nodes/lib/opcua/session');
 
 const DEFAULTS = {
   mode: 'poll', // 'poll' (study) or 'subscribe' (tuned)

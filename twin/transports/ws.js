@@ -10,7 +10,7 @@
  * the connection drops or an attempt fails, the next attempt goes to the next one. `plant` names
  * the plant (`?plant=`) where the token is valid for several.
  *
- * Reconnects with exponential back-off and jitter (nodes/lib/backoff.js). Inputs that change
+ * Reconnects with exponential back-off and jitter (nodes/lib/core/backoff.js). Inputs that change
  * while the link is down are not queued frame by frame (a late "button pressed" is worse than
  * none): the twin's input image is kept, and after a reconnect the whole image goes out as one
  * `cmd`, so the PLC sees the plant as it is now. A refused token (HTTP 401) is not retried.
@@ -24,9 +24,9 @@
  */
 const { TransportError, createErrorCounter } = require('./common');
 const WebSocket = require('ws');
-const envelope = require('../../nodes/lib/envelope');
-const { createBackoff } = require('../../nodes/lib/backoff');
-const { parseCloudUrls, createRotation } = require('../../nodes/lib/cloud-urls');
+const envelope = require('../../nodes/lib/core/envelope');
+const { createBackoff } = require('../../nodes/lib/core/backoff');
+const { parseCloudUrls, createRotation } = require('../../nodes/lib/link/cloud-urls');
 const { createAnswers } = require('./answers');
 
 const DEFAULTS = {
@@ -48,7 +48,7 @@ const DEFAULTS = {
  * @param {string} [opts.token]
  * @param {Buffer} [opts.ca] CA certificate(s) for a wss:// endpoint
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
- * @param {object} [opts.backoff] see nodes/lib/backoff.js
+ * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log] where err codes from the cloud are reported
  */
 function createTransport(opts = {}) {

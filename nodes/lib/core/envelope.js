@@ -1,0 +1,208 @@
+'use strict';
+/**
+ * The envelope: what crosses every WebSocket of the bridge (twin ↔ cloud ↔ edge).
+ *
+ *   {"v":1,"k":"cmd","src":"twin-7","seq":42,"ts":1732240000123,"d":{"se":1,"dmg":0}}
+ *
+ * v    schema version (1)
+ * k    kind: "state" (PLC values that changed in one scan), "cmd" (values a twin wants written),
+ *      "snap" (every streamed PLC value, sent on connect and reconnect), "ack" (a command was
+ *      written to the PLC), "err" (something was refused), "probe"/"probe-res" (load-test slots)
+ * src  sender id (1..64 chars of [A-Za-z0-9_.:-])
+ * seq  per-sender sequence number, a positive safe integer, +1 per frame
+ * ts   sender's wall clock, ms since the epoch (informational; never subtracted across hosts)
+ * d    batch of values keyed by the tag dictionary's short names (state, cmd, snap) or, for
+ *      probe kinds, by slot number as a string
+ * ref  (ack, err) the {src, seq} of the frame being answered
+ * e    (err) {code, msg}
+ * cid  optional correlation id a sender may attach; answers echo it
+ * ttl  (cmd, probe) optional lifetime in ms a twin asks for; the cloud bounds it (see dl)
+ * dl   (cmd, probe, relayed by the cloud) deadline on the CLOUD's clock (ms since the epoch,
+ *      lib/core/clock.js): the cloud sets it from the frame's arrival plus its lifetime; the edge
+ *      never writes the frame after it, judged with the link's clock-offset estimate. A dl a
+ *      twin sends is overwritten. Answers (ack, err, probe-res) echo the request's dl.
+ *
+ * Link control between the cloud's edge endpoint and the edge (never passed to the flows):
+ * sync     the edge's heartbeat; its ts is the send time t1 on the edge's clock
+ * sync-res the cloud's answer: ref = the sync's {src, seq}, d = {t1, t2} (t2: arrival on the
+ *          cloud's clock), ts = t3 (the answer's send time); lib/core/clock.js turns it into an offset
+ *
+ * Pure functions: parse/validate, build, and a receiver-side duplicate/gap tracker.
+ */
+const { codedError } = require('./errors');
+
+const VERSION = 1;
+const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res']);
+/** Kinds that ask the PLC for a write and get exactly one answer (ack/probe-res or err). */
+const REQUEST_KINDS = new Set(['cmd', 'probe']);
+/** Kinds that answer a request (they carry its ref). */
+const ANSWER_KINDS = new Set(['ack', 'err', 'probe-res']);
+const MAX_FRAME_BYTES = 64 * 1024; // default size limit; a whole-plant snapshot is ~300 bytes
+const SRC_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** Error with a stable `code` (and the offending frame's ref where it could be read). */
+const Coded = codedError('EnvelopeError');
+class EnvelopeError extends Coded {
+  constructor(code, message, ref) {
+    super(code, message, ref ? { ref } : undefined);
+  }
+}
+
+/**
+ * Parse and validate one frame.
+ * @param {string|Buffer|object} raw text of a frame, or an already-parsed object
+ * @param {{maxBytes?: number}} [opts]
+ * @returns {object} the envelope
+ * @throws {EnvelopeError} E_TOO_LARGE, E_JSON, E_SCHEMA, E_VERSION
+ */
+function parse(raw, opts = {}) {
+  const maxBytes = opts.maxBytes || MAX_FRAME_BYTES;
+  let env = raw;
+  if (typeof raw === 'string' || Buffer.isBuffer(raw)) {
+    const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+    if (size > maxBytes) throw new EnvelopeError('E_TOO_LARGE', `frame of ${size} bytes exceeds the ${maxBytes}-byte limit`);
+    try {
+      env = JSON.parse(raw);
+    } catch (err) {
+      throw new EnvelopeError('E_JSON', `frame is not valid JSON: ${err.message}`);
+    }
+  }
+  validate(env);
+  return env;
+}
+
+/**
+ * Validate an envelope object in place.
+ * @throws {EnvelopeError}
+ */
+function validate(env) {
+  if (env === null || typeof env !== 'object' || Array.isArray(env)) {
+    throw new EnvelopeError('E_SCHEMA', 'frame must be a JSON object');
+  }
+  const ref = typeof env.src === 'string' && Number.isSafeInteger(env.seq) ? { src: env.src, seq: env.seq } : undefined;
+  if (env.v !== VERSION) throw new EnvelopeError('E_VERSION', `unsupported envelope version ${JSON.stringify(env.v)} (expected ${VERSION})`, ref);
+  if (!KINDS.has(env.k)) throw new EnvelopeError('E_SCHEMA', `unknown kind ${JSON.stringify(env.k)}`, ref);
+  if (typeof env.src !== 'string' || !SRC_RE.test(env.src)) throw new EnvelopeError('E_SCHEMA', 'src must be 1..64 characters of [A-Za-z0-9_.:-]', ref);
+  if (!Number.isSafeInteger(env.seq) || env.seq < 1) throw new EnvelopeError('E_SCHEMA', 'seq must be a positive integer', ref);
+  if (typeof env.ts !== 'number' || !Number.isFinite(env.ts)) throw new EnvelopeError('E_SCHEMA', 'ts must be a number (ms since the epoch)', ref);
+  if (env.d !== undefined && (env.d === null || typeof env.d !== 'object' || Array.isArray(env.d))) {
+    throw new EnvelopeError('E_SCHEMA', 'd must be an object of values keyed by tag short name', ref);
+  }
+  if (env.k === 'cmd' || env.k === 'state' || env.k === 'snap' || env.k === 'probe' || env.k === 'probe-res' || env.k === 'sync-res') {
+    if (!env.d) throw new EnvelopeError('E_SCHEMA', `a "${env.k}" frame needs d`, ref);
+    for (const [key, val] of Object.entries(env.d)) {
+      if (typeof val !== 'number' && typeof val !== 'boolean') {
+        throw new EnvelopeError('E_SCHEMA', `value of "${key}" must be a number or boolean`, ref);
+      }
+    }
+  }
+  if (env.ttl !== undefined && (!Number.isSafeInteger(env.ttl) || env.ttl < 1)) {
+    throw new EnvelopeError('E_SCHEMA', 'ttl must be a positive integer (ms)', ref);
+  }
+  if (env.dl !== undefined && (typeof env.dl !== 'number' || !Number.isFinite(env.dl))) {
+    throw new EnvelopeError('E_SCHEMA', 'dl must be a number (ms since the epoch)', ref);
+  }
+  if (env.k === 'sync-res' && (!env.ref || !env.d || !Number.isFinite(env.d.t1) || !Number.isFinite(env.d.t2))) {
+    throw new EnvelopeError('E_SCHEMA', 'a "sync-res" frame needs ref and d {t1, t2}', ref);
+  }
+  if ((env.k === 'ack' || env.k === 'err' || env.k === 'sync-res') && env.ref !== undefined) {
+    if (typeof env.ref !== 'object' || env.ref === null || typeof env.ref.src !== 'string' || !Number.isSafeInteger(env.ref.seq)) {
+      throw new EnvelopeError('E_SCHEMA', 'ref must be {src, seq}', ref);
+    }
+  }
+  if (env.k === 'err' && (typeof env.e !== 'object' || env.e === null || typeof env.e.code !== 'string')) {
+    throw new EnvelopeError('E_SCHEMA', 'an "err" frame needs e.code', ref);
+  }
+  return env;
+}
+
+/**
+ * A sender: stamps src, a sequence number and a timestamp on each frame it makes.
+ * @param {string} src sender id
+ * @param {{seq?: number, now?: () => number}} [opts] seq = last number used (continues after it)
+ */
+function createSender(src, opts = {}) {
+  if (!SRC_RE.test(src)) throw new EnvelopeError('E_SCHEMA', `invalid sender id "${src}"`);
+  let seq = opts.seq || 0;
+  const now = opts.now || Date.now;
+  return {
+    src,
+    get seq() { return seq; },
+    /**
+     * Build one envelope.
+     * @param {string} k kind
+     * @param {object} [fields] d, ref, e, cid, ttl, dl
+     */
+    make(k, fields = {}) {
+      seq += 1;
+      const env = { v: VERSION, k, src, seq, ts: now() };
+      if (fields.d !== undefined) env.d = fields.d;
+      if (fields.ref !== undefined) env.ref = fields.ref;
+      if (fields.e !== undefined) env.e = fields.e;
+      if (fields.cid !== undefined) env.cid = fields.cid;
+      if (fields.ttl !== undefined) env.ttl = fields.ttl;
+      if (fields.dl !== undefined) env.dl = fields.dl;
+      return env;
+    },
+    /**
+     * An error answer to `about` (an envelope or an EnvelopeError's ref).
+     * @param {number} [dl] the answered request's deadline (answers echo it)
+     */
+    error(code, msg, ref, cid, dl) {
+      const fields = { e: { code, msg } };
+      if (ref) fields.ref = ref;
+      if (cid !== undefined) fields.cid = cid;
+      if (dl !== undefined) fields.dl = dl;
+      return this.make('err', fields);
+    },
+  };
+}
+
+/**
+ * Receiver-side bookkeeping per sender: drops duplicates, counts gaps.
+ * A sender whose sequence restarts at 1 (a restarted process) is taken as a new session.
+ * Keeps at most `maxSenders` senders (least recently seen forgotten first).
+ */
+function createTracker(opts = {}) {
+  const maxSenders = opts.maxSenders || 10000;
+  const last = new Map(); // src -> last seq accepted
+  const stats = { accepted: 0, duplicates: 0, gaps: 0, missing: 0, restarts: 0 };
+  return {
+    stats,
+    /**
+     * @param {{src:string, seq:number}} env
+     * @returns {'accept'|'duplicate'} and updates gap counters
+     */
+    check(env) {
+      const prev = last.get(env.src);
+      if (prev !== undefined) {
+        if (env.seq === 1 && prev > 1) {
+          stats.restarts += 1;
+        } else if (env.seq <= prev) {
+          stats.duplicates += 1;
+          return 'duplicate';
+        } else if (env.seq > prev + 1) {
+          stats.gaps += 1;
+          stats.missing += env.seq - prev - 1;
+        }
+        last.delete(env.src); // re-insert to keep Map order = recency
+      } else if (last.size >= maxSenders) {
+        last.delete(last.keys().next().value);
+      }
+      last.set(env.src, env.seq);
+      stats.accepted += 1;
+      return 'accept';
+    },
+    forget(src) { last.delete(src); },
+    /** Forget every sender (a new connection: nothing of the old one is replayed on it). */
+    reset() { last.clear(); },
+    lastSeq(src) { return last.get(src); },
+  };
+}
+
+/** Serialise an envelope (compact JSON). */
+function stringify(env) {
+  return JSON.stringify(env);
+}
+
+module.exports = { VERSION, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, EnvelopeError, parse, validate, createSender, createTracker, stringify };

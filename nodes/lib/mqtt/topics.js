@@ -1,0 +1,81 @@
+'use strict';
+/**
+ * The MQTT path's topic names, one home for the PLC's client (plc/mqtt.js), the twin transport
+ * (twin/transports/mqtt.js), the broker's ACLs (nodes/lib/mqtt/auth.js) and the cloud flow.
+ * Templates come from io-table.json's `mqtt` section:
+ *
+ *   s7twin/<plant>/cmd               twin → PLC   inputs
+ *   s7twin/<plant>/state             PLC → twins  outputs that changed
+ *   s7twin/<plant>/probe/req         twin → PLC   {"i":slot,"v":value} or an array of them
+ *   s7twin/<plant>/probe/res/<slot>  PLC → twin   the answer, on the topic of the request's
+ *                                                 (first) slot
+ *
+ * Why one response topic per slot (issue 17, "MQTT under load"): with one shared
+ * `probe/res` topic every twin of a plant received every probe answer and dropped all but its
+ * own, so the broker's deliveries grew with the square of the twins (200 twins probing twice a
+ * second: 80,000 deliveries a second for 400 answers) and the path queued past 80 twins. A twin
+ * now subscribes to the response topic of each slot it probes, and gets its own answers only.
+ * Pure functions, no RED, no sockets; runs in the browser twin too.
+ */
+const tags = require('../core/tags');
+
+const T = tags.TABLE.mqtt;
+const SLOTS = tags.TABLE.plc.probeSlots;
+
+/**
+ * The topic of one probe slot's answers.
+ * @param {string} plant
+ * @param {number|string} slot a slot number, or '+' for a filter over every slot
+ * @returns {string}
+ */
+function probeResponseTopic(plant, slot) {
+  return tags.template(T.probeResponseTopic, { plant, slot });
+}
+
+/**
+ * The topics of one plant.
+ * @param {string} plant plant id (or '+' for filters over every plant)
+ * @returns {{cmd:string, state:string, req:string, res:(slot:number)=>string, resAll:string}}
+ *   resAll: the filter over every slot's answers (a monitor, or a twin probing many slots)
+ */
+function topicsOf(plant) {
+  const fill = (t) => tags.template(t, { plant });
+  return {
+    cmd: fill(T.commandTopic),
+    state: fill(T.stateTopic),
+    req: fill(T.probeRequestTopic),
+    res: (slot) => probeResponseTopic(plant, slot),
+    resAll: probeResponseTopic(plant, '+'),
+  };
+}
+
+/**
+ * Which probe slot a response topic of this plant names, or null when it is not one (another
+ * plant, another topic, a slot out of 0..probeSlots-1 or not written as a plain integer).
+ * @param {string} topic
+ * @param {string} plant
+ * @returns {number|null}
+ */
+function slotOfResponse(topic, plant) {
+  const prefix = probeResponseTopic(plant, '\u0000');
+  const cut = prefix.indexOf('\u0000');
+  const head = prefix.slice(0, cut);
+  const tail = prefix.slice(cut + 1);
+  if (typeof topic !== 'string' || !topic.startsWith(head) || !topic.endsWith(tail)) return null;
+  const s = topic.slice(head.length, topic.length - tail.length);
+  if (!/^(0|[1-9]\d{0,9})$/.test(s)) return null;
+  const slot = Number(s);
+  return slot < SLOTS ? slot : null;
+}
+
+/**
+ * The slot whose response topic carries the answer to a probe request: its only slot, or an
+ * array request's first. One request, one answer message (an array answered as one array).
+ * @param {Array<{i:number}>|{i:number}} request items as checked (i = slot)
+ * @returns {number}
+ */
+function answerSlot(request) {
+  return Array.isArray(request) ? request[0].i : request.i;
+}
+
+module.exports = { probeResponseTopic, topicsOf, slotOfResponse, answerSlot, SLOTS };

@@ -1,0 +1,233 @@
+'use strict';
+/**
+ * The REST twin endpoint: the HTTP polling path that the related study compares with MQTT over
+ * TCP and over WebSocket (shared/reference/http-mqtt-mqttws-digital-twin-study.txt), beside the
+ * WebSocket–S7 path and on the same edge link. No Node-RED here: the s7twin-rest node wires it to
+ * RED.httpNode and to the edge's link endpoint.
+ *
+ *   POST <path>/cmd           body: a `cmd` envelope, as a WebSocket twin sends it
+ *                             → the edge's answer: 200 with the `ack`, or the `err` envelope with
+ *                               an HTTP status for its code (errorStatus below)
+ *   GET  <path>/state         → 200 [snap]: the latest plant state; its seq is the state version
+ *   GET  <path>/state?since=N → 200 [state, state, …]: every state frame after version N, as
+ *                               the edge sent them (so no change is lost between two polls),
+ *                               204 when nothing is new, or [snap] when N is too old or unknown
+ *                               (a restarted cloud)
+ *
+ * Tokens as the twin endpoint takes them (`Authorization: Bearer`, or `?token=`): a twin token
+ * may do both, a viewer token only GET (a POST is answered 403 E_READ_ONLY and goes nowhere).
+ * Every command gets exactly one answer: the edge's, E_EDGE_DOWN when no edge is connected,
+ * E_TIMEOUT when the edge did not answer within answerTimeoutMs, E_DUPLICATE for a (src, seq)
+ * already taken. Bad input gets a 4xx with an `err` envelope and a counter, never a relay.
+ */
+const envelope = require('../core/envelope');
+const clock = require('../core/clock');
+const LINK = require('../link/endpoint').DEFAULTS;
+const { createRoleChecker } = require('../access/auth');
+const { sendJson, readBody } = require('./http');
+
+const DEFAULTS = {
+  answerTimeoutMs: 5000, // a command the edge has not answered by then gets 504 E_TIMEOUT
+  maxBodyBytes: 64 * 1024, // as the WebSocket endpoints' frame limit
+  historySize: 512, // state frames kept for `since` (at 100 frames/s, 5 s of polls missed)
+  maxPending: 1000, // commands waiting for the edge's answer; more get 503 E_BUSY
+  // A command's deadline as the twin endpoint sets it: its arrival plus the `ttl` it asks for
+  // (at most maxLifetimeMs, else E_RANGE) or lifetimeMs; a `dl` the client sent means nothing.
+  lifetimeMs: LINK.lifetimeMs,
+  maxLifetimeMs: LINK.maxLifetimeMs,
+};
+
+/** HTTP status for an err envelope's code. */
+const STATUS = {
+  E_UNAUTHORIZED: 401, E_READ_ONLY: 403, E_TOO_LARGE: 413, E_DUPLICATE: 409, E_METHOD: 405, E_NOT_FOUND: 404,
+  E_EDGE_DOWN: 503, E_PLC_DOWN: 503, E_BUSY: 503, E_NO_STATE: 503, E_CLOSED: 503, E_TIMEOUT: 504,
+  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE: 429,
+};
+const CLIENT_ERRORS = new Set(['E_JSON', 'E_SCHEMA', 'E_VERSION', 'E_KIND', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_RANGE', 'E_EMPTY']);
+
+/**
+ * @param {string} code
+ * @returns {number}
+ */
+function errorStatus(code) {
+  if (STATUS[code]) return STATUS[code];
+  return CLIENT_ERRORS.has(code) ? 400 : 502;
+}
+
+/**
+ * @param {object} opts
+ * @param {string[]} opts.tokens twin tokens (may command)
+ * @param {string[]} [opts.viewerTokens] viewer tokens (may only read the state)
+ * @param {string} opts.src sender id of the frames the endpoint makes (errors, state versions)
+ * @param {(env: object) => number} opts.relay hands a command to the edge link; returns the
+ *   peers it reached (0: no edge connected)
+ * @param {object} [opts.state] the latest plant state known when it starts
+ * @param {() => number} [opts.now] wall clock (ts of the frames it makes)
+ */
+function createRestEndpoint(opts) {
+  const o = { ...DEFAULTS, ...opts };
+  const roleOf = createRoleChecker({ tokens: o.tokens || [], viewerTokens: o.viewerTokens || [] });
+  const sender = envelope.createSender(o.src, { now: o.now });
+  const tracker = envelope.createTracker();
+  const now = o.now || Date.now;
+  const latest = { ...(o.state || {}) };
+  let version = 0; // seq of the last state frame kept
+  const history = []; // [{seq, env}] oldest first, at most historySize
+  const pending = new Map(); // `${src}:${seq}` -> {res, timer}
+  let closed = false;
+  const counters = {
+    requests: 0, polls: 0, notModified: 0, snapshots: 0, stateFrames: 0, cmds: 0, acks: 0, errs: 0,
+    timeouts: 0, unauthorized: 0, readOnly: 0, badRequests: 0, duplicates: 0, edgeDown: 0, tooLarge: 0,
+    pending: 0, bytesIn: 0, bytesOut: 0,
+  };
+  if (Object.keys(latest).length) keep('snap', latest);
+
+  function keep(k, d) {
+    const env = sender.make(k === 'snap' ? 'snap' : 'state', { d: { ...d } });
+    version = env.seq;
+    history.push({ seq: env.seq, env });
+    if (history.length > o.historySize) history.shift();
+    counters.stateFrames += 1;
+  }
+
+  function answer(res, status, body) {
+    counters.bytesOut += sendJson(res, status, body);
+  }
+
+  function refuse(res, code, msg, ref) {
+    counters.errs += 1;
+    answer(res, errorStatus(code), sender.error(code, msg, ref));
+  }
+
+  /** The latest state as one snap whose seq is the current version. */
+  function snap() {
+    counters.snapshots += 1;
+    return { v: envelope.VERSION, k: 'snap', src: sender.src, seq: version, ts: now(), d: { ...latest } };
+  }
+
+  function getState(res, query) {
+    counters.polls += 1;
+    if (version === 0) { refuse(res, 'E_NO_STATE', 'no plant state yet: no edge has reported since this endpoint started'); return; }
+    const raw = query.get('since');
+    const since = raw === null ? NaN : Number(raw);
+    if (since === version) { counters.notModified += 1; res.writeHead(204, { 'Cache-Control': 'no-store' }); res.end(); return; }
+    const oldest = history.length ? history[0].seq : version + 1;
+    if (Number.isSafeInteger(since) && since >= oldest - 1 && since < version) {
+      answer(res, 200, history.filter((h) => h.seq > since).map((h) => h.env));
+      return;
+    }
+    answer(res, 200, [snap()]);
+  }
+
+  async function postCmd(req, res) {
+    let env;
+    let arrived;
+    try {
+      const text = await readBody(req, o.maxBodyBytes);
+      arrived = clock.now(); // the whole command is here (the twin endpoint stamps a frame's arrival)
+      counters.bytesIn += Buffer.byteLength(text);
+      env = envelope.parse(text, { maxBytes: o.maxBodyBytes });
+    } catch (err) {
+      if (err.code === 'E_TOO_LARGE') counters.tooLarge += 1; else counters.badRequests += 1;
+      refuse(res, err.code || 'E_JSON', err.message, err.ref);
+      return;
+    }
+    const ref = { src: env.src, seq: env.seq };
+    if (env.k !== 'cmd') { counters.badRequests += 1; refuse(res, 'E_KIND', `POST ${'cmd'} takes a "cmd" envelope, got "${env.k}"`, ref); return; }
+    if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; refuse(res, 'E_DUPLICATE', `command ${env.src}#${env.seq} was already received`, ref); return; }
+    if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) { counters.badRequests += 1; refuse(res, 'E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`, ref); return; }
+    env.dl = arrived + (env.ttl || o.lifetimeMs);
+    if (closed) { refuse(res, 'E_CLOSED', 'the endpoint is closing', ref); return; }
+    if (pending.size >= o.maxPending) { refuse(res, 'E_BUSY', `${pending.size} commands are waiting for the edge`, ref); return; }
+    counters.cmds += 1;
+    const key = `${env.src}:${env.seq}`;
+    const timer = setTimeout(() => {
+      if (!pending.delete(key)) return;
+      counters.pending = pending.size;
+      counters.timeouts += 1;
+      refuse(res, 'E_TIMEOUT', `the edge did not answer within ${o.answerTimeoutMs} ms`, ref);
+    }, o.answerTimeoutMs);
+    pending.set(key, { res, timer });
+    counters.pending = pending.size;
+    let reached = 0;
+    try { reached = o.relay(env); } catch { reached = 0; }
+    if (reached > 0 || !pending.has(key)) return; // answered already (a synchronous answer) or on its way
+    clearTimeout(timer);
+    pending.delete(key);
+    counters.pending = pending.size;
+    counters.edgeDown += 1;
+    refuse(res, 'E_EDGE_DOWN', 'no edge is connected to the cloud: the command was not delivered', ref);
+  }
+
+  /**
+   * Handle one request (req.url relative to the endpoint's path).
+   * @param {import('http').IncomingMessage} req
+   * @param {import('http').ServerResponse} res
+   */
+  function handle(req, res) {
+    counters.requests += 1;
+    let url;
+    try { url = new URL(req.url, 'http://localhost'); } catch { refuse(res, 'E_NOT_FOUND', 'bad URL'); return; }
+    const route = url.pathname.replace(/\/+$/, '');
+    if (route !== '/state' && route !== '/cmd') { refuse(res, 'E_NOT_FOUND', `no ${url.pathname} here: GET state, POST cmd`); return; }
+    const role = roleOf(req);
+    if (!role) { counters.unauthorized += 1; refuse(res, 'E_UNAUTHORIZED', 'missing or wrong token (Authorization: Bearer, or ?token=)'); return; }
+    if (route === '/state') {
+      if (req.method !== 'GET') { refuse(res, 'E_METHOD', 'state takes GET'); return; }
+      getState(res, url.searchParams);
+      return;
+    }
+    if (req.method !== 'POST') { refuse(res, 'E_METHOD', 'cmd takes POST'); return; }
+    if (role !== 'twin') {
+      counters.readOnly += 1;
+      req.resume();
+      refuse(res, 'E_READ_ONLY', 'this token may watch, not command: the command was not relayed');
+      return;
+    }
+    postCmd(req, res);
+  }
+
+  /**
+   * An envelope from the edge: states and snaps update the plant state and its history,
+   * answers complete the command they answer (answers for WebSocket twins are not ours).
+   * @param {object} env
+   */
+  function fromEdge(env) {
+    if (!env || typeof env !== 'object') return;
+    if ((env.k === 'state' || env.k === 'snap') && env.d) {
+      Object.assign(latest, env.d);
+      keep(env.k, env.k === 'snap' ? latest : env.d);
+      return;
+    }
+    if ((env.k === 'ack' || env.k === 'err') && env.ref) {
+      const key = `${env.ref.src}:${env.ref.seq}`;
+      const p = pending.get(key);
+      if (!p) return;
+      clearTimeout(p.timer);
+      pending.delete(key);
+      counters.pending = pending.size;
+      if (env.k === 'ack') { counters.acks += 1; answer(p.res, 200, env); return; }
+      counters.errs += 1;
+      // No edge for the plant anywhere: the answer came from the edge endpoint (or, in a fleet, the
+      // instance the command was forwarded to) rather than from relay() returning 0.
+      if (env.e && env.e.code === 'E_EDGE_DOWN') counters.edgeDown += 1;
+      answer(p.res, errorStatus(env.e && env.e.code), env);
+    }
+  }
+
+  /** Stop: every command still waiting is answered 503 E_CLOSED. */
+  function close() {
+    closed = true;
+    for (const [key, p] of pending) {
+      clearTimeout(p.timer);
+      const [src, seq] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];
+      try { refuse(p.res, 'E_CLOSED', 'the endpoint closed before the edge answered', { src, seq }); } catch { /* client gone */ }
+    }
+    pending.clear();
+    counters.pending = 0;
+  }
+
+  return { handle, fromEdge, close, counters, latestState: () => ({ ...latest }), get version() { return version; } };
+}
+
+module.exports = { DEFAULTS, createRestEndpoint, errorStatus };

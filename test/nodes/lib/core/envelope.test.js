@@ -1,0 +1,98 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const envelope = require('../../../../nodes/lib/core/envelope');
+
+const good = () => ({ v: 1, k: 'cmd', src: 'twin-7', seq: 42, ts: 1732240000123, d: { se: 1, dmg: false } });
+
+test('parses a valid frame from text, a Buffer or an object', () => {
+  const text = JSON.stringify(good());
+  assert.deepEqual(envelope.parse(text), good());
+  assert.deepEqual(envelope.parse(Buffer.from(text)), good());
+  assert.deepEqual(envelope.parse(good()), good());
+});
+
+test('refuses with stable codes and keeps the ref where it could be read', () => {
+  const cases = [
+    ['{nope', 'E_JSON'],
+    ['[1]', 'E_SCHEMA'],
+    ['null', 'E_SCHEMA'],
+    [{ ...good(), v: 2 }, 'E_VERSION'],
+    [{ ...good(), k: 'bogus' }, 'E_SCHEMA'],
+    [{ ...good(), src: 'bad src!' }, 'E_SCHEMA'],
+    [{ ...good(), src: 'x'.repeat(65) }, 'E_SCHEMA'],
+    [{ ...good(), seq: 0 }, 'E_SCHEMA'],
+    [{ ...good(), seq: 1.5 }, 'E_SCHEMA'],
+    [{ ...good(), ts: 'now' }, 'E_SCHEMA'],
+    [{ ...good(), d: [1] }, 'E_SCHEMA'],
+    [{ ...good(), d: { se: 'on' } }, 'E_SCHEMA'],
+    [{ ...good(), d: { se: null } }, 'E_SCHEMA'],
+    [{ v: 1, k: 'state', src: 'e', seq: 1, ts: 1 }, 'E_SCHEMA'],
+    [{ v: 1, k: 'err', src: 'e', seq: 1, ts: 1 }, 'E_SCHEMA'],
+    [{ v: 1, k: 'ack', src: 'e', seq: 1, ts: 1, ref: { src: 'x' } }, 'E_SCHEMA'],
+  ];
+  for (const [raw, code] of cases) {
+    assert.throws(() => envelope.parse(typeof raw === 'string' ? raw : JSON.stringify(raw)), { code }, JSON.stringify(raw));
+  }
+  try {
+    envelope.parse(JSON.stringify({ ...good(), v: 9 }));
+  } catch (err) {
+    assert.deepEqual(err.ref, { src: 'twin-7', seq: 42 });
+  }
+});
+
+test('refuses a frame past the size limit before parsing it', () => {
+  const big = JSON.stringify({ ...good(), pad: 'x'.repeat(100) });
+  assert.throws(() => envelope.parse(big, { maxBytes: 64 }), { code: 'E_TOO_LARGE' });
+  assert.throws(() => envelope.parse('x'.repeat(envelope.MAX_FRAME_BYTES + 1)), { code: 'E_TOO_LARGE' });
+});
+
+test('ack and err answers validate; an ack may omit ref', () => {
+  assert.doesNotThrow(() => envelope.validate({ v: 1, k: 'ack', src: 'e', seq: 1, ts: 1, ref: { src: 'twin-7', seq: 42 } }));
+  assert.doesNotThrow(() => envelope.validate({ v: 1, k: 'ack', src: 'e', seq: 1, ts: 1 }));
+  assert.doesNotThrow(() => envelope.validate({ v: 1, k: 'err', src: 'e', seq: 2, ts: 1, e: { code: 'E_X', msg: 'm' } }));
+});
+
+test('a sender stamps src, +1 seq and time; continues after a given seq; makes err answers', () => {
+  let now = 1000;
+  const s = envelope.createSender('edge-1', { seq: 41, now: () => now });
+  const a = s.make('state', { d: { c1: 1 } });
+  now = 2000;
+  const b = s.make('ack', { ref: { src: 't', seq: 3 }, cid: 'c' });
+  assert.deepEqual(a, { v: 1, k: 'state', src: 'edge-1', seq: 42, ts: 1000, d: { c1: 1 } });
+  assert.deepEqual(b, { v: 1, k: 'ack', src: 'edge-1', seq: 43, ts: 2000, ref: { src: 't', seq: 3 }, cid: 'c' });
+  const e = s.error('E_PLC_DOWN', 'down', { src: 't', seq: 4 }, 'c2');
+  assert.deepEqual(e.e, { code: 'E_PLC_DOWN', msg: 'down' });
+  assert.equal(e.cid, 'c2');
+  envelope.validate(e);
+  assert.equal(s.seq, 44);
+  assert.throws(() => envelope.createSender('bad id'), { code: 'E_SCHEMA' });
+});
+
+test('the tracker drops duplicates, counts gaps and missing frames, and takes seq 1 as a restart', () => {
+  const t = envelope.createTracker();
+  const f = (src, seq) => t.check({ src, seq });
+  assert.equal(f('a', 1), 'accept');
+  assert.equal(f('a', 2), 'accept');
+  assert.equal(f('a', 2), 'duplicate');
+  assert.equal(f('a', 1), 'accept', 'a restarted sender');
+  assert.equal(t.stats.restarts, 1);
+  assert.equal(f('a', 5), 'accept');
+  assert.equal(f('a', 3), 'duplicate', 'late and out of order counts as duplicate');
+  assert.equal(t.stats.gaps, 1);
+  assert.equal(t.stats.missing, 3);
+  assert.equal(f('b', 7), 'accept', 'a new sender may start anywhere');
+  assert.equal(t.lastSeq('b'), 7);
+  t.forget('b');
+  assert.equal(t.lastSeq('b'), undefined);
+});
+
+test('the tracker forgets the least recently seen sender past maxSenders', () => {
+  const t = envelope.createTracker({ maxSenders: 2 });
+  t.check({ src: 'a', seq: 1 });
+  t.check({ src: 'b', seq: 1 });
+  t.check({ src: 'a', seq: 2 });
+  t.check({ src: 'c', seq: 1 });
+  assert.equal(t.lastSeq('b'), undefined);
+  assert.equal(t.lastSeq('a'), 2);
+});

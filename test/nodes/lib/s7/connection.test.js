@@ -1,0 +1,184 @@
+'use strict';
+/**
+ * lib/s7/connection.js against the REAL virtual PLC: after a write it chases the PLC's reaction
+ * with back-to-back reads until it sees the PLC has scanned, and a long read is followed by a
+ * rest (readDuty) whatever asks for the next one, but never longer than maxRestMs. (Its own
+ * file: node-snap7 allows one S7Server per process.)
+ */
+const { describe, it, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const net = require('node:net');
+const { createPlc } = require('../../../../plc');
+const { createS7Connection } = require('../../../../nodes/lib/s7/connection');
+const { waitFor } = require('../../../helpers/nodes');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+describe('s7-connection read pacing against the virtual PLC', () => {
+  let plc;
+  before(async () => { plc = await createPlc({ scanMs: 10, s7: { host: '127.0.0.1', port: 0 }, opcua: false, modbus: false, mqtt: false }); });
+  after(async () => { await plc.stop(); });
+
+  /**
+   * Reads made in `ms` while a probe write goes out every 5 ms (each opens a chase window), with
+   * the whole probe response DB (4 KB: several PDUs) watched, as with hundreds of twins.
+   */
+  async function readsWhileWriting(opts, ms = 600) {
+    const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 1000, timeoutMs: 1000, ...opts });
+    conn.start();
+    try {
+      for (let b = 0; b < 16; b++) conn.watch(`DB3,DWORD${256 * b}.64`);
+      await waitFor(() => conn.connected && conn.counters.reads > 0, 10000, 'the S7 connection and its first read');
+      const r0 = conn.counters.reads;
+      const end = Date.now() + ms;
+      let v = 1;
+      while (Date.now() < end) {
+        await conn.write([{ addr: 'DB2,DWORD8', value: v++ }]);
+        await sleep(5); // the load: a probe write every 5 ms for `ms`
+      }
+      return { reads: conn.counters.reads - r0, counters: { ...conn.counters } };
+    } finally {
+      await conn.close();
+    }
+  }
+
+  it('chases a write with back-to-back reads; a long read rests so reads take at most readDuty of the time', async () => {
+    const free = await readsWhileWriting({ readDuty: 1 });
+    const paced = await readsWhileWriting({ readDuty: 0.1 });
+    assert.ok(free.counters.chaseReads > 0, 'reads chase the writes');
+    assert.equal(free.counters.rests, 0, 'readDuty 1: no rests');
+    assert.ok(paced.counters.rests > 0, 'readDuty 0.1: rests after reads');
+    assert.ok(paced.reads * 2 < free.reads, `paced reads ${paced.reads} should be well under free reads ${free.reads}`);
+    assert.equal(paced.counters.writeErrors + free.counters.writeErrors, 0, 'every write still went through');
+  });
+
+  /**
+   * What the reads did in the 400 ms after each of `values` was written to probe slot 5 (chaseMs
+   * 300; no cyclic reads, cycleMs 1 s: every read there is a chase read): when the last read came
+   * and when one first showed the value answered, in ms after the write, and how many chases
+   * ended early.
+   */
+  async function chaseAfterWrites(opts, values) {
+    const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 300, timeoutMs: 1000, ...opts });
+    let cur = null;
+    conn.on('data', (buf, extra) => {
+      if (!cur) return;
+      cur.lastMs = performance.now() - cur.t0;
+      if (extra['DB3,DWORD0.64'] && extra['DB3,DWORD0.64'][5] === cur.value) cur.answeredMs ??= cur.lastMs;
+    });
+    conn.start();
+    try {
+      conn.watch('DB3,DWORD0.64'); // probe slots 0-63: the PLC copies slot 5's request to its response every scan
+      await waitFor(() => conn.connected, 10000, 'the S7 connection');
+      await sleep(1200); // the first reads (and their cycle) are over
+      const out = [];
+      for (const value of values) {
+        const ends0 = conn.counters.chaseEnds;
+        cur = { value, t0: performance.now(), lastMs: null, answeredMs: null };
+        await conn.write([{ addr: 'DB2,DWORD20', value }]);
+        await sleep(400); // the window observed (chaseMs 300 and a margin): what the reads did in it
+        out.push({ ...cur, ended: conn.counters.chaseEnds - ends0 });
+      }
+      return out;
+    } finally {
+      await conn.close();
+    }
+  }
+
+  it('a chase ends at the first read that shows the PLC scanned since the write', async () => {
+    // The I/O block holds ScanCount (DB1.DBD12), so every scan changes it: a chase ends at the
+    // PLC's first scan after the write, whether or not the write changed anything.
+    const v = 777000 + Math.floor(Math.random() * 1000);
+    const [changed, same] = await chaseAfterWrites({}, [v, v]);
+    assert.ok(changed.answeredMs !== null, 'a chase read saw the PLC copy the probe value');
+    assert.equal(changed.ended, 1, 'the chase ended early');
+    // Chased on, the reads would go on until 300 ms after the write. A scan is 10 ms; the answer
+    // may already be in the chase's first read (then the chase ends at the scan after it).
+    assert.ok(changed.lastMs - changed.answeredMs < 150, `reads stopped ${(changed.lastMs - changed.answeredMs).toFixed(1)} ms after the answer`);
+    assert.equal(same.ended, 1, 'the same value again: ScanCount still shows the scan');
+    assert.ok(same.lastMs < 150, `the last read came ${same.lastMs.toFixed(1)} ms after the write`);
+  });
+
+  it('without a scan counter in the block, a write that changes nothing is chased for chaseMs', async () => {
+    // ioSize 4: the plant's bits only (idle plant, nothing moves); the second write repeats the
+    // first value, so no read after it differs from the first.
+    const v = 778000 + Math.floor(Math.random() * 1000);
+    const [, same] = await chaseAfterWrites({ ioSize: 4 }, [v, v]);
+    assert.equal(same.ended, 0, 'nothing changed: no early end');
+    assert.ok(same.lastMs >= 250, `chased on for chaseMs: the last read came ${same.lastMs.toFixed(1)} ms after the write`);
+  });
+
+  /**
+   * Queue a write to each of `slots` at once (probe slot i gets 500000 + i), as a burst of twins
+   * does, and a command (StopButton off) in the middle; the write jobs it took once all landed.
+   */
+  async function burst(slots, independent) {
+    const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 0, timeoutMs: 2000 });
+    conn.start();
+    try {
+      await waitFor(() => conn.connected, 10000, 'the S7 connection');
+      const jobs0 = conn.counters.writeJobs;
+      const writes = slots.map((s, i) => {
+        const w = conn.write([{ addr: `DB2,DWORD${4 * s}`, value: 500000 + s }], { independent });
+        return i === 100 ? Promise.all([w, conn.write([{ addr: 'DB1,X0.1', value: false }])]) : w;
+      });
+      await Promise.all(writes);
+      const jobs = conn.counters.writeJobs - jobs0;
+      // The PLC copies every request to its response slot on its next scans.
+      await waitFor(() => slots.every((s) => plc.probeResponse(s) === 500000 + s), 10000, 'every probe response');
+      assert.equal(conn.counters.writeErrors, 0);
+      return jobs;
+    } finally {
+      await conn.close();
+    }
+  }
+
+  it('a burst of probe writes goes out as few jobs, neighbouring slots as one item', async () => {
+    const slots = Array.from({ length: 300 }, (_, i) => 1 + i).sort(() => Math.random() - 0.5);
+    const plain = await burst(slots, false);
+    const merged = await burst(slots.map((s) => s + 300), true);
+    // 301 writes in jobs of at most 20 items; merged, a job holds as many neighbouring slots as
+    // one PDU takes (232 in one item at 960 bytes).
+    assert.ok(plain >= 16, `plain writes took ${plain} jobs`);
+    assert.ok(merged <= 8, `merged probe writes took ${merged} jobs`);
+  });
+
+  it('a read held up on the way is not followed by a rest longer than maxRestMs', async () => {
+    // A TCP relay between the connection and the PLC that can hold one answer back for 60 ms, as
+    // a GC pause or a busy core holds a read up. The read then "took" 60 ms; a rest of twice that
+    // (readDuty 1/3) would leave every probe waiting 120 ms more for the next read.
+    let holdNext = false;
+    const relay = net.createServer((client) => {
+      const plcSide = net.connect(plc.ports.s7, '127.0.0.1');
+      let chain = Promise.resolve();
+      client.on('data', (b) => plcSide.write(b));
+      plcSide.on('data', (b) => {
+        const hold = holdNext;
+        holdNext = false;
+        chain = chain.then(() => (hold ? sleep(60) : null)).then(() => { if (!client.destroyed) client.write(b); });
+      });
+      const end = () => { client.destroy(); plcSide.destroy(); };
+      client.on('error', end); plcSide.on('error', end); client.on('close', end); plcSide.on('close', end);
+    });
+    await new Promise((r) => relay.listen(0, '127.0.0.1', r));
+    const conn = createS7Connection({ host: '127.0.0.1', port: relay.address().port, cycleMs: 1, chaseMs: 0, timeoutMs: 1000, readDuty: 1 / 3 });
+    const at = [];
+    conn.on('data', () => at.push(performance.now()));
+    conn.start();
+    try {
+      for (let b = 0; b < 16; b++) conn.watch(`DB3,DWORD${256 * b}.64`); // 4 KB: several PDUs
+      await waitFor(() => conn.connected && at.length > 20, 10000, 'reads through the relay');
+      holdNext = true;
+      const n0 = at.length;
+      await waitFor(() => at.length > n0 + 5, 10000, 'reads after the held one');
+      const gaps = at.slice(n0 - 1).map((t, i, a) => (i ? t - a[i - 1] : 0));
+      const held = gaps.findIndex((g) => g >= 55); // the read that waited 60 ms in the relay
+      assert.ok(held > 0 && held < gaps.length - 1, `one read was held up: ${gaps.map((g) => g.toFixed(1)).join(' ')} ms`);
+      assert.ok(gaps[held + 1] < 50, `the next read came ${gaps[held + 1].toFixed(1)} ms after the held one (rest capped at 5 ms; uncapped it would be 120 ms)`);
+      assert.ok(conn.counters.rests > 0);
+    } finally {
+      await conn.close();
+      await new Promise((r) => relay.close(r));
+    }
+  });
+});

@@ -1,0 +1,61 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const tags = require('../../../../nodes/lib/core/tags');
+const { commandItems, probeItems, createStateDiffer } = require('../../../../nodes/lib/s7/edge');
+const { nodes7Address } = require('../../../../nodes/lib/s7/connection');
+
+test('commandItems maps every value to a nodes7 item, booleans as true/false', () => {
+  assert.deepEqual(commandItems({ se: 1, dmg: false, sk: true }), [
+    { short: 'se', addr: 'DB1,X0.2', value: true },
+    { short: 'dmg', addr: 'DB1,X0.6', value: false },
+    { short: 'sk', addr: 'DB1,X1.0', value: true },
+  ]);
+});
+
+test('commandItems is all or nothing: one bad value refuses the whole frame with a stable code', () => {
+  assert.throws(() => commandItems({ se: 1, nope: 1 }), { code: 'E_UNKNOWN_TAG' });
+  assert.throws(() => commandItems({ se: 1, c1: 1 }), { code: 'E_NOT_WRITABLE' });
+  assert.throws(() => commandItems({ se: 1, dmg: 2 }), { code: 'E_TYPE' });
+  assert.throws(() => commandItems({ se: 0.5 }), { code: 'E_TYPE' });
+  assert.throws(() => commandItems({}), { code: 'E_EMPTY' });
+});
+
+test('probeItems checks slot and UDInt range and addresses DB2/DB3', () => {
+  assert.deepEqual(probeItems({ 0: 7, 1023: 4294967295 }), [
+    { slot: 0, value: 7, addr: 'DB2,DWORD0', resAddr: 'DB3,DWORD0.64', resIndex: 0 },
+    { slot: 1023, value: 4294967295, addr: 'DB2,DWORD4092', resAddr: 'DB3,DWORD3840.64', resIndex: 63 },
+  ]);
+  // Responses are read a block of 64 slots per item: slots 64..127 share one item.
+  assert.equal(probeItems({ 70: 1 })[0].resAddr, 'DB3,DWORD256.64');
+  assert.equal(probeItems({ 70: 1 })[0].resIndex, 6);
+  assert.throws(() => probeItems({ 1024: 1 }), { code: 'E_SLOT' });
+  assert.throws(() => probeItems({ '-1': 1 }), { code: 'E_SLOT' });
+  assert.throws(() => probeItems({ x: 1 }), { code: 'E_SLOT' });
+  assert.throws(() => probeItems({ 1: -1 }), { code: 'E_RANGE' });
+  assert.throws(() => probeItems({ 1: 1.5 }), { code: 'E_TYPE' });
+  assert.throws(() => probeItems({}), { code: 'E_EMPTY' });
+});
+
+test('nodes7Address covers every tag type of the table', () => {
+  assert.equal(nodes7Address(tags.get('c1')), 'DB1,X2.0');
+  assert.equal(nodes7Address(tags.get('ng')), 'DB1,INT4');
+  assert.equal(nodes7Address(tags.get('nb')), 'DB1,DINT8');
+  assert.equal(nodes7Address({ addr: { db: 2, type: 'UDINT', byte: 8, bit: 0 } }), 'DB2,DWORD8');
+});
+
+test('the state differ reports everything first, then only changes, never noStream tags', () => {
+  const d = createStateDiffer();
+  const buf = Buffer.alloc(tags.ioDbSize);
+  const first = d.update(buf);
+  assert.equal(first.first, true);
+  assert.equal(Object.keys(first.changed).length, tags.tags.filter((t) => !t.noStream).length);
+  assert.equal('scn' in first.values, false);
+  tags.writeTag(buf, tags.get('c1'), 1);
+  tags.writeTag(buf, tags.get('nb'), 70000);
+  tags.writeTag(buf, tags.get('scn'), 5);
+  assert.deepEqual(d.update(buf).changed, { c1: 1, nb: 70000 });
+  assert.deepEqual(d.update(buf).changed, {});
+  d.reset();
+  assert.equal(d.update(buf).first, true);
+});
