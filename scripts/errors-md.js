@@ -13,12 +13,12 @@ const { PARTS, AREAS, CODES } = require('../nodes/lib/core/error-codes');
 const OUT = path.join(__dirname, '..', 'docs', 'errors.md');
 
 /**
- * GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens.
+ * GitHub's anchor for a heading: lower case, punctuation but `_` and `-` dropped, spaces to hyphens.
  * @param {string} title
  * @returns {string}
  */
 function anchor(title) {
-  return title.toLowerCase().replace(/[^\p{L}\p{N}\s-]/gu, '').replace(/\s/g, '-');
+  return title.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
 }
 
 /** A table cell: a `|` inside it would end the cell. */
