@@ -9,7 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createOpcuaServer } = require('../../../../nodes/lib/opcua/server');
 const { createOpcuaBridge } = require('../../../../nodes/lib/opcua/bridge');
-const { createSide } = require('../../../../nodes/lib/opcua/session');
+const { createSession } = require('../../../../nodes/lib/opcua/session');
 const { createTransport } = require('../../../../twin/transports/opcua');
 const ot = require('../../../../nodes/lib/opcua/tags');
 const { freePort, waitFor } = require('../../../helpers/nodered');
@@ -28,7 +28,7 @@ async function startServer(t, port) {
 }
 
 async function client(t, srv, credentials) {
-  const side = createSide({ endpointUrl: srv.endpointUrl, credentials, pkiDir: pkiDir('client'), name: 'test' });
+  const side = createSession({ endpointUrl: srv.endpointUrl, credentials, pkiDir: pkiDir('client'), name: 'test' });
   t.after(() => side.close());
   await side.connect();
   return side;
@@ -138,7 +138,8 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   await waitFor(async () => (await countMonitoredItems(srv2.endpointUrl, TWIN)).items === 10 + SLOTS + 2 + 11, 30000,
     'bridge command and probe items plus the subscribing twin\'s 2 probe responses and 11 outputs, each once');
   await waitFor(() => sub.stats().connected && poll.stats().connected, 30000, 'twins reconnected');
-  // The relay's baseline of the new server (a request written before it is no request, issue 16).
+  // The relay's baseline of the new server: a request written before it is no request (a stale
+  // request relayed to the PLC would overwrite a fresh one).
   await waitFor(() => bridge.stats().probes.requests.baselines >= 2 && !bridge.stats().probes.requests.holding, 30000, 'the relay\'s new baseline');
   for (const [tr, slot] of [[sub, 1], [poll, 2]]) {
     value += 1;
