@@ -38,8 +38,8 @@ const { createSession } = require('./session');
 const { createProbeRelay } = require('./probes');
 const { createFreshFilter } = require('./fresh');
 const { createBaseline } = require('./baseline');
-const { createWaits } = require('./waits');
-const { connectFirstSession, DEFAULTS: FIRST_SESSION } = require('./first-session');
+const { DEFAULTS: FIRST_SESSION } = require('./first-session');
+const { createRelayCore } = require('./relay');
 const { createTagWriter, inTimeOrder } = require('./tag-writer');
 
 const DEFAULTS = {
@@ -142,11 +142,9 @@ function createOpcuaBridge(opts = {}) {
   const { commandIds, cloudIdOf, tagOfCloudId, tagOfPlcId } = ids;
   const counters = bridgeCounters();
   const fresh = createFreshFilter(); // which cloud notifications are fresh commands
-  const waits = createWaits(); // connect retries, pulse holds and baseline retries, ended by stop
-  let stopped = false;
-  const isStopped = () => stopped;
+  const core = createRelayCore(ee);
+  const { isStopped, fail } = core;
   const plcImage = {}; // the PLC's outputs as last seen, by short name (for the cloud's resync)
-  const fail = (err) => { if (ee.listenerCount('error')) ee.emit('error', err); };
 
   const { plc, cloud, probes } = bridgeSessions(o, ids);
   if (probes) {
@@ -154,7 +152,7 @@ function createOpcuaBridge(opts = {}) {
     probes.on('error', (err) => fail(err));
   }
 
-  const writing = { counters, pulseHoldMs: o.pulseHoldMs, maxFrames: o.maxFrames, wait: waits.wait, isStopped, fail };
+  const writing = { counters, pulseHoldMs: o.pulseHoldMs, maxFrames: o.maxFrames, wait: core.wait, isStopped, fail };
   const toPlc = createTagWriter({
     ...writing, name: 'plc', side: plc, nodeIdOf: (k) => ot.plcNodeId(k), countAs: { values: 'toPlc', writes: 'toPlcWrites' },
     keepUnwritten: false, onForward: (values) => ee.emit('forward', { to: 'plc', values }),
@@ -164,7 +162,7 @@ function createOpcuaBridge(opts = {}) {
     keepUnwritten: true, onForward: (values) => ee.emit('forward', { to: 'cloud', values }),
   });
   const baseline = createBaseline({
-    session: cloud, fresh, isStopped, wait: waits.wait, retryMs: o.baselineRetryMs,
+    session: cloud, fresh, isStopped, wait: core.wait, retryMs: o.baselineRetryMs,
     read: async () => (await cloud.read(commandIds)).filter((r) => r.good).map((r) => {
       const tag = tagOfCloudId.get(r.nodeId);
       return { key: tag.short, value: ot.fromVariant(tag, r.value), clock: r.clock };
@@ -176,26 +174,8 @@ function createOpcuaBridge(opts = {}) {
 
   plc.on('values', (batch) => statesToCloud(batch.map((n) => [tagOfPlcId.get(n.nodeId), n])));
   cloud.on('values', (batch) => commandsToPlc(batch.map((n) => [tagOfCloudId.get(n.nodeId), n])));
-  plc.on('status', (status, detail) => {
-    if (status !== 'connected') toPlc.drop(); // what the PLC did not get now, it never gets
-    ee.emit('status', { side: 'plc', status, detail });
-  });
-  cloud.on('status', (status, detail) => {
-    if (status !== 'connected') fresh.hold(); // republished notifications after a reconnect are no commands
-    ee.emit('status', { side: 'cloud', status, detail });
-  });
-  // A (re)created cloud session: it may have lost its values (a restarted server), so it gets the
-  // PLC's outputs again (values it already has are filtered by what it is known to have only
-  // after a read-back, so that is forgotten); and what it holds now is the commands' new baseline.
-  cloud.on('session', () => {
-    counters.resyncs += 1;
-    toCloud.resync(plcImage);
-    fresh.hold();
-    baseline.run();
-  });
-  // A (re)created PLC session: the PLC may have restarted with other inputs; it gets nothing from
-  // here until a twin sends a new command (what the bridge believed it had is forgotten).
-  plc.on('session', () => toPlc.forget());
+  // A (re)created cloud session gets the PLC's outputs again (relay.js says why).
+  core.wire({ plc, cloud, names: { plc: 'plc', cloud: 'cloud' }, fresh, toPlc, toCloud, cloudImage: plcImage, baseline, counters });
 
   /**
    * Cloud notifications → the PLC: fresh commands only, checked against the dictionary, and only
@@ -225,17 +205,13 @@ function createOpcuaBridge(opts = {}) {
     toCloud.settle();
   }
 
-  const firstSession = { retryMs: o.retryMs, isStopped, wait: waits.wait, onError: fail };
-
   /** Connect both sides; resolves when both have a session (or the bridge was stopped). */
   async function start() {
-    await Promise.all([connectFirstSession(plc, firstSession), connectFirstSession(cloud, firstSession), probes && probes.start()]);
+    await Promise.all([core.connect([plc, cloud], o.retryMs), probes && probes.start()]);
   }
 
-  async function stop() {
-    stopped = true;
-    waits.cancel();
-    await Promise.allSettled([plc.close(), cloud.close(), probes && probes.stop()]);
+  function stop() {
+    return core.stop(() => [plc.close(), cloud.close(), probes && probes.stop()]);
   }
 
   // defineProperties, not Object.assign: assign would read the getters once, now.

@@ -37,8 +37,7 @@ const tags = require('../core/tags');
 const { createSession } = require('./session');
 const { createFreshFilter } = require('./fresh');
 const { createBaseline } = require('./baseline');
-const { createWaits } = require('./waits');
-const { connectFirstSession } = require('./first-session');
+const { createRelayCore } = require('./relay');
 const { createProbeWriter } = require('./probe-writer');
 const { createProbeWatch } = require('./probe-watch');
 
@@ -155,10 +154,8 @@ function createProbeRelay(opts = {}) {
   const ee = new EventEmitter();
   const counters = relayCounters();
   const fresh = createFreshFilter(); // which cloud Req notifications are requests a twin made
-  const waits = createWaits(); // connect and baseline retries, ended by stop
-  let stopped = false;
-  const isStopped = () => stopped;
-  const fail = (err) => { if (ee.listenerCount('error')) ee.emit('error', err); };
+  const core = createRelayCore(ee);
+  const { isStopped, fail } = core;
   const { plc, cloud } = relaySessions(o);
   const responses = new Map(); // slot -> the PLC's response as last seen (for the cloud's resync)
   const watch = createProbeWatch({ plc, idleMs: o.idleMs, counters, isStopped, fail });
@@ -173,7 +170,7 @@ function createProbeRelay(opts = {}) {
     countAs: { values: 'toCloud', writes: 'toCloudWrites' }, keepUnwritten: true, refusedError: refusedError('cloud'),
   });
   const baseline = createBaseline({
-    session: cloud, fresh, isStopped, wait: waits.wait, retryMs: o.baselineRetryMs,
+    session: cloud, fresh, isStopped, wait: core.wait, retryMs: o.baselineRetryMs,
     read: () => readRequests(cloud, o),
     // Requests a twin made after the read was served, while it was on its way: judged now.
     onLater: (later) => requestsToPlc(later, true),
@@ -182,27 +179,11 @@ function createProbeRelay(opts = {}) {
 
   plc.on('values', (batch) => responsesToCloud(batch));
   cloud.on('values', (batch) => requestsToPlc(batch));
-  plc.on('status', (status, detail) => {
-    if (status !== 'connected') toPlc.drop(); // what the PLC did not get now, it never gets
-    ee.emit('status', { side: 'plc-probes', status, detail });
-  });
-  cloud.on('status', (status, detail) => {
-    if (status !== 'connected') fresh.hold(); // republished notifications after a reconnect are no requests
-    ee.emit('status', { side: 'cloud-probes', status, detail });
-  });
-  // A (re)created cloud session: a restarted server gets the PLC's responses back, and what its
-  // Req variables hold now is the requests' new baseline.
-  cloud.on('session', () => {
-    counters.resyncs += 1;
-    toCloud.resync(responses);
-    fresh.hold();
-    baseline.run();
-  });
-  // A (re)created PLC session: its response items come back; it gets no request until a twin
-  // makes one (what the relay believed it had is forgotten).
-  plc.on('session', () => {
-    watch.resume();
-    toPlc.forget();
+  // A (re)created cloud session gets the PLC's responses back (relay.js says why); a (re)created
+  // PLC session gets its response items back.
+  core.wire({
+    plc, cloud, names: { plc: 'plc-probes', cloud: 'cloud-probes' }, fresh, toPlc, toCloud, cloudImage: responses, baseline, counters,
+    onPlcSession: () => watch.resume(),
   });
 
   /** The good notifications of relayed probe variables of `kind`; the others are refused and counted. */
@@ -246,8 +227,6 @@ function createProbeRelay(opts = {}) {
     toCloud.flush();
   }
 
-  const firstSession = { retryMs: o.retryMs, isStopped, wait: waits.wait, onError: fail };
-
   return Object.defineProperties(ee, Object.getOwnPropertyDescriptors({
     counters,
     sides: { plc, cloud },
@@ -255,13 +234,11 @@ function createProbeRelay(opts = {}) {
     /** Connect both sides; resolves when both have a session (or the relay was stopped). */
     async start() {
       watch.start();
-      await Promise.all([connectFirstSession(plc, firstSession), connectFirstSession(cloud, firstSession)]);
+      await core.connect([plc, cloud], o.retryMs);
     },
-    async stop() {
-      stopped = true;
+    stop() {
       watch.stop();
-      waits.cancel();
-      await Promise.allSettled([plc.close(), cloud.close()]);
+      return core.stop(() => [plc.close(), cloud.close()]);
     },
     /** Counters; `requests`: how the cloud's Req notifications were judged (fresh.js). */
     stats() {

@@ -42,6 +42,12 @@ const DEFAULTS = {
   exemptRoles: ['edge'],
 };
 
+/** Options whose value is the one given, else the default. */
+const GIVEN_OR_DEFAULT = [
+  'ratePerS', 'burst', 'errors', 'errorWindowMs', 'port', 'minimumSamplingIntervalMs', 'minimumPublishingIntervalMs',
+  'maxSessions', 'probeSlots', 'allowInsecure', 'allowAnonymous', 'autoAcceptCertificates',
+];
+
 /** Error with a stable `code`. */
 const OpcuaServerError = codedError('OpcuaServerError');
 
@@ -57,23 +63,13 @@ const wildcard = (h) => h === '0.0.0.0' || h === '::';
 function serverConfig(opts = {}) {
   const host = opts.host || DEFAULTS.host;
   const cfg = {
+    // Given, else the default (null and undefined are not given; 0 and false are).
+    ...Object.fromEntries(GIVEN_OR_DEFAULT.map((k) => [k, opts[k] ?? DEFAULTS[k]])),
     host,
     publicHost: opts.publicHost || (wildcard(host) ? os.hostname() : host),
-    ratePerS: opts.ratePerS ?? DEFAULTS.ratePerS,
-    burst: opts.burst ?? DEFAULTS.burst,
-    errors: opts.errors ?? DEFAULTS.errors,
-    errorWindowMs: opts.errorWindowMs ?? DEFAULTS.errorWindowMs,
     exemptRoles: opts.exemptRoles || DEFAULTS.exemptRoles,
-    port: opts.port ?? DEFAULTS.port,
     plant: ot.checkPlant(opts.plant),
     pkiDir: opts.pkiDir || path.join(os.homedir(), '.node-red', 'opcua-pki'),
-    minimumSamplingIntervalMs: opts.minimumSamplingIntervalMs ?? DEFAULTS.minimumSamplingIntervalMs,
-    minimumPublishingIntervalMs: opts.minimumPublishingIntervalMs ?? DEFAULTS.minimumPublishingIntervalMs,
-    maxSessions: opts.maxSessions ?? DEFAULTS.maxSessions,
-    probeSlots: opts.probeSlots ?? DEFAULTS.probeSlots,
-    allowInsecure: opts.allowInsecure ?? DEFAULTS.allowInsecure,
-    allowAnonymous: opts.allowAnonymous ?? DEFAULTS.allowAnonymous,
-    autoAcceptCertificates: opts.autoAcceptCertificates ?? DEFAULTS.autoAcceptCertificates,
     users: {
       twin: { ...DEFAULTS.users.twin, ...((opts.users && opts.users.twin) || {}) },
       edge: { ...DEFAULTS.users.edge, ...((opts.users && opts.users.edge) || {}) },

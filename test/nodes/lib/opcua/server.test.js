@@ -7,7 +7,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { createOpcuaServer } = require('../../../../nodes/lib/opcua/server');
+const { createOpcuaServer, startImage, lowerFloors } = require('../../../../nodes/lib/opcua/server');
 const { createOpcuaBridge } = require('../../../../nodes/lib/opcua/bridge');
 const { createSession } = require('../../../../nodes/lib/opcua/session');
 const { freePort, waitFor } = require('../../../helpers/nodered');
@@ -30,6 +30,20 @@ async function client(t, srv, credentials, extra = {}) {
   await side.connect();
   return side;
 }
+
+test('a server starts from the image it is given: known tags only, normalised', () => {
+  assert.deepEqual(startImage({ st: true, ng: 5, nope: 1 }), { st: 1, ng: 5 });
+  assert.deepEqual(startImage(undefined), {});
+  assert.throws(() => startImage({ ng: 1e9 }), { code: 'E_RANGE' });
+});
+
+test('node-opcua\'s class-wide floors are lowered, never raised', () => {
+  const fake = { MonitoredItem: { minimumSamplingInterval: 50 }, Subscription: { minimumPublishingInterval: 50 } };
+  lowerFloors(10, 20, fake);
+  assert.deepEqual([fake.MonitoredItem.minimumSamplingInterval, fake.Subscription.minimumPublishingInterval], [10, 20]);
+  lowerFloors(30, 0, fake);
+  assert.deepEqual([fake.MonitoredItem.minimumSamplingInterval, fake.Subscription.minimumPublishingInterval], [10, 20]);
+});
 
 test('cloud server: twins write commands, the edge writes states, everything else is refused and counted', async (t) => {
   const srv = await startServer(t);
