@@ -8,7 +8,8 @@
  * restarted empty is brought up to date). Towards a PLC ("Fresh changes only", on by default for
  * commands) nothing is ever passed on again, and the first read after start and after the
  * source client (the one the block is read through) reconnects is a baseline, not a command
- * (issue 16). The table logic is nodes/lib/modbus/codec.js (tags.packRegister/unpackRegister).
+ * (a value left from before a reconnect was not commanded now, and writing it late could move
+ * the plant). The table logic is nodes/lib/modbus/codec.js (tags.packRegister/unpackRegister).
  */
 const codec = require('./lib/modbus/codec');
 const registry = require('./lib/runtime/registry');

@@ -56,7 +56,8 @@ module.exports = function register(RED) {
         validatePayloads: config.validate !== false && config.validate !== 'false',
         snapshot: config.snapshot !== false && config.snapshot !== 'false',
         noDelay: config.noDelay !== false && config.noDelay !== 'false',
-        // A fleet (issue 17): cluster with the other cloud instances' brokers over the same Redis.
+        // A fleet: cluster with the other cloud instances' brokers over the same Redis, so a PLC and
+        // its twins may be connected to different instances.
         redisUrl: process.env.S7T_REDIS_URL || null,
         // The host's certificate (S7T_TLS_KEY/S7T_TLS_CERT, as the editor's): mqtts and wss only.
         tls: serverTls(),
