@@ -1,0 +1,64 @@
+'use strict';
+/**
+ * What the `s7twin-io-table` config node makes of its properties, and which table a node that
+ * may reference one works with: no Node-RED here (the node passes its lookup in).
+ */
+const { checkPlant } = require('../plants');
+
+/**
+ * The plants a table node is for: ids separated by commas or spaces (`tank1, tank2`).
+ * @param {string} text
+ * @returns {string[]}
+ * @throws {PlantError} E_PLANT for an id that is none
+ */
+function plantsOf(text) {
+  return String(text ?? '').split(/[\s,]+/).filter(Boolean).map(checkPlant);
+}
+
+/**
+ * The table node's table and plants.
+ * @param {{table?: string, plants?: string}} config the node's properties: `table` the
+ *   definition as JSON text (what the editor writes)
+ * @param {(def: object) => object} createTable ../io-table.js createTable
+ * @returns {{table: object|null, plants: string[], error: Error|null}} error: why there is no
+ *   table (E_TABLE_JSON, E_TABLE with the findings, E_PLANT)
+ */
+function readTableConfig(config, createTable) {
+  try {
+    const plants = plantsOf(config.plants);
+    let def;
+    try {
+      def = JSON.parse(config.table || '');
+    } catch (err) {
+      const e = new Error(`the table is not JSON: ${err.message}`);
+      e.code = 'E_TABLE_JSON';
+      throw e;
+    }
+    return { table: createTable(def), plants, error: null };
+  } catch (error) {
+    return { table: null, plants: [], error };
+  }
+}
+
+/**
+ * The table a node works with: the one of the table node it names, else `fallback()` (the
+ * process's table: S7T_IO_TABLE, else the demo plant's).
+ * @param {(id: string) => object|null} getNode RED.nodes.getNode
+ * @param {string} [id] the table node's id ('' or absent: none)
+ * @param {() => object} fallback
+ * @returns {object} a table
+ * @throws {Error} E_TABLE when the named node is missing or its table was refused (its error)
+ */
+function tableFor(getNode, id, fallback) {
+  if (!id) return fallback();
+  const n = getNode(id);
+  if (!n) {
+    const e = new Error(`the I/O table node ${id} is missing`);
+    e.code = 'E_TABLE';
+    throw e;
+  }
+  if (!n.table) throw n.tableError;
+  return n.table;
+}
+
+module.exports = { plantsOf, readTableConfig, tableFor };
