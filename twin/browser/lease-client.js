@@ -8,7 +8,8 @@
 /**
  * A driver lease over the s7twin-ui node's HTTP API.
  * @param {{fetch: Function, base?: string, token: string, id: string, label?: string}} o
- * @returns {{claim(force?: boolean): Promise<{status:number, granted:boolean, holder:object|null, code?:string}>, release(): Promise<void>, who(): Promise<object>}}
+ * @returns {{claim(force?: boolean): Promise<{status:number, granted:boolean, holder:object|null, code?:string}>,
+ *   release(): Promise<void>, who(): Promise<object>}}
  */
 function createLeaseClient(o) {
   const base = o.base ? o.base.replace(/\/?$/, '/') : ''; // '' = relative to the page
@@ -16,7 +17,8 @@ function createLeaseClient(o) {
   const json = async (r) => { try { return await r.json(); } catch { return {}; } };
   return {
     async claim(force = false) {
-      const r = await o.fetch(`${base}driver`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ id: o.id, force, label: o.label || '' }) });
+      const body = JSON.stringify({ id: o.id, force, label: o.label || '' });
+      const r = await o.fetch(`${base}driver`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body });
       const b = await json(r);
       return { status: r.status, granted: Boolean(b.granted), holder: b.holder || null, code: b.error && b.error.code };
     },

@@ -66,7 +66,8 @@ function createTransport(opts = {}) {
   const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'ws' });
   let ws = null;
   const isOpen = () => Boolean(ws && ws.readyState === OPEN);
-  const link = createEnvelopes({ src: `twin-${o.id || Math.random().toString(36).slice(2, 10)}`, stats, countError, atOnce: true, resend: (d) => sendCmd(d), canSend: isOpen });
+  const src = `twin-${o.id || Math.random().toString(36).slice(2, 10)}`;
+  const link = createEnvelopes({ src, stats, countError, atOnce: true, resend: (d) => sendCmd(d), canSend: isOpen });
   const rc = createReconnect({
     stats,
     backoff: createBackoff(o.backoff || {}),

@@ -115,7 +115,9 @@ function buildGround(scene, L, cfg, { mat, add }) {
   scene.add(grid);
   function conveyor(x0, len, speedMmS) {
     add(new THREE.BoxGeometry(len, 0.08, W + 0.06), mat(COLORS.frame), x0 + len / 2, H - 0.05, 0);
-    for (const lx of [x0 + 0.05, x0 + len - 0.05]) for (const lz of [-W / 2, W / 2]) add(new THREE.BoxGeometry(0.04, H - 0.09, 0.04), mat(COLORS.frame), lx, (H - 0.09) / 2, lz);
+    for (const lx of [x0 + 0.05, x0 + len - 0.05]) {
+      for (const lz of [-W / 2, W / 2]) add(new THREE.BoxGeometry(0.04, H - 0.09, 0.04), mat(COLORS.frame), lx, (H - 0.09) / 2, lz);
+    }
     const tex = beltTexture(len);
     const top = add(new THREE.PlaneGeometry(len, W), new THREE.MeshStandardMaterial({ map: tex, roughness: 0.9 }), x0 + len / 2, H - 0.009, 0);
     top.rotation.x = -Math.PI / 2;
@@ -170,7 +172,9 @@ function buildMachines(scene, L, t) {
   const entrySensor = sensor(-0.06, entryZ);
   const packSensor = sensor(total - B / 2, W / 2 + 0.05);
   for (const dz of [-W / 2 - 0.02, W / 2 + 0.02]) add(new THREE.BoxGeometry(dl, 0.03, 0.03), mat(COLORS.frame), det, H + B * 1.3, dz);
-  for (const dx of [det - dl / 2, det + dl / 2]) for (const dz of [-W / 2 - 0.02, W / 2 + 0.02]) add(new THREE.BoxGeometry(0.03, B * 1.3, 0.03), mat(COLORS.frame), dx, H + B * 0.65, dz);
+  for (const dx of [det - dl / 2, det + dl / 2]) {
+    for (const dz of [-W / 2 - 0.02, W / 2 + 0.02]) add(new THREE.BoxGeometry(0.03, B * 1.3, 0.03), mat(COLORS.frame), dx, H + B * 0.65, dz);
+  }
   add(new THREE.BoxGeometry(dl, 0.02, W + 0.07), new THREE.MeshStandardMaterial({ color: 0x9fb3c8, transparent: true, opacity: 0.35 }), det, H + B * 1.32, 0);
   const detectLight = add(new THREE.SphereGeometry(0.025, 14, 10), mat(COLORS.sensorOff), det - 0.04, H + B * 1.38, W / 2 + 0.02);
   const damageLight = add(new THREE.SphereGeometry(0.025, 14, 10), mat(COLORS.sensorOff), det + 0.04, H + B * 1.38, W / 2 + 0.02);
@@ -187,7 +191,8 @@ function buildBinsAndTower(scene, L, { mat, add }) {
     const s = L.binSize;
     const m = mat(color);
     add(new THREE.BoxGeometry(s, 0.02, s), m, 0, 0.01, 0, g);
-    for (const [dx, dz, w, d] of [[-s / 2, 0, 0.02, s], [s / 2, 0, 0.02, s], [0, -s / 2, s, 0.02], [0, s / 2, s, 0.02]]) add(new THREE.BoxGeometry(w, s * 0.6, d), m, dx, s * 0.3, dz, g);
+    const walls = [[-s / 2, 0, 0.02, s], [s / 2, 0, 0.02, s], [0, -s / 2, s, 0.02], [0, s / 2, s, 0.02]];
+    for (const [dx, dz, w, d] of walls) add(new THREE.BoxGeometry(w, s * 0.6, d), m, dx, s * 0.3, dz, g);
     const label = textSprite(Math.max(0.1, B * 0.8));
     label.position.set(0, s * 0.6 + Math.max(0.12, B), 0);
     g.add(label);

@@ -35,7 +35,8 @@ function softwareGl() {
  * @param {HTMLCanvasElement} canvas
  * @param {object} cfg plant.config (mm, mm/s, ms)
  * @param {{quality?: 'auto'|'high'}} [opts]
- * @returns {{update(scene, state): void, leave(fate, box): void, render(): void, resize(): void, resetView(): void, zoom(f): void, dispose(): void, renderer: THREE.WebGLRenderer}}
+ * @returns {{update(scene, state): void, leave(fate, box): void, render(): void, resize(): void, resetView(): void,
+ *   zoom(f): void, dispose(): void, renderer: THREE.WebGLRenderer}}
  */
 export function createPlantScene(canvas, cfg, opts = {}) {
   const L = layout(cfg);

@@ -97,7 +97,10 @@ function createSession(o) {
   const opt = { ...DEFAULTS, ...o };
   const now = o.now || (() => performance.now());
   // Wrapped: a browser's timer functions throw "Illegal invocation" when called as methods of another object.
-  const T = o.timers || { setInterval: (f, ms) => setInterval(f, ms), clearInterval: (t) => clearInterval(t), setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (t) => clearTimeout(t) };
+  const T = o.timers || {
+    setInterval: (f, ms) => setInterval(f, ms), clearInterval: (t) => clearInterval(t),
+    setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (t) => clearTimeout(t),
+  };
   const plant = createPlant({ profile: 'study', ...(o.plant || {}), boxes: 0, feedWhileStopped: true, arrivalMs: 0 });
   const recorder = createRecorder({ protocol: o.protocol || '', timeoutMs: opt.timeoutMs, now, keepSamples: false });
   const chart = createChart(VARIABLES, { spanMs: opt.chartSpanMs });

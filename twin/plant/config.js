@@ -83,7 +83,9 @@ function damagePlan(boxes, damaged, seed) {
     return Array.from({ length: boxes }, (_, i) => Boolean(Number(damaged[i % damaged.length])));
   }
   const f = Number(damaged);
-  if (!Number.isFinite(f) || f < 0 || f > 1) throw new PlantError('E_PLANT_CONFIG', `damaged must be a fraction 0..1 or a 0/1 pattern, got ${JSON.stringify(damaged)}`);
+  if (!Number.isFinite(f) || f < 0 || f > 1) {
+    throw new PlantError('E_PLANT_CONFIG', `damaged must be a fraction 0..1 or a 0/1 pattern, got ${JSON.stringify(damaged)}`);
+  }
   const r = rng(seed);
   return Array.from({ length: boxes }, () => r() < f);
 }

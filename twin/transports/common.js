@@ -61,4 +61,14 @@ function createConnectWaiter(makeError) {
   };
 }
 
-module.exports = { TransportError, createErrorCounter, createConnectWaiter };
+/**
+ * The message of connect()'s timeout: what did not happen in time, and the last error seen, if any.
+ * @param {string} what e.g. `no connection to ws://…`
+ * @param {number} ms the timeout
+ * @param {{lastError?: string}} stats
+ */
+function connectTimeoutMessage(what, ms, stats) {
+  return `${what} within ${ms} ms${stats.lastError ? ` (${stats.lastError})` : ''}`;
+}
+
+module.exports = { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage };

@@ -27,7 +27,7 @@
  * and down).
  */
 const { createBackoff } = require('../../nodes/lib/core/backoff');
-const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
+const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createEnvelopes } = require('./envelopes');
 const { createReconnect } = require('./reconnect');
 const { createCommands } = require('./http/commands');
@@ -96,7 +96,9 @@ function createTransport(opts = {}) {
     countError(err.code || 'E_HTTP_NETWORK', err.message);
   }
 
-  const commands = createCommands({ link, stats, countError, post: (body) => call('POST', '/cmd', body), closed, onLost: down, onRefused: refused, maxQueue: o.maxQueue });
+  const commands = createCommands({
+    link, stats, countError, post: (body) => call('POST', '/cmd', body), closed, onLost: down, onRefused: refused, maxQueue: o.maxQueue,
+  });
   const poller = createPoller({
     get: (path) => call('GET', path), stats, countError, link, pollMs, backoff, closed, up, down, onRefused: refused,
     onPolled: () => { if (stats.version) firstConnect.resolve(); },
@@ -114,7 +116,7 @@ function createTransport(opts = {}) {
     connect() {
       if (rc.closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (stats.connected && stats.version) return Promise.resolve();
-      const p = firstConnect.wait(o.connectTimeoutMs, () => `no plant state from ${base} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`);
+      const p = firstConnect.wait(o.connectTimeoutMs, () => connectTimeoutMessage(`no plant state from ${base}`, o.connectTimeoutMs, stats));
       stats.state = 'connecting';
       poller.start();
       return p;

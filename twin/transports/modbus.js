@@ -24,7 +24,7 @@
 const ModbusRTU = require('modbus-serial');
 const tags = require('../../nodes/lib/core/tags');
 const { createBackoff } = require('../../nodes/lib/core/backoff');
-const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
+const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createReconnect } = require('./reconnect');
 const { createWireCounter } = require('./wire');
 const { createRequests, CMD } = require('./modbus/requests');
@@ -139,7 +139,7 @@ function createTransport(opts = {}) {
       if (rc.closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (stats.connected) return Promise.resolve();
       if (!pollTimer) pollTimer = setInterval(() => requests.pollDue(), o.pollMs);
-      const p = firstConnect.wait(o.connectTimeoutMs, () => `no Modbus connection to ${host}:${port} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`);
+      const p = firstConnect.wait(o.connectTimeoutMs, () => connectTimeoutMessage(`no Modbus connection to ${host}:${port}`, o.connectTimeoutMs, stats));
       if (!client && !rc.pending) open();
       return p;
     },

@@ -28,7 +28,7 @@
 const mqtt = require('mqtt');
 const { topicsOf } = require('../../nodes/lib/mqtt/topics');
 const { createBackoff } = require('../../nodes/lib/core/backoff');
-const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
+const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createReconnect } = require('./reconnect');
 const { createWireCounter } = require('./wire');
 const { createInbox } = require('./mqtt/inbox');
@@ -180,7 +180,7 @@ function createTransport(opts = {}) {
     connect() {
       if (rc.closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (stats.connected) return Promise.resolve();
-      const p = firstConnect.wait(o.connectTimeoutMs, () => `no connection to ${o.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`);
+      const p = firstConnect.wait(o.connectTimeoutMs, () => connectTimeoutMessage(`no connection to ${o.url}`, o.connectTimeoutMs, stats));
       if (!client) open();
       return p;
     },

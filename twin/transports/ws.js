@@ -26,7 +26,7 @@
 const envelope = require('../../nodes/lib/core/envelope');
 const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { parseCloudUrls, createRotation } = require('../../nodes/lib/link/cloud-urls');
-const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
+const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createEnvelopes } = require('./envelopes');
 const { createConnection } = require('./ws/connection');
 
@@ -54,7 +54,9 @@ function configure(opts) {
     throw new TransportError('E_TRANSPORT_CONFIG', err.message);
   }
   const ttl = o.ttl === undefined ? undefined : Number(o.ttl);
-  if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) throw new TransportError('E_TRANSPORT_CONFIG', `ttl must be a positive whole number of ms, got ${JSON.stringify(o.ttl)}`);
+  if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) {
+    throw new TransportError('E_TRANSPORT_CONFIG', `ttl must be a positive whole number of ms, got ${JSON.stringify(o.ttl)}`);
+  }
   const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   return { o, urls, ttl, id };
 }
@@ -132,7 +134,7 @@ function createTransport(opts = {}) {
     connect() {
       if (conn.closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (stats.connected) return Promise.resolve();
-      const p = firstConnect.wait(o.connectTimeoutMs, () => `no connection to ${urls.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`);
+      const p = firstConnect.wait(o.connectTimeoutMs, () => connectTimeoutMessage(`no connection to ${urls.url}`, o.connectTimeoutMs, stats));
       conn.dial();
       return p;
     },

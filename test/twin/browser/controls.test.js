@@ -23,7 +23,8 @@ function rig({ driving = true, readOnly = false, protocol = 'ws', random } = {})
   const counters = { refused: 0, fed: 0 };
   const role = { driving, readOnly };
   const timers = handTimers();
-  const c = createControls({ plant, transport: { send: (v) => sent.push(v) }, timers, counters, log: (text, kind) => lines.push([kind, text]), role, protocol, maxWaiting: 2, random });
+  const log = (text, kind) => lines.push([kind, text]);
+  const c = createControls({ plant, transport: { send: (v) => sent.push(v) }, timers, counters, log, role, protocol, maxWaiting: 2, random });
   return { c, plant, sent, lines, counters, role, timers };
 }
 

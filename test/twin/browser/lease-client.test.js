@@ -31,7 +31,8 @@ test('claim, release and who, with the token as a Bearer header, relative to the
 
 test('a refusal or an unreadable body is an answer, not a crash', async () => {
   const f = fakeFetch(() => reply(403, { granted: false, error: { code: 'E_READ_ONLY' } }));
-  assert.deepEqual(await createLeaseClient({ fetch: f.fetch, token: 'V', id: 'v' }).claim(), { status: 403, granted: false, holder: null, code: 'E_READ_ONLY' });
+  const refused = await createLeaseClient({ fetch: f.fetch, token: 'V', id: 'v' }).claim();
+  assert.deepEqual(refused, { status: 403, granted: false, holder: null, code: 'E_READ_ONLY' });
   const g = fakeFetch(() => reply(502));
   assert.deepEqual(await createLeaseClient({ fetch: g.fetch, token: 'V', id: 'v' }).claim(), { status: 502, granted: false, holder: null, code: undefined });
 });

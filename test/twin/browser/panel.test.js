@@ -24,13 +24,16 @@ test('the panel: the inputs the PLC saw while watching, the page\'s own while dr
   w.log.push('y');
   assert.equal(base.counters.fed, 1, 'copies');
   assert.equal(base.log.length, 1);
-  assert.deepEqual(connectionOf({}), { state: 'connecting', connected: false, reconnects: 0, errors: 0, errorCodes: {}, lastError: '', sent: 0, received: 0, acks: 0 });
+  const none = { state: 'connecting', connected: false, reconnects: 0, errors: 0, errorCodes: {}, lastError: '', sent: 0, received: 0, acks: 0 };
+  assert.deepEqual(connectionOf({}), none);
 });
 
 test('summaryText says connection, who drives, lamps and counters', () => {
-  assert.equal(summaryText(panelSnapshot(base)), 'Not connected (waiting); another page drives the plant. Plant running, green lamp on, red lamp off. 4 good, 1 rejected.');
+  assert.equal(summaryText(panelSnapshot(base)),
+    'Not connected (waiting); another page drives the plant. Plant running, green lamp on, red lamp off. 4 good, 1 rejected.');
   const s = panelSnapshot({ ...base, readOnly: true, transportStats: { connected: true }, plc: {} });
-  assert.equal(summaryText(s), 'Connected over HTTP polling; watching with a read-only token. Plant stopped, green lamp off, red lamp off. counters not known yet.');
+  assert.equal(summaryText(s),
+    'Connected over HTTP polling; watching with a read-only token. Plant stopped, green lamp off, red lamp off. counters not known yet.');
 });
 
 test('timedPart: a trigger whose every output is at its value already starts no timer', () => {

@@ -70,7 +70,8 @@ test('boxes: a mesh per box in the model, dropped when it is gone; a finished bo
   const to = pileSlot(0, parts.rejectBin, L.B);
   assert.ok(m.position.y > to.y, 'half way: lifted over the edge');
   boxes.place({ entry: null, c1: [], c2: [], pistons: { p1: 0 } }, 600);
-  assert.deepEqual([m.position.x, m.position.y, m.position.z].map((v) => v.toFixed(6)), [to.x, to.y, to.z].map((v) => v.toFixed(6)), 'in its place in the reject bin');
+  const fixed = (p) => [p.x, p.y, p.z].map((v) => v.toFixed(6));
+  assert.deepEqual(fixed(m.position), fixed(to), 'in its place in the reject bin');
   assert.ok(scene.children.includes(m), 'it stays in the bin');
   boxes.leave('packed', { id: 9, damaged: false, x: 50 }, 600); // finished between two frames
   assert.equal(scene.children.length, before + 2, 'drawn from where the model last had it, then into the bin');

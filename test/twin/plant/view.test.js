@@ -32,7 +32,8 @@ test('the scene is a copy: boxes with id, damage and x; pistons, buttons, output
 
 test('the summary counts the production; done when every box was packed or rejected', () => {
   const s = sample();
-  assert.deepEqual(summaryOf(s, 5, [false, true, false, false, true]), { boxes: 5, arrived: 3, packed: 1, rejected: 1, missorted: 0, onBelts: 3, done: false, damaged: 2, time: 1234.4 });
+  assert.deepEqual(summaryOf(s, 5, [false, true, false, false, true]),
+    { boxes: 5, arrived: 3, packed: 1, rejected: 1, missorted: 0, onBelts: 3, done: false, damaged: 2, time: 1234.4 });
   assert.equal(summaryOf(s, 2, [false, true]).done, true);
   assert.equal(summaryOf(createState(), 0, []).done, true, 'nothing to produce: done');
 });

@@ -8,7 +8,8 @@ function side(extra = {}) {
   const stats = { acks: 0 };
   const errors = [];
   const resent = [];
-  const link = createEnvelopes({ src: 'twin-t', stats, countError: (code, msg) => errors.push([code, msg]), resend: (d) => resent.push(d), canSend: () => true, ...extra });
+  const countError = (code, msg) => errors.push([code, msg]);
+  const link = createEnvelopes({ src: 'twin-t', stats, countError, resend: (d) => resent.push(d), canSend: () => true, ...extra });
   const got = { values: [], probes: [], answers: [], sent: [] };
   link.onValues((d, kind) => got.values.push([kind, d]));
   link.onProbe((slot, v) => got.probes.push([slot, v]));

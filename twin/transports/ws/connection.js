@@ -20,7 +20,10 @@ const { startHeartbeat } = require('./heartbeat');
  * @returns {{code: string, msg: string, fatal: boolean}}
  */
 function refusal(status, url) {
-  if (status === 401) return { code: 'E_UNAUTHORIZED', msg: `the twin endpoint refused the token (HTTP 401) at ${url.replace(/([?&]token=)[^&]*/, '$1***')}`, fatal: true };
+  if (status === 401) {
+    const shown = url.replace(/([?&]token=)[^&]*/, '$1***');
+    return { code: 'E_UNAUTHORIZED', msg: `the twin endpoint refused the token (HTTP 401) at ${shown}`, fatal: true };
+  }
   if (status === 403) return { code: 'E_FORBIDDEN', msg: 'the twin endpoint refused the token for this plant (HTTP 403)', fatal: true };
   return { code: 'E_HTTP', msg: `HTTP ${status}`, fatal: false };
 }

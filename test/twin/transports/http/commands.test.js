@@ -12,7 +12,8 @@ function rig(maxQueue = 10) {
   const posts = []; // {body, resolve, reject}
   const events = [];
   let closed = false;
-  const link = createEnvelopes({ src: 'twin-h', stats, countError: (c) => errors.push(c), resend: (d) => cmds.resend(d), canSend: () => stats.connected, atOnce: true });
+  const countError = (c) => errors.push(c);
+  const link = createEnvelopes({ src: 'twin-h', stats, countError, resend: (d) => cmds.resend(d), canSend: () => stats.connected, atOnce: true });
   const answers = [];
   link.answers.onAnswer((a) => answers.push(a));
   const cmds = createCommands({
@@ -29,7 +30,8 @@ function rig(maxQueue = 10) {
 test('commandAnswer: an ack, a refused token, an err envelope, or a bare HTTP status', () => {
   assert.deepEqual(commandAnswer({ status: 200, text: '{"k":"ack","dl":9}' }), { ok: true, dl: 9 });
   assert.deepEqual(commandAnswer({ status: 401, text: '' }), { unauthorized: true });
-  assert.deepEqual(commandAnswer({ status: 400, text: '{"k":"err","e":{"code":"E_NOT_WRITABLE","msg":"c1"}}' }), { code: 'E_NOT_WRITABLE', msg: 'c1', dl: undefined });
+  const err = { status: 400, text: '{"k":"err","e":{"code":"E_NOT_WRITABLE","msg":"c1"}}' };
+  assert.deepEqual(commandAnswer(err), { code: 'E_NOT_WRITABLE', msg: 'c1', dl: undefined });
   assert.deepEqual(commandAnswer({ status: 502, text: '<html>' }), { code: 'E_HTTP_502', msg: '', dl: undefined });
   assert.deepEqual(commandAnswer({ status: 200, text: '{"k":"state"}' }), { code: 'E_HTTP_200', msg: '', dl: undefined }, 'a 200 that is not an ack is no ack');
 });

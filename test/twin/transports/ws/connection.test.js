@@ -53,7 +53,8 @@ function connection(urls, hooks = {}) {
 }
 
 test('refusal: 401 and 403 are final, other statuses are retried; a token in the URL is masked', () => {
-  assert.deepEqual(refusal(401, 'ws://h/t?token=secret&plant=p1'), { code: 'E_UNAUTHORIZED', msg: 'the twin endpoint refused the token (HTTP 401) at ws://h/t?token=***&plant=p1', fatal: true });
+  assert.deepEqual(refusal(401, 'ws://h/t?token=secret&plant=p1'),
+    { code: 'E_UNAUTHORIZED', msg: 'the twin endpoint refused the token (HTTP 401) at ws://h/t?token=***&plant=p1', fatal: true });
   assert.equal(refusal(403, 'ws://h/t').code, 'E_FORBIDDEN');
   assert.equal(refusal(403, 'ws://h/t').fatal, true);
   assert.deepEqual(refusal(503, 'ws://h/t'), { code: 'E_HTTP', msg: 'HTTP 503', fatal: false });
