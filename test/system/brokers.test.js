@@ -97,7 +97,7 @@ test('Kafka (KRaft, no ZooKeeper): a record produced and consumed with SASL/PLAI
   const { Admin, Producer, Consumer, stringSerializers, stringDeserializers } = require('@platformatic/kafka');
   const kafka = await startKafka({ port: 0 });
   t.after(() => kafka.stop());
-  t.diagnostic(`Kafka ${kafka.version} up in ${Math.round(kafka.startMs)} ms (log folder formatted included); JVM ${rssMB(kafka.pid).toFixed(0)} MB resident`);
+  t.diagnostic(`Kafka ${kafka.version} up in ${Math.round(kafka.startMs)} ms, ${Math.round(kafka.formatMs)} ms of it formatting its log folder; JVM ${rssMB(kafka.pid).toFixed(0)} MB resident`);
   assertLoopbackOnly(kafka.port, 'Kafka clients\' listener');
   assertLoopbackOnly(kafka.ports.controller, 'Kafka controller listener');
 
