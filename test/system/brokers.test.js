@@ -46,6 +46,22 @@ async function stopAndCheck(t, broker, pids, listenPorts) {
   for (const port of listenPorts) assert.deepEqual(listeningAddresses(port), [], `${broker.name}: port ${port} still listens after stop()`);
 }
 
+/** `promise`, or a failure naming `what` if it has not settled within `ms` (a lost message fails, it does not hang). */
+function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((resolve, reject) => { timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** Poll `fn` until it returns true; fail, and stop polling, after `ms`. */
+async function until(fn, ms, what) {
+  const end = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error(`${what}: nothing within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Resolve with the first message delivered to `queue`. */
 function firstMessage(ch, queue) {
   return new Promise((resolve, reject) => {
@@ -81,7 +97,7 @@ test('RabbitMQ: a request and its answer through a reply queue, for our user onl
   const { queue: replies } = await cloudCh.assertQueue('', { exclusive: true });
   const answer = firstMessage(cloudCh, replies);
   cloudCh.sendToQueue('plant1.commands', Buffer.from(JSON.stringify({ seq: 7, d: { sp: 1 } })), { replyTo: replies, correlationId: 'c-7' });
-  const msg = await answer;
+  const msg = await within(answer, 60000, 'the answer on the reply queue');
   assert.equal(msg.properties.correlationId, 'c-7');
   assert.deepEqual(JSON.parse(msg.content.toString()), { seq: 7, ok: true });
 
@@ -115,8 +131,7 @@ test('Kafka (KRaft, no ZooKeeper): a record produced and consumed with SASL/PLAI
   const producer = new Producer({ clientId: 'test-edge', serializers: stringSerializers, ...base });
   clients.push(producer);
   await producer.send({ messages: [{ topic: 'plant1.samples', key: 'plant1', value: JSON.stringify({ seq: 1, v: [0.5, -0.25] }) }] });
-  let got = null;
-  for await (const m of stream) { got = m; break; }
+  const got = await within(new Promise((resolve, reject) => { stream.once('data', resolve); stream.once('error', reject); }), 60000, 'the record produced');
   await stream.close();
   assert.equal(got.key, 'plant1');
   assert.deepEqual(JSON.parse(got.value), { seq: 1, v: [0.5, -0.25] });
@@ -141,11 +156,8 @@ test('Mosquitto: a sample published and received with a password, no anonymous c
   t.after(closeClients);
   assert.deepEqual((await mqttClient.sub(sub, 'plant1/samples/#')).map((g) => g.qos), [0]);
   await new Promise((resolve, reject) => pub.publish('plant1/samples/vib', JSON.stringify({ seq: 3, v: 0.125 }), { qos: 1 }, (e) => (e ? reject(e) : resolve())));
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no sample arrived')), 20000);
-    const check = () => { if (sub.msgs.length) { clearTimeout(timer); resolve(); } else setTimeout(check, 10); };
-    check();
-  });
+  // mqtt.js keeps what arrives in sub.msgs (test/helpers/mqtt.js); the QoS 1 publish is acknowledged before delivery may be.
+  await until(() => sub.msgs.length > 0, 60000, 'the sample published');
   assert.deepEqual(sub.msgs[0], { topic: 'plant1/samples/vib', payload: { seq: 3, v: 0.125 }, retain: false });
 
   await assert.rejects(mqttClient.connect(mq.url, { clientId: 'test-anonymous' }), /not authori[sz]ed/i);
@@ -187,11 +199,7 @@ test('a broker as a launcher\'s child: ready line, stopped on SIGTERM; refused w
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
   try {
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ready line:\n${out}`)), 60000);
-      const check = () => { if (/ready on/.test(out)) { clearTimeout(timer); resolve(); } else if (child.exitCode !== null) { clearTimeout(timer); reject(new Error(out)); } else setTimeout(check, 20); };
-      check();
-    });
+    await until(() => /ready on/.test(out) || child.exitCode !== null, 60000, 'the child\'s ready line');
     const m = /^mosquitto ready on mqtt:\/\/127\.0\.0\.1:(\d+) \(pid (\d+)\)$/m.exec(out);
     assert.ok(m, out);
     assert.equal(Number(m[1]), port);
