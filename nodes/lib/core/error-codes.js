@@ -3,7 +3,7 @@
  * The catalogue of every stable error code (`E_*`) the project raises: what it means, in one
  * sentence a user can act on; which part raises it; and whether a twin resyncs after it (the
  * answers after which the PLC may not hold what the twin sent). docs/errors.md is generated from
- * this list (`node scripts/errors-md.js`), and a test scans nodes/, plc/, twin/, bench/, scripts/
+ * this list (`node scripts/errors-md.js`), and a test scans nodes/, plc/, twin/, bench/, scripts/, system/
  * and the flows for codes used but not listed here, or listed but never used, so the list and the
  * code cannot drift apart.
  *
@@ -514,6 +514,24 @@ const CODES = {
       '`S7T_REDIS_URL` for your own.' },
   E_REDIS_START: { area: 'bench', by: ['scripts', 'bench'], resync: false,
     means: 'redis-server did not start on its host and port: its log is in the message.' },
+  E_RABBITMQ_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'RabbitMQ (or its epmd) is not installed: run `bash scripts/broker-deps.sh rabbitmq-server` as root, or ' +
+      '`apt-get install rabbitmq-server`.' },
+  E_RABBITMQ_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'RabbitMQ or its epmd exited, logged a failed boot or was not up in time: the end of its log is in the message.' },
+  E_KAFKA_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'Java 17+ or Kafka\'s jars (.tools/kafka/libs) are missing: run `bash scripts/broker-deps.sh kafka` (as root where Java or ' +
+      'Maven is missing).' },
+  E_KAFKA_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'Formatting Kafka\'s log folder failed, or the broker exited, or was not up in time: the end of its log is in the message.' },
+  E_MOSQUITTO_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'Mosquitto or mosquitto_passwd is not installed: run `bash scripts/broker-deps.sh mosquitto` as root, or ' +
+      '`apt-get install mosquitto`.' },
+  E_MOSQUITTO_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'mosquitto_passwd failed, or Mosquitto exited or was not up in time: the end of its log is in the message.' },
+  E_BROKER_OPTION: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'A broker\'s start was asked for with a port, host, username, password or name that cannot go into its config ' +
+      '(the message says which and what is allowed), or a launcher child without S7T_BROKER_PASSWORD: nothing was started.' },
 };
 
 /**
