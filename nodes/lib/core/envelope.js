@@ -11,8 +11,8 @@
  * src  sender id (1..64 chars of [A-Za-z0-9_.:-])
  * seq  per-sender sequence number, a positive safe integer, +1 per frame
  * ts   sender's wall clock, ms since the epoch (informational; never subtracted across hosts)
- * d    batch of values keyed by the tag dictionary's short names (state, cmd, snap) or, for
- *      probe kinds, by slot number as a string
+ * d    batch of values keyed by the I/O table's short names (state, cmd, snap): numbers, booleans,
+ *      and text for STRING tags; for probe kinds keyed by slot number as a string
  * ref  (ack, err) the {src, seq} of the frame being answered
  * e    (err) {code, msg}
  * cid  optional correlation id a sender may attach; answers echo it
@@ -39,6 +39,8 @@ const REQUEST_KINDS = new Set(['cmd', 'probe']);
 const ANSWER_KINDS = new Set(['ack', 'err', 'probe-res']);
 const MAX_FRAME_BYTES = 64 * 1024; // default size limit; a whole-plant snapshot is ~300 bytes
 const SRC_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** The longest text a value may be: an S7 STRING holds at most 254 characters (the table checks each tag's own length). */
+const MAX_TEXT = 254;
 
 /** Error with a stable `code` (and the offending frame's ref where it could be read). */
 const Coded = codedError('EnvelopeError');
@@ -90,9 +92,11 @@ function validate(env) {
   }
   if (env.k === 'cmd' || env.k === 'state' || env.k === 'snap' || env.k === 'probe' || env.k === 'probe-res' || env.k === 'sync-res') {
     if (!env.d) throw new EnvelopeError('E_SCHEMA', `a "${env.k}" frame needs d`, ref);
+    const text = env.k === 'cmd' || env.k === 'state' || env.k === 'snap'; // probes carry numbers only
     for (const [key, val] of Object.entries(env.d)) {
+      if (typeof val === 'string' && text && val.length <= MAX_TEXT) continue;
       if (typeof val !== 'number' && typeof val !== 'boolean') {
-        throw new EnvelopeError('E_SCHEMA', `value of "${key}" must be a number or boolean`, ref);
+        throw new EnvelopeError('E_SCHEMA', `value of "${key}" must be a number, a boolean${text ? ` or text of at most ${MAX_TEXT} characters` : ''}`, ref);
       }
     }
   }

@@ -361,6 +361,9 @@ const CODES = {
     means: 'A probe value is not a UDInt (0..4294967295): nothing is written.' },
 
   // Modbus.
+  E_MODBUS_MAP: { area: 'modbus', by: ['plc'], resync: false,
+    means: 'A Modbus request names a register no tag of the table holds, writes an output\'s register or a bit no input defines: ' +
+      'the client gets exception 02 or 03; read the map with `node scripts/modbus-map.js`.' },
   E_MODBUS_WORDS: { area: 'modbus', by: ['edge'], resync: false,
     means: 'The codec got something other than an array or Buffer of 16-bit words, or the wrong number of registers: check what ' +
       'the Getter passes it.' },
