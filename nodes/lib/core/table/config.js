@@ -61,4 +61,18 @@ function tableFor(getNode, id, fallback) {
   return n.table;
 }
 
-module.exports = { plantsOf, readTableConfig, tableFor };
+/**
+ * The table of a node that serves one plant: the table node it names, else the plant's in the
+ * process's registry (a table node naming the plant, else S7T_IO_TABLE, else the demo plant's).
+ * @param {(id: string) => object|null} getNode RED.nodes.getNode
+ * @param {string} [id] the table node's id
+ * @param {string} plant
+ * @returns {object} a table
+ * @throws {Error} as tableFor, and the registry's fallback (a bad S7T_IO_TABLE)
+ */
+function plantTableFor(getNode, id, plant) {
+  const { plantTables } = require('../io-table');
+  return tableFor(getNode, id, () => plantTables.get(plant));
+}
+
+module.exports = { plantsOf, readTableConfig, tableFor, plantTableFor };
