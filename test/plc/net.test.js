@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const { freePort, freePorts } = require('../../plc/net');
-const { waitFor } = require('../helpers/wait');
+const { waitFor } = require('../../system/wait');
 
 const canListen = (port) => new Promise((resolve) => {
   const srv = net.createServer();

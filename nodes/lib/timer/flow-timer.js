@@ -18,6 +18,7 @@ const { codedError } = require('../core/errors');
 const { csvField } = require('./csv-appender');
 const { createWindow, round } = require('../core/stats');
 const tags = require('../core/tags');
+const { positiveOr } = require('../core/props');
 
 const DEFAULTS = {
   timeoutMs: 5000, // a round trip not finished after 5 s is counted as expired
@@ -51,16 +52,16 @@ const asBit = (v) => (v === true ? 1 : v === false ? 0 : v);
  */
 function createFlowTimer(opts = {}) {
   const protocol = opts.protocol || '';
-  const timeoutMs = positive(opts.timeoutMs, DEFAULTS.timeoutMs);
-  const maxPending = positive(opts.maxPending, DEFAULTS.maxPending);
+  const timeoutMs = positiveOr(opts.timeoutMs, DEFAULTS.timeoutMs);
+  const maxPending = positiveOr(opts.maxPending, DEFAULTS.maxPending);
   const now = opts.now || (() => performance.now());
   const pairs = opts.pairs || tags.timedPairs();
   const pending = new Map(); // id -> {variable, t0}; Map keeps insertion = start order for sweeps
   const byVariable = new Map(); // variable -> Set of ids
-  const windowSize = positive(opts.windowSize, DEFAULTS.windowSize);
+  const windowSize = positiveOr(opts.windowSize, DEFAULTS.windowSize);
   const window = createWindow(windowSize);
   const perVariable = new Map(); // variable -> window, least recently timed first
-  const maxVariables = positive(opts.maxVariables, DEFAULTS.maxVariables);
+  const maxVariables = positiveOr(opts.maxVariables, DEFAULTS.maxVariables);
   const variableWindow = Math.min(windowSize, DEFAULTS.variableWindow);
   const commanded = {}; // last commanded value of every input, for `with` conditions
   const counters = { started: 0, stopped: 0, expired: 0, duplicates: 0, unmatched: 0, overflow: 0, invalid: 0, evicted: 0 };
@@ -266,7 +267,7 @@ function createFlowTimer(opts = {}) {
    * @returns {Promise<object>}
    */
   async function statsAsync(o = {}) {
-    const sliceMs = positive(o.sliceMs, 2);
+    const sliceMs = positiveOr(o.sliceMs, 2);
     const variables = {};
     let sliceStart = performance.now();
     for (const [v, w] of [...perVariable]) {
@@ -297,11 +298,6 @@ function createFlowTimer(opts = {}) {
     get protocol() { return protocol; },
     timeoutMs,
   };
-}
-
-function positive(v, dflt) {
-  const n = Number(v);
-  return Number.isFinite(n) && n > 0 ? n : dflt;
 }
 
 /**
