@@ -11,8 +11,9 @@
  *   buildEnv, services, fleetServices, supervise
  *                     `npm start`: fixed ports, supervised processes restarted with back-off
  *                     (system/start.js)
- *   startNodeRed, startPlc, createPlcProcess, startPlcInProcess, startRedis, startToxiproxy
- *                     one part at a time
+ *   startNodeRed, startPlc, createPlcProcess, startPlcInProcess, startRedis, startToxiproxy,
+ *   startRabbitMq, startKafka, startMosquitto
+ *                     one part at a time (the brokers: system/brokers/)
  *   readFlows, partFlows, withPathsDisabled, availablePaths
  *                     the flows it deploys (system/flows.js)
  *
@@ -27,6 +28,9 @@ const { startNodeRed, NODE_RED_COMMAND } = require('./nodered');
 const { startPlc, createPlcProcess, startPlcInProcess, loopbackPlcOptions, PLC_COMMAND } = require('./plc');
 const { startRedis, findRedisServer, redisVersion } = require('./redis');
 const { startToxiproxy } = require('./toxiproxy');
+const { startRabbitMq } = require('./brokers/rabbitmq');
+const { startKafka } = require('./brokers/kafka');
+const { startMosquitto } = require('./brokers/mosquitto');
 const { spawnWithLifeline } = require('./lifeline');
 const { waitFor } = require('./wait');
 
@@ -56,6 +60,9 @@ module.exports = {
   findRedisServer,
   redisVersion,
   startToxiproxy,
+  startRabbitMq,
+  startKafka,
+  startMosquitto,
   spawnWithLifeline,
   waitFor,
 };

@@ -76,7 +76,8 @@ const nth = (port, i) => String(Number(port) + 10 * i);
  * plant's first, and moves to the next when it goes. OPC UA and Modbus are per instance: plant k
  * bridges them to instance k where there is one (docs/fleet.md).
  * @param {object} env buildEnv()
- * @param {{instances: number, plants: number}} opts
+ * @param {{instances: number, plants: number, dir?: string}} opts dir: the instances' user
+ *   directories and flow files (default .fleet/ in the checkout)
  * @returns {{list: object[], fleet: object}}
  */
 function fleetServices(env, opts) {
@@ -92,7 +93,7 @@ function fleetServices(env, opts) {
   const tokens = env.S7T_TOKENS || fleetTokens({ twin: env.S7T_TWIN_TOKEN, viewer: env.S7T_VIEWER_TOKEN, edge: edgeToken, plants });
   const list = [];
   if (!env.S7T_REDIS_URL) list.push({ name: 'redis', args: [REDIS_CHILD, redisPort], env: {}, ready: /redis-server ready/ });
-  const dirs = path.join(ROOT, '.fleet');
+  const dirs = opts.dir || path.join(ROOT, '.fleet');
   fs.mkdirSync(dirs, { recursive: true });
   for (let i = 0; i < n; i++) {
     list.push({
