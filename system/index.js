@@ -37,6 +37,7 @@ const { waitFor } = require('./wait');
 module.exports = {
   startSystem: single.startSystem,
   CREDENTIALS: single.CREDENTIALS,
+  credentialsFor: single.credentialsFor,
   startFleet: fleet.startFleet,
   FLEET_DEFAULTS: fleet.DEFAULTS,
   buildEnv: start.buildEnv,

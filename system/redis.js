@@ -15,21 +15,15 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { codedError } = require('../nodes/lib/core/errors');
 const { freePort } = require('../plc/net');
+const { findProgram } = require('./brokers/server');
 
-/** Error with a stable code. */
-class RedisStartError extends Error {
-  constructor(code, message) { super(message); this.name = 'RedisStartError'; this.code = code; }
-}
+/** Error with a stable code: E_REDIS_MISSING, E_REDIS_START. */
+const RedisStartError = codedError('RedisStartError');
 
-/** The redis-server binary on PATH (or /usr/bin), or null. */
-function findRedisServer() {
-  for (const dir of [...(process.env.PATH || '').split(':'), '/usr/bin', '/usr/sbin']) {
-    const f = path.join(dir || '.', 'redis-server');
-    try { fs.accessSync(f, fs.constants.X_OK); return f; } catch { /* next */ }
-  }
-  return null;
-}
+/** The redis-server binary on PATH (or /usr/bin, /usr/sbin), or null. */
+const findRedisServer = () => findProgram('redis-server');
 
 /**
  * @param {object} [o]

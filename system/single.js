@@ -22,18 +22,28 @@ const { createPlcProcess } = require('./plc');
 const flows = require('./flows');
 
 const HOST = '127.0.0.1';
-/** Development credentials of a system the launcher starts (callers give their own). */
-const CREDENTIALS = {
-  plant: 'plant1',
-  twinToken: 'system-twin-token',
-  viewerToken: '',
-  edgeToken: 'system-edge-token',
-  mqttTwin: { username: 'twin', password: 'system-twin-pw' },
-  mqttPlc: { username: 'plc', password: 'system-plc-pw' },
-  mqttMonitor: { username: 'monitor', password: 'system-monitor-pw' },
-  opcuaTwin: { user: 'twin', password: 'system-twin-ua' },
-  opcuaEdge: { user: 'edge', password: 'system-edge-ua' },
-};
+/**
+ * Development credentials of a system on loopback, named after its user (`bench-twin-token`,
+ * `bench-plc-pw`, …), so a log says whose system a token belongs to.
+ * @param {string} name e.g. 'bench'
+ * @param {string} plant the plant id
+ * @returns {object} plant, tokens (no viewer token), MQTT users, OPC UA accounts
+ */
+function credentialsFor(name, plant) {
+  return {
+    plant,
+    twinToken: `${name}-twin-token`,
+    viewerToken: '',
+    edgeToken: `${name}-edge-token`,
+    mqttTwin: { username: 'twin', password: `${name}-twin-pw` },
+    mqttPlc: { username: 'plc', password: `${name}-plc-pw` },
+    mqttMonitor: { username: 'monitor', password: `${name}-monitor-pw` },
+    opcuaTwin: { user: 'twin', password: `${name}-twin-ua` },
+    opcuaEdge: { user: 'edge', password: `${name}-edge-ua` },
+  };
+}
+/** The credentials of a system whose caller gives none. */
+const CREDENTIALS = credentialsFor('system', 'plant1');
 /**
  * One folder for the OPC UA client certificates of every twin endpoint: creating a certificate
  * takes seconds, so it is made once. Given explicitly: the transport passes an undefined pkiDir
@@ -298,4 +308,4 @@ async function startSystem(o = {}) {
   }
 }
 
-module.exports = { startSystem, CREDENTIALS, HOST, TWIN_PKI };
+module.exports = { startSystem, credentialsFor, CREDENTIALS, HOST, TWIN_PKI };

@@ -13,17 +13,7 @@ const ROOT = path.join(__dirname, '..', '..');
 const DEFAULTS = {
   scanMs: 10, // PLC scan cycle, ms (the study's S7-1500, and the loopback round-trip target's)
   stockCycleMs: 50, // node-red-contrib-s7's minimum read cycle (MIN_CYCLE_TIME in red/s7.js)
-  credentials: {
-    plant: 'bench',
-    twinToken: 'bench-twin-token',
-    viewerToken: '',
-    edgeToken: 'bench-edge-token',
-    mqttTwin: { username: 'twin', password: 'bench-twin-pw' },
-    mqttPlc: { username: 'plc', password: 'bench-plc-pw' },
-    mqttMonitor: { username: 'monitor', password: 'bench-monitor-pw' },
-    opcuaTwin: { user: 'twin', password: 'bench-twin-ua' },
-    opcuaEdge: { user: 'edge', password: 'bench-edge-ua' },
-  },
+  credentials: system.credentialsFor('bench', 'bench'),
 };
 
 /**
