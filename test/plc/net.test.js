@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The one free-port helper (plc/net.js) and the one wait-for (test/helpers/wait.js) that the PLC,
+ * The one free-port helper (plc/net.js) and the one wait-for (system/wait.js) that the PLC,
  * the bench and the tests share.
  */
 const test = require('node:test');
