@@ -26,7 +26,8 @@ function boxSorting(table, scanCountEvery) {
   for (const [short, type] of Object.entries(BOX_SORTING)) {
     const t = table.get(short);
     if (!t || t.type !== type || t.dir !== (program.outputsOf(program.initialState())[short] === undefined ? 'in' : 'out')) {
-      throw new PlcError('E_CONFIG', `the box-sorting program needs tag "${short}" (${type}) with its direction; the table has ${t ? `${t.type}, ${t.dir}` : 'none'}`);
+      throw new PlcError('E_CONFIG',
+        `the box-sorting program needs tag "${short}" (${type}) with its direction; the table has ${t ? `${t.type}, ${t.dir}` : 'none'}`);
     }
   }
   const names = table.TABLE.markers.map((m) => m.name);

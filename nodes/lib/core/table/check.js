@@ -47,10 +47,12 @@ function findings() {
 function parseTag(t, i, f) {
   const out = {};
   if (typeof t.name !== 'string' || !NAME_RE.test(t.name)) {
-    f.error(t, i, 'name', 'E_TAG_NAME', `name ${JSON.stringify(t.name)} must be 1-64 letters, digits or _ starting with a letter or _ (it names the tag on OPC UA and in TIA)`);
+    f.error(t, i, 'name', 'E_TAG_NAME',
+      `name ${JSON.stringify(t.name)} must be 1-64 letters, digits or _ starting with a letter or _ (it names the tag on OPC UA and in TIA)`);
   }
   if (typeof t.short !== 'string' || !SHORT_RE.test(t.short)) {
-    f.error(t, i, 'short', 'E_TAG_SHORT', `short id ${JSON.stringify(t.short)} must be 1-32 letters, digits or _ starting with a letter (it keys the tag in every envelope)`);
+    f.error(t, i, 'short', 'E_TAG_SHORT',
+      `short id ${JSON.stringify(t.short)} must be 1-32 letters, digits or _ starting with a letter (it keys the tag in every envelope)`);
   }
   for (const k of Object.keys(t)) if (!TAG_FIELDS.has(k)) f.warn(t, i, k, 'W_FIELD', `unknown field "${k}" is ignored`);
   out.type = parseType(t.type);
@@ -89,7 +91,8 @@ function addressFits(t, i, f, type, addr) {
     return undefined;
   }
   if (addr.area === 'DB' && TYPES[type.type].align === 2 && addr.byte % 2) {
-    f.error(t, i, 's7', 'E_TAG_ALIGN', `a ${name} at byte ${addr.byte} of ${addr.key}: a non-optimized data block places it on an even byte (${addr.byte - 1} or ${addr.byte + 1})`);
+    f.error(t, i, 's7', 'E_TAG_ALIGN',
+      `a ${name} at byte ${addr.byte} of ${addr.key}: a non-optimized data block places it on an even byte (${addr.byte - 1} or ${addr.byte + 1})`);
     return undefined;
   }
   return { ...addr, size: type.size };
@@ -98,15 +101,19 @@ function addressFits(t, i, f, type, addr) {
 /** Direction, writability, range, texts, flags. */
 function checkFields(t, i, f, type) {
   if (t.dir !== undefined && t.dir !== 'in' && t.dir !== 'out') {
-    f.error(t, i, 'dir', 'E_TAG_DIR', `dir ${JSON.stringify(t.dir)} must be "in" (written into the PLC: a sensor, a button, a setpoint) or "out" (written by the PLC program)`);
+    f.error(t, i, 'dir', 'E_TAG_DIR',
+      `dir ${JSON.stringify(t.dir)} must be "in" (written into the PLC: a sensor, a button, a setpoint) or "out" (written by the PLC program)`);
   }
   for (const k of ['cloudWritable', 'noStream']) {
     if (t[k] !== undefined && typeof t[k] !== 'boolean') f.error(t, i, k, 'E_TAG_FLAG', `${k} must be true or false, not ${JSON.stringify(t[k])}`);
   }
-  if (t.cloudWritable === true && t.dir !== 'in') f.warn(t, i, 'cloudWritable', 'W_WRITABLE_OUTPUT', 'is written by the PLC program (dir out) and writable from the cloud: the two will overwrite each other');
-  if (t.cloudWritable === true && t.noStream === true) f.error(t, i, 'noStream', 'E_TAG_FLAG', 'a tag the cloud writes must be streamed back (noStream false), or no twin sees its command land');
+  if (t.cloudWritable === true && t.dir !== 'in') f.warn(t, i, 'cloudWritable', 'W_WRITABLE_OUTPUT',
+    'is written by the PLC program (dir out) and writable from the cloud: the two will overwrite each other');
+  if (t.cloudWritable === true && t.noStream === true) f.error(t, i, 'noStream', 'E_TAG_FLAG',
+    'a tag the cloud writes must be streamed back (noStream false), or no twin sees its command land');
   for (const k of ['unit', 'desc', 'opcua']) {
-    if (t[k] !== undefined && (typeof t[k] !== 'string' || t[k].length > 500)) f.error(t, i, k, k === 'opcua' ? 'E_TAG_OPCUA' : 'E_TAG_TEXT', `${k} must be text (at most 500 characters)`);
+    if (t[k] !== undefined && (typeof t[k] !== 'string' || t[k].length > 500)) f.error(t, i, k, k === 'opcua' ? 'E_TAG_OPCUA' : 'E_TAG_TEXT',
+      `${k} must be text (at most 500 characters)`);
   }
   if (typeof t.opcua === 'string' && !/^ns=\d+;[isgb]=.+$/.test(t.opcua)) f.error(t, i, 'opcua', 'E_TAG_OPCUA', `OPC UA node id ${JSON.stringify(t.opcua)} is not ns=<n>;s=<id> (or i=, g=, b=)`);
   if (type) checkRange(t, i, f, type);
@@ -158,7 +165,9 @@ function checkOverlaps(placed, def, f) {
   const byArea = new Map();
   for (const p of placed) {
     if (p.addr.area === 'DB' && probeDbs.has(p.addr.db)) {
-      f.error(p.t, p.i, 's7', 'E_TAG_OVERLAP', `${p.addr.key} is the ${probeDbs.get(p.addr.db)} block of the load-test probes: use another data block (or move the probes: plc.probeRequestDb / probeResponseDb)`);
+      f.error(p.t, p.i, 's7', 'E_TAG_OVERLAP',
+        `${p.addr.key} is the ${probeDbs.get(p.addr.db)} block of the load-test probes: use another data block `
+        + '(or move the probes: plc.probeRequestDb / probeResponseDb)');
       continue;
     }
     const [key, from, bits] = spanOf(p.addr);
@@ -192,7 +201,8 @@ function checkLinks(list, parsed, f) {
       const tm = t.timed;
       const ok = isObj(tm) && byShort.has(tm.trigger) && (tm.with === undefined || (isObj(tm.with) && Object.keys(tm.with).every((k) => byShort.has(k))));
       if (!ok) f.error(t, i, 'timed', 'E_TAG_TIMED', `timed must be {trigger, value, with?} naming tags of this table (${JSON.stringify(tm)})`);
-      else if (list[byShort.get(tm.trigger)].dir !== 'in') f.error(t, i, 'timed', 'E_TAG_TIMED', `timed trigger "${tm.trigger}" must be an input (dir in): a round trip starts with a write`);
+      else if (list[byShort.get(tm.trigger)].dir !== 'in') f.error(t, i, 'timed', 'E_TAG_TIMED',
+        `timed trigger "${tm.trigger}" must be an input (dir in): a round trip starts with a write`);
     }
     if (t.echo === undefined || t.echo === null || t.echo === '') return;
     const j = byShort.get(t.echo);
@@ -200,7 +210,8 @@ function checkLinks(list, parsed, f) {
     const dst = parsed[i].type;
     if (j === undefined || j === i) f.error(t, i, 'echo', 'E_TAG_ECHO', `echo ${JSON.stringify(t.echo)} must be the short id of another tag of this table`);
     else if ((t.dir ?? 'out') !== 'out') f.error(t, i, 'echo', 'E_TAG_ECHO', 'only an output (dir out) follows another tag: the virtual PLC writes it');
-    else if (src && dst && !echoFits(src, dst)) f.error(t, i, 'echo', 'E_TAG_ECHO', `cannot follow "${t.echo}": a ${typeName(src.type, src.length)} into a ${typeName(dst.type, dst.length)}`);
+    else if (src && dst && !echoFits(src, dst)) f.error(t, i, 'echo', 'E_TAG_ECHO', `cannot follow "${t.echo}": a ${typeName(src.type,
+      src.length)} into a ${typeName(dst.type, dst.length)}`);
   });
 }
 
@@ -217,9 +228,11 @@ function echoFits(src, dst) {
 function checkSections(def, f) {
   for (const k of Object.keys(def)) if (!TABLE_FIELDS.has(k)) f.warn(null, null, k, 'W_FIELD', `unknown table field "${k}" is ignored`);
   if (def.version !== undefined && def.version !== 1) f.error(null, null, 'version', 'E_TABLE_SCHEMA', `table version ${JSON.stringify(def.version)} is not 1`);
-  if (def.name !== undefined && (typeof def.name !== 'string' || def.name.length > 100)) f.error(null, null, 'name', 'E_TABLE_SCHEMA', 'the table\'s name must be text (at most 100 characters)');
+  if (def.name !== undefined && (typeof def.name !== 'string' || def.name.length > 100)) f.error(null, null, 'name', 'E_TABLE_SCHEMA',
+    'the table\'s name must be text (at most 100 characters)');
   if (def.program !== undefined && !PROGRAMS.includes(def.program)) {
-    f.error(null, null, 'program', 'E_TABLE_SCHEMA', `program ${JSON.stringify(def.program)} is not one the virtual PLC runs (${PROGRAMS.join(', ')}); leave it out for an I/O image`);
+    f.error(null, null, 'program', 'E_TABLE_SCHEMA',
+      `program ${JSON.stringify(def.program)} is not one the virtual PLC runs (${PROGRAMS.join(', ')}); leave it out for an I/O image`);
   }
   for (const k of ['plc', 'mqtt', 'modbus', 'probe']) {
     if (def[k] !== undefined && !isObj(def[k])) f.error(null, null, k, 'E_TABLE_SCHEMA', `${k} must be an object`);
@@ -228,9 +241,12 @@ function checkSections(def, f) {
   for (const k of ['probeRequestDb', 'probeResponseDb', 'ioDb']) {
     if (plc[k] !== undefined && !isInt(plc[k], 1, 65535)) f.error(null, null, `plc.${k}`, 'E_TABLE_SCHEMA', `plc.${k} must be a data block number 1..65535`);
   }
-  if (plc.probeRequestDb !== undefined && plc.probeRequestDb === plc.probeResponseDb) f.error(null, null, 'plc.probeResponseDb', 'E_TABLE_SCHEMA', 'the probe request and response blocks must differ');
-  if (plc.probeSlots !== undefined && !isInt(plc.probeSlots, 1, 16384)) f.error(null, null, 'plc.probeSlots', 'E_TABLE_SCHEMA', 'plc.probeSlots must be 1..16384');
-  for (const k of ['rack', 'slot']) if (plc[k] !== undefined && !isInt(plc[k], 0, 31)) f.error(null, null, `plc.${k}`, 'E_TABLE_SCHEMA', `plc.${k} must be 0..31`);
+  if (plc.probeRequestDb !== undefined && plc.probeRequestDb === plc.probeResponseDb) f.error(null, null, 'plc.probeResponseDb', 'E_TABLE_SCHEMA',
+    'the probe request and response blocks must differ');
+  if (plc.probeSlots !== undefined && !isInt(plc.probeSlots, 1, 16384)) f.error(null, null, 'plc.probeSlots', 'E_TABLE_SCHEMA',
+    'plc.probeSlots must be 1..16384');
+  for (const k of ['rack', 'slot']) if (plc[k] !== undefined && !isInt(plc[k], 0, 31)) f.error(null, null, `plc.${k}`, 'E_TABLE_SCHEMA',
+    `plc.${k} must be 0..31`);
   if (def.markers !== undefined && !Array.isArray(def.markers)) f.error(null, null, 'markers', 'E_TABLE_SCHEMA', 'markers must be a list');
 }
 
@@ -240,7 +256,8 @@ function markerSpans(def, f) {
   (Array.isArray(def.markers) ? def.markers : []).forEach((m, i) => {
     const addr = isObj(m) ? parseAddress(m.s7) : null;
     if (!addr || addr.area !== 'M' || addr.width !== 0) {
-      f.error(null, null, `markers[${i}]`, 'E_ADDRESS', `marker ${JSON.stringify(isObj(m) ? m.name : m)}: address ${JSON.stringify(isObj(m) ? m.s7 : m)} is not an M bit (M0.3)`);
+      f.error(null, null, `markers[${i}]`, 'E_ADDRESS',
+        `marker ${JSON.stringify(isObj(m) ? m.name : m)}: address ${JSON.stringify(isObj(m) ? m.s7 : m)} is not an M bit (M0.3)`);
       return;
     }
     out.push({ t: { name: m.name, s7: m.s7, marker: true }, i: -1, addr: { ...addr, size: 1 } });

@@ -94,7 +94,8 @@ function layoutModbus(rows, o, f) {
 /** A tag's own `modbus` entry, checked. @returns {{reg, bit?, words}|null} */
 function explicitPlace(row, m, f) {
   const bad = (text) => { f.error(row.t, row.i, 'modbus', 'E_TAG_MODBUS', text); return null; };
-  if (typeof m !== 'object' || !Number.isInteger(m.reg) || m.reg < 0 || m.reg > WORD_MAX) return bad(`modbus must be {reg} with a register 0..65535, or null for none; got ${JSON.stringify(m)}`);
+  if (typeof m !== 'object' || !Number.isInteger(m.reg) || m.reg < 0
+    || m.reg > WORD_MAX) return bad(`modbus must be {reg} with a register 0..65535, or null for none; got ${JSON.stringify(m)}`);
   if (row.tag.type === 'BOOL') {
     if (!Number.isInteger(m.bit) || m.bit < 0 || m.bit > 15) return bad(`a BOOL on Modbus needs {reg, bit} with bit 0..15; got ${JSON.stringify(m)}`);
     return { reg: m.reg, bit: m.bit, words: 0 };
@@ -103,7 +104,8 @@ function explicitPlace(row, m, f) {
   const natural = naturalWords(row.tag);
   const words = m.words ?? natural;
   const truncates = words === 1 && natural === 2 && TYPES[row.tag.type].kind === 'int';
-  if (words !== natural && !truncates) return bad(`a ${row.tag.type} takes ${natural} register${natural > 1 ? 's' : ''}${natural === 2 && TYPES[row.tag.type].kind === 'int' ? ' (or words: 1 for its low 16 bits)' : ''}; got words ${JSON.stringify(m.words)}`);
+  if (words !== natural && !truncates) return bad(`a ${row.tag.type} takes ${natural} register${natural > 1 ? 's' : ''}${natural === 2
+    && TYPES[row.tag.type].kind === 'int' ? ' (or words: 1 for its low 16 bits)' : ''}; got words ${JSON.stringify(m.words)}`);
   if (truncates && row.t.cloudWritable) return bad('a tag the cloud writes cannot be cut to its low 16 bits on Modbus');
   if (m.reg + words - 1 > WORD_MAX) return bad(`registers ${m.reg}..${m.reg + words - 1} run past 65535`);
   return { reg: m.reg, words };

@@ -72,14 +72,18 @@ function createTableRegistry(o = {}) {
       const current = e ? e.table : fallback();
       if (current && current.fingerprint === hello.fingerprint) return current;
       if (e && e.source === 'config') {
-        throw new RegistryError('E_TABLE_MISMATCH', `plant "${plant}": the edge's I/O table (${hello.fingerprint}) is not the one configured here (${e.table.fingerprint})`);
+        throw new RegistryError('E_TABLE_MISMATCH',
+          `plant "${plant}": the edge's I/O table (${hello.fingerprint}) is not the one configured here (${e.table.fingerprint})`);
       }
       if (!hello.definition || !o.createTable) {
-        throw new RegistryError('E_TABLE_MISMATCH', `plant "${plant}": the edge's I/O table (${hello.fingerprint}) is not this instance's (${current ? current.fingerprint : 'none'}) and it sent no definition`);
+        throw new RegistryError('E_TABLE_MISMATCH',
+          `plant "${plant}": the edge's I/O table (${hello.fingerprint}) is not this instance's `
+          + `(${current ? current.fingerprint : 'none'}) and it sent no definition`);
       }
       const table = o.createTable(hello.definition);
       if (table.fingerprint !== hello.fingerprint) {
-        throw new RegistryError('E_TABLE_MISMATCH', `plant "${plant}": the edge's I/O table does not hash to the fingerprint it sent (${hello.fingerprint}, made ${table.fingerprint})`);
+        throw new RegistryError('E_TABLE_MISMATCH',
+          `plant "${plant}": the edge's I/O table does not hash to the fingerprint it sent (${hello.fingerprint}, made ${table.fingerprint})`);
       }
       entries.set(plant, { table, source: 'edge' });
       changed(plant);

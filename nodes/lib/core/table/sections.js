@@ -8,7 +8,8 @@
 const DEMO = require('../io-table.json');
 
 /** The PLC section's defaults (DB numbers of the probe blocks, slots per block, rack and slot). */
-const PLC = Object.freeze({ rack: DEMO.plc.rack, slot: DEMO.plc.slot, probeRequestDb: DEMO.plc.probeRequestDb, probeResponseDb: DEMO.plc.probeResponseDb, probeSlots: DEMO.plc.probeSlots });
+const PLC = Object.freeze({ rack: DEMO.plc.rack, slot: DEMO.plc.slot, probeRequestDb: DEMO.plc.probeRequestDb, probeResponseDb: DEMO.plc.probeResponseDb,
+  probeSlots: DEMO.plc.probeSlots });
 
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -204,9 +204,11 @@ function fromTiaSource(text, opts = {}) {
     const startLine = src.slice(0, m.index).split('\n').length;
     const head = m[2].split(/^\s*BEGIN\s*$/m)[0];
     const opt = /S7_Optimized_Access\s*:=\s*'(TRUE|FALSE)'/i.exec(head);
-    if (opt && opt[1].toUpperCase() === 'TRUE') throw new TiaError('E_TIA', `data block "${name}" has optimized access: it has no fixed offsets; switch "Optimized block access" off in its properties and export it again`);
+    if (opt && opt[1].toUpperCase() === 'TRUE') throw new TiaError('E_TIA',
+      `data block "${name}" has optimized access: it has no fixed offsets; switch "Optimized block access" off in its properties and export it again`);
     const number = opts.numbers && Number.isInteger(opts.numbers[name]) ? opts.numbers[name] : (/^DB(\d+)$/i.exec(name) || [])[1];
-    if (!number) throw new TiaError('E_TIA', `data block "${name}": a source does not say its number; pass numbers: {"${name}": <n>} (block properties → General → Number)`);
+    if (!number) throw new TiaError('E_TIA',
+      `data block "${name}": a source does not say its number; pass numbers: {"${name}": <n>} (block properties → General → Number)`);
     const lines = head.split('\n').map((l, k) => ({ text: l, line: startLine + k }));
     const open = lines.findIndex((l) => /^\s*STRUCT\b/i.test(splitComment(l.text)[0]));
     if (open < 0) throw new TiaError('E_TIA', `data block "${name}" declares no STRUCT (an instance or PLC data type block): declare its members in the block`);
@@ -286,12 +288,16 @@ function toTiaSource(table) {
   ];
   if (mTags.length) {
     head.push('// Tags in the M area: an external source cannot hold PLC tags; add them to a PLC tag table:');
-    for (const t of mTags) head.push(`//   ${t.name} : ${t.type === 'STRING' ? `String[${t.length}]` : TYPES[t.type].tia} AT ${t.tia};   ${noteText(t)}${t.desc ? ` ${t.desc}` : ''}`);
+    for (const t of mTags) {
+      const type = t.type === 'STRING' ? `String[${t.length}]` : TYPES[t.type].tia;
+      head.push(`//   ${t.name} : ${type} AT ${t.tia};   ${noteText(t)}${t.desc ? ` ${t.desc}` : ''}`);
+    }
     head.push('');
   }
   return [
     ...head,
-    ...dbs.map((a) => dataBlock(`DB${a.db}`, 'S7 twin bridge: plant inputs (twin) and outputs (PLC program)', blockMembers(table.tags.filter((t) => t.addr.key === a.key)))),
+    ...dbs.map((a) => dataBlock(`DB${a.db}`, 'S7 twin bridge: plant inputs (twin) and outputs (PLC program)',
+      blockMembers(table.tags.filter((t) => t.addr.key === a.key)))),
     dataBlock(`DB${plc.probeRequestDb}`, 'S7 twin bridge: probe requests (load test), slot i at DBD 4*i',
       [`      Req : Array[0..${last}] of UDInt;   // DBD0 .. DBD${4 * last}, written by the edge`]),
     dataBlock(`DB${plc.probeResponseDb}`, 'S7 twin bridge: probe responses (load test), slot i at DBD 4*i',

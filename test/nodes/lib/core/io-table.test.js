@@ -33,7 +33,8 @@ test('the demo plant\'s table: one data block of 16 bytes, read as one range, it
   assert.deepEqual(d.modbusMap.commands, { address: 0, count: 1 });
   assert.deepEqual(d.modbusMap.states, { address: 1, count: 4 });
   assert.equal(d.MODBUS_REGISTERS, 6048);
-  assert.deepEqual(d.decodeRegisters(1, [0b1000001, 65534, 3, 70000 & 0xffff]), { c1: 1, p1fw: 0, p1bw: 0, p2fw: 0, c2: 0, p3fw: 0, red: 1, grn: 0, ng: -2, nr: 3, nb: 4464 });
+  assert.deepEqual(d.decodeRegisters(1, [0b1000001, 65534, 3, 70000 & 0xffff]), { c1: 1, p1fw: 0, p1bw: 0, p2fw: 0, c2: 0, p3fw: 0, red: 1, grn: 0, ng: -2,
+    nr: 3, nb: 4464 });
   assert.deepEqual(d.encodeRegisters(1, 4, { red: 1, ng: -2, nb: 70000 }), [64, 65534, 0, 4464], 'BoxesIn: its low 16 bits on Modbus');
   assert.equal(d.get('StartButton'), d.get('st'));
   assert.equal(d.get('st').opcua, 'ns=3;s="DB1"."StartButton"');
@@ -84,7 +85,8 @@ test('a table with an overlap or a bad address is refused with a message that na
   assert.throws(() => T.createTable(overlap), (e) => e.code === 'E_TABLE' && /tag "Pressure": "DB5,INT2" overlaps tag "Flow" \(DB5,DINT0\) at DB5 byte 2/.test(e.message) && e.errors.length === 1);
   const bad = def({ name: 'Level', short: 'lvl', type: 'REAL', s7: 'DB5,RAEL0' });
   assert.throws(() => T.createTable(bad), (e) => e.code === 'E_TABLE' && /tag "Level": address "DB5,RAEL0" is not an S7 address/.test(e.message));
-  const bits = def({ name: 'A', short: 'a', type: 'BOOL', s7: 'DB5,X0.3' }, { name: 'B', short: 'b', type: 'BOOL', s7: 'DB5,X0.3' }, { name: 'C', short: 'c', type: 'BYTE', s7: 'DB5,BYTE0' });
+  const bits = def({ name: 'A', short: 'a', type: 'BOOL', s7: 'DB5,X0.3' }, { name: 'B', short: 'b', type: 'BOOL', s7: 'DB5,X0.3' }, { name: 'C',
+    short: 'c', type: 'BYTE', s7: 'DB5,BYTE0' });
   assert.deepEqual(found(bits), [['E_TAG_OVERLAP', 'B'], ['E_TAG_OVERLAP', 'C']]);
 });
 
@@ -252,7 +254,8 @@ test('the plants\' registry: configured tables win, an edge teaches the rest, a 
   assert.equal(reg.learn('tank1', { fingerprint: tank.fingerprint, definition: tank.definition }).fingerprint, tank.fingerprint);
   assert.equal(reg.source('tank1'), 'edge');
   assert.throws(() => reg.learn('tank2', { fingerprint: tank.fingerprint }), { code: 'E_TABLE_MISMATCH' }, 'no definition to learn from');
-  assert.throws(() => reg.learn('tank2', { fingerprint: 'abc', definition: tank.definition }), { code: 'E_TABLE_MISMATCH' }, 'a definition that is not what the fingerprint says');
+  assert.throws(() => reg.learn('tank2', { fingerprint: 'abc', definition: tank.definition }), { code: 'E_TABLE_MISMATCH' },
+    'a definition that is not what the fingerprint says');
   reg.set('p2', tank, 'node-a');
   assert.throws(() => reg.learn('p2', { fingerprint: T.demoTable().fingerprint, definition: T.demoTable().definition }), { code: 'E_TABLE_MISMATCH', message: /plant "p2"/ });
   reg.delete('p2', 'node-b');

@@ -41,7 +41,8 @@ test('the tank\'s variables on the cloud server: its tags, their OPC UA types, w
 });
 
 test('the bridge relays the tank both ways, every value of its type; an out-of-range setpoint never reaches the PLC', async (t) => {
-  const plc = await createPlc({ table: tank, scanMs: 10, s7: false, modbus: false, opcua: { host: '127.0.0.1', port: await freePort(), pkiDir: pkiDir('plc') } });
+  const plc = await createPlc({ table: tank, scanMs: 10, s7: false, modbus: false, opcua: { host: '127.0.0.1', port: await freePort(),
+    pkiDir: pkiDir('plc') } });
   t.after(() => plc.stop());
   const srv = createOpcuaServer({ port: await freePort(), pkiDir: pkiDir('cloud-server'), plant: 'tank1', table: tank, probeSlots: 0 });
   await srv.start();

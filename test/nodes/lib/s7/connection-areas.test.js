@@ -51,7 +51,8 @@ async function countingRelay(port) {
 /** A connection to the PLC through a counting relay, reading `table`'s ranges; its decoded reads. */
 async function connect(plc, table, t) {
   const relay = await countingRelay(plc.ports.s7);
-  const conn = createS7Connection({ host: '127.0.0.1', port: relay.port, cycleMs: 20, chaseMs: 0, timeoutMs: 2000, ranges: table.readRanges({ filter: () => true }) });
+  const conn = createS7Connection({ host: '127.0.0.1', port: relay.port, cycleMs: 20, chaseMs: 0, timeoutMs: 2000,
+    ranges: table.readRanges({ filter: () => true }) });
   const seen = [];
   conn.on('data', (areas) => seen.push(table.decodeBlock(areas)));
   conn.start();
@@ -85,7 +86,8 @@ describe('the tank\'s areas over S7', () => {
     const bridge = createS7Bridge({ conn, table: tank, src: 'edge-test', send: (m) => sent.push(m.payload), setStatus: () => {} });
     t.after(() => bridge.close());
     const w0 = relay.jobs.write;
-    await new Promise((resolve) => bridge.input({ payload: { v: 1, k: 'cmd', src: 'twin-1', seq: 1, ts: Date.now(), d: { sp: 12.25, vlv: 0, rcp: 'Beer' } } }, resolve));
+    await new Promise((resolve) => bridge.input({ payload: { v: 1, k: 'cmd', src: 'twin-1', seq: 1, ts: Date.now(), d: { sp: 12.25, vlv: 0,
+      rcp: 'Beer' } } }, resolve));
     await waitFor(() => sent.some((e) => e.k === 'ack'), 10000, 'ack');
     assert.equal(relay.jobs.write - w0, 1, 'one write request for the three values');
     await waitFor(() => plc.values().sp === 12.25 && plc.values().vlv === 0 && plc.values().rcp === 'Beer', 10000, 'on the PLC');

@@ -61,7 +61,8 @@ test('the state differ reports everything first, then only changes, never noStre
 
 test('the tank: a command writes each type as its bytes, ranges checked first; the differ decodes three areas', () => {
   const path = require('node:path');
-  const tank = require('../../../../nodes/lib/core/io-table').loadTable({ file: path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables', 'tank.json') });
+  const tank = require('../../../../nodes/lib/core/io-table').loadTable({ file: path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables',
+    'tank.json') });
   assert.deepEqual(commandItems({ sp: 42.5, vlv: 1, rcp: 'A' }, tank), [
     { short: 'sp', addr: 'DB11,BYTE0.4', value: [0x42, 0x2a, 0, 0] },
     { short: 'vlv', addr: 'DB11,X4.0', value: true },

@@ -112,7 +112,8 @@ test('normalise takes each type\'s own values and refuses the rest, naming the t
 });
 
 test('parseType knows every type and STRING[n] up to 254 characters', () => {
-  for (const t of ['BOOL', 'BYTE', 'WORD', 'DWORD', 'SINT', 'INT', 'DINT', 'USINT', 'UINT', 'UDINT', 'REAL', 'LREAL']) assert.equal(T.parseType(t.toLowerCase()).type, t);
+  for (const t of ['BOOL', 'BYTE', 'WORD', 'DWORD', 'SINT', 'INT', 'DINT', 'USINT', 'UINT', 'UDINT', 'REAL',
+    'LREAL']) assert.equal(T.parseType(t.toLowerCase()).type, t);
   assert.deepEqual(T.parseType('String[16]'), { type: 'STRING', length: 16, size: 18 });
   assert.deepEqual(T.parseType('STRING'), { type: 'STRING', length: 254, size: 256 });
   for (const bad of ['STRING[0]', 'STRING[255]', 'REAL[2]', 'FLOAT', '', null]) assert.equal(T.parseType(bad), null, String(bad));
