@@ -33,7 +33,7 @@ const VENDOR = {
 /** The CommonJS modules the page requires (and, through them, everything they require). */
 const MODULES = {
   root: ROOT,
-  entries: ['twin/browser/session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js', 'twin/transports/http.js', 'twin/plant.js', 'twin/recorder.js', 'nodes/lib/core/tags.js'],
+  entries: ['twin/browser/session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js', 'twin/transports/http.js', 'twin/plant.js', 'twin/recorder.js', 'nodes/lib/core/io-table.js'],
   // Loaded by those modules, never called in the page: the recorder's CSV appender (node:fs),
   // the Node-only branches of the MQTT and HTTP transports.
   stubs: ['node:fs', 'node:path', 'node:http', 'node:https', 'ws'],

@@ -17,7 +17,7 @@ import { createPlantScene } from './scene.mjs';
 const R = window.S7Twin.require;
 const { summaryText, LABEL, VARIABLES } = R('twin/browser/session.js');
 const chartLib = R('twin/browser/chart.js');
-const tags = R('nodes/lib/core/tags.js');
+const tags = R('nodes/lib/core/io-table.js').demoTable(); // the 3D scene is the demo box-sorting plant's
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);

@@ -161,7 +161,7 @@ function modbusPart(tags, sections) {
   const words = mapped.filter((t) => t.type !== 'BOOL');
   const registers = sections.modbus.probeResponseBase + 2 * sections.plc.probeSlots;
   const map = deepFreeze({
-    commands: mb.span(mapped.filter((t) => t.dir === 'in').map((t) => t.modbus)),
+    commands: mb.span(mapped.filter((t) => t.cloudWritable).map((t) => t.modbus)),
     states: mb.span(mapped.filter((t) => t.dir === 'out').map((t) => t.modbus)),
     probeRequestBase: sections.modbus.probeRequestBase,
     probeResponseBase: sections.modbus.probeResponseBase,

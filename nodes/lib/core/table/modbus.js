@@ -15,9 +15,10 @@
  *   STRING[n]               1 register with the actual length, then 2 characters per register
  *
  * Tags without an entry are placed after the last register in use (from modbus.commandRegister,
- * 0, when none is): the inputs first (BOOLs packed 16 to a register, then the others in table
- * order), then the outputs the same way. The inputs' registers form the commands block, the
- * outputs' the states block: the edge polls each as one read. Probe slots live at
+ * 0, when none is): the inputs the cloud writes first (BOOLs packed 16 to a register, then the
+ * others in table order), then the other inputs, then the outputs the same way. The registers of
+ * the cloud-writable tags form the commands block (what a twin writes), the outputs' the states
+ * block: the edge polls each as one read. Probe slots live at
  * probeRequestBase + 2i and probeResponseBase + 2i (one UDInt each, high word first).
  *
  * Browser-safe: plain CommonJS, no Node built-ins.
@@ -73,14 +74,15 @@ function layoutModbus(rows, o, f) {
     if (ok) places.set(row.t, place);
   }
   let next = Math.max(o.commandRegister ?? 0, ...[...owner.keys()].map((r) => r + 1));
-  for (const dir of ['in', 'out']) {
-    const bools = auto.filter((r) => r.tag.dir === dir && r.tag.type === 'BOOL');
+  const group = (r) => (r.t.cloudWritable === true ? 'cmd' : r.tag.dir);
+  for (const g of ['cmd', 'in', 'out']) {
+    const bools = auto.filter((r) => group(r) === g && r.tag.type === 'BOOL');
     bools.forEach((row, k) => {
       const place = { reg: next + Math.floor(k / 16), bit: k % 16, words: 0 };
       if (claim(row, place.reg, place.bit)) places.set(row.t, place);
     });
     next += Math.ceil(bools.length / 16);
-    for (const row of auto.filter((r) => r.tag.dir === dir && r.tag.type !== 'BOOL')) {
+    for (const row of auto.filter((r) => group(r) === g && r.tag.type !== 'BOOL')) {
       const place = { reg: next, words: naturalWords(row.tag) };
       next += place.words;
       let ok = true;
