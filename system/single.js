@@ -14,7 +14,8 @@
 const os = require('node:os');
 const path = require('node:path');
 const paths = require('../nodes/lib/core/paths');
-const { PROBE_SLOTS } = require('../nodes/lib/core/tags');
+// The PLC's probe slots: its table's (S7T_IO_TABLE's, else the demo plant's 1,024).
+const { PROBE_SLOTS } = require('../nodes/lib/core/io-table').processTable();
 const { freePort, freePorts } = require('../plc/net');
 const { startToxiproxy } = require('./toxiproxy');
 const { startNodeRed } = require('./nodered');
