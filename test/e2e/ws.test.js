@@ -11,7 +11,7 @@ const WebSocket = require('ws');
 const { startWsSystem } = require('../helpers/system');
 const { waitFor } = require('../helpers/nodered');
 const { runTwin } = require('../../twin/run');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const envelope = require('../../nodes/lib/core/envelope');
 
 const TIMED = tags.timedPairs().map((p) => p.output).sort();

@@ -8,7 +8,7 @@ const http = require('node:http');
 const { WebSocketServer } = require('ws');
 const program = require('../../plc/program');
 const envelope = require('../../nodes/lib/core/envelope');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 const pick = (o) => Object.fromEntries(STREAMED.map((k) => [k, o[k]]));

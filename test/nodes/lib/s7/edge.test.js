@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const tags = require('../../../../nodes/lib/core/tags');
+const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 const { commandItems, probeItems, createStateDiffer } = require('../../../../nodes/lib/s7/edge');
 const { nodes7Address } = require('../../../../nodes/lib/s7/connection');
 
