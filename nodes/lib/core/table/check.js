@@ -117,6 +117,12 @@ function checkFields(t, i, f, type) {
   }
   if (typeof t.opcua === 'string' && !/^ns=\d+;[isgb]=.+$/.test(t.opcua)) f.error(t, i, 'opcua', 'E_TAG_OPCUA', `OPC UA node id ${JSON.stringify(t.opcua)} is not ns=<n>;s=<id> (or i=, g=, b=)`);
   if (type) checkRange(t, i, f, type);
+  // A write request of one item carries 16 bytes besides its data; an S7-1200 offers a 240-byte PDU.
+  if (type && type.type === 'STRING' && type.size > 240 - 16 - 14) {
+    f.warn(t, i, 'type', 'W_STRING_PDU',
+      `a ${typeName(type.type, type.length)} takes ${type.size} bytes: more than one write request of a PLC with a 240-byte PDU (S7-1200) carries; `
+      + 'an S7-1500 (960) takes it');
+  }
 }
 
 /** min and max: numbers of the type, inside it, min ≤ max; none for BOOL and STRING. */
