@@ -17,8 +17,9 @@ function plantsOf(text) {
 
 /**
  * The table node's table and plants.
- * @param {{table?: string, plants?: string}} config the node's properties: `table` the
- *   definition as JSON text (what the editor writes)
+ * @param {{table?: string|object, plants?: string}} config the node's properties: `table` the
+ *   definition as an object (what the editor writes: a flow file shows each tag on lines of its
+ *   own, so a diff names the tag that changed) or as JSON text
  * @param {(def: object) => object} createTable ../io-table.js createTable
  * @returns {{table: object|null, plants: string[], error: Error|null}} error: why there is no
  *   table (E_TABLE_JSON, E_TABLE with the findings, E_PLANT)
@@ -26,9 +27,9 @@ function plantsOf(text) {
 function readTableConfig(config, createTable) {
   try {
     const plants = plantsOf(config.plants);
-    let def;
+    let def = config.table;
     try {
-      def = JSON.parse(config.table || '');
+      if (typeof def !== 'object' || def === null) def = JSON.parse(def || '');
     } catch (err) {
       const e = new Error(`the table is not JSON: ${err.message}`);
       e.code = 'E_TABLE_JSON';

@@ -189,4 +189,8 @@ function toCsv(table) {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-module.exports = { parseCsv, toCsv, readRows, CsvError, COLUMNS };
+module.exports = {
+  parseCsv, toCsv, readRows, CsvError, COLUMNS,
+  // One cell each, for the table editor's Modbus and Timed fields (the same syntax as a CSV's).
+  modbusCell, timedCell, modbusText, timedText,
+};
