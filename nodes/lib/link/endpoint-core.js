@@ -29,7 +29,8 @@ const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
 const { createWsAcceptor } = require('./ws-transport');
-const { createPeer, readFrame } = require('./peer');
+const { createPeerSet } = require('./peer-set');
+const { createIntake } = require('./intake');
 const { createSenders } = require('./senders');
 const { createLatestStates } = require('./latest-state');
 const { createAdmission } = require('./admission');
@@ -65,6 +66,52 @@ const COUNTERS = {
 const isState = (env) => (env.k === 'state' || env.k === 'snap') && Boolean(env.d);
 
 /**
+ * The WebSocket way in: an HTTP upgrade request for the endpoint's path is admitted (token and
+ * plant, lib/link/admission.js), then the role decides (capacity, one edge per plant) on a
+ * ticket, and the upgraded connection is accepted; every refusal is an HTTP status, no socket.
+ * @param {object} o
+ * @param {object} o.acceptor lib/link/ws-transport.js createWsAcceptor
+ * @param {object} o.admission lib/link/admission.js
+ * @param {object} o.counters the endpoint's: refused, plantRefused
+ * @param {EventEmitter} o.ee the endpoint: 'refused'(reason, req)
+ * @param {(ticket: object) => void} o.admit the role's decision: ticket.refuse(status, text, reason) or ticket.accept()
+ * @param {(conn: object, info: object) => void} o.accept run the admitted connection
+ * @param {() => boolean} o.isClosed
+ * @returns {(req, socket, head) => boolean} true if handled (accepted or refused), false if not ours
+ */
+function createUpgradeHandler(o) {
+  const { acceptor, counters } = o;
+
+  function refuse(socket, status, text, reason, req) {
+    counters.refused += 1;
+    o.ee.emit('refused', reason, req);
+    acceptor.refuse(socket, status, text);
+  }
+
+  return function handleUpgrade(req, socket, head) {
+    if (!acceptor.matches(req)) return false;
+    if (o.isClosed()) { refuse(socket, 503, 'Service Unavailable', 'closed', req); return true; }
+    const who = o.admission.admit(req);
+    if (who.status) {
+      if (who.reason !== 'token') counters.plantRefused += 1;
+      refuse(socket, who.status, who.text, who.reason, req);
+      return true;
+    }
+    const info = { plant: who.plant, viewer: who.viewer, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, url: req.url };
+    o.admit({
+      plant: who.plant,
+      viewer: who.viewer,
+      refuse: (status, text, reason) => refuse(socket, status, text, reason, req),
+      /** The endpoint closed or the peer left while the role made up its mind. */
+      get abandoned() { return o.isClosed() || socket.destroyed; },
+      drop: () => socket.destroy(),
+      accept: () => acceptor.upgrade(req, socket, head, (conn) => o.accept(conn, info)),
+    });
+    return true;
+  };
+}
+
+/**
  * @param {object} o DEFAULTS plus path, src, tokens, viewerTokens, plant, grants (see lib/link/endpoint.js)
  * @param {object} role see the header
  * @returns {object} the core: its parts for the role, and api(extra) → the endpoint
@@ -78,136 +125,58 @@ function createEndpointCore(o, role) {
   const senders = createSenders({ counters });
   const latest = createLatestStates({ maxTags: o.maxTags });
   const acceptor = createWsAcceptor({ path: o.path, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload) });
-  /** @type {Map<string, object>} peer id -> peer (lib/link/peer.js) */
-  const clients = new Map();
-  let nextId = 0;
   let closed = false;
 
   /** Emit a frame for the flow: from `clientId` (if a peer's), for `plant`. */
   const emit = (env, clientId, plant) => ee.emit('envelope', env, clientId, plant);
+  const intake = createIntake({
+    maxPayload: o.maxPayload,
+    counters,
+    sender,
+    senders,
+    onInvalid: (err, clientId, extra) => ee.emit('invalid', err, clientId, extra),
+    check: (c, env, arrived) => role.onFrame(c, env, arrived),
+    pass: (c, env) => emit(env, c.id, c.plant),
+  });
 
-  const keepalive = setInterval(() => {
-    const t = Date.now();
-    for (const c of clients.values()) role.tick(c, t);
-  }, role.tickMs);
-  keepalive.unref?.();
-
-  function updateDepth() {
-    let n = 0;
-    for (const c of clients.values()) n += c.outbox.depth;
-    counters.queueDepth = n;
-  }
-
-  const expel = (c, why) => c.expel(sender.error(why.code, why.message));
-
-  /** Answer a refused frame with an err envelope, count it, and expel a peer past its budget. */
-  function answerError(c, err, extra) {
-    counters.errors += 1;
-    c.deliver(sender.error(err.code || 'E_SCHEMA', err.message, err.ref, err.cid));
-    ee.emit('invalid', err, c.id, extra);
-    const over = c.limits.error();
-    if (over) { counters.errorBudget += 1; expel(c, over); }
-  }
-
-  function onFrame(c, data, isBinary) {
-    const arrived = clock.now();
-    c.markHeard();
-    if (c.closing) return;
-    counters.bytesIn += data.length;
-    const over = c.limits.frame();
-    if (over) { counters.rateLimited += 1; expel(c, over); return; }
-    if (data.length > o.maxPayload) {
-      counters.tooLarge += 1;
-      answerError(c, new envelope.EnvelopeError('E_TOO_LARGE', `frame of ${data.length} bytes exceeds the ${o.maxPayload}-byte limit`));
-      c.conn.close(1009, 'frame too large');
-      return;
-    }
-    let env;
-    try {
-      env = readFrame(data, isBinary, o.maxPayload);
-    } catch (err) {
-      answerError(c, err, { raw: String(data).slice(0, 200) });
-      return;
-    }
-    counters.framesIn += 1;
-    if (senders.accept(c, env) === 'duplicate') return;
-    if (role.onFrame(c, env, arrived)) emit(env, c.id, c.plant);
-  }
+  const peers = createPeerSet({
+    name: role.name,
+    counters,
+    limits: role.limits,
+    peer: { maxFrames: o.maxFrames, maxTags: o.maxTags, highWaterBytes: o.highWaterBytes, drainPollMs: o.drainPollMs, closeGraceMs: o.closeGraceMs },
+    tickMs: role.tickMs,
+    tick: role.tick,
+    onFrame: intake.receive,
+    onGone(c, code) {
+      senders.forget(c);
+      role.onClose(c, code);
+      ee.emit('disconnect', c.id, code);
+    },
+  });
 
   /**
-   * Run an admitted peer's connection.
+   * Run an admitted peer's connection (any transport's).
    * @param {object} conn a connection (lib/link/ws-transport.js)
    * @param {{plant: string, viewer?: boolean, remote?: string, url?: string}} info
    */
   function accept(conn, info) {
     if (closed) { conn.terminate(); if (role.onAbandon) role.onAbandon(info.plant); return; }
-    nextId += 1;
-    const id = `${role.name}-${nextId}`;
-    const c = createPeer({
-      id, conn, plant: info.plant, viewer: info.viewer, remote: info.remote, limits: role.limits, counters, onQueue: updateDepth,
-      maxFrames: o.maxFrames, maxTags: o.maxTags, highWaterBytes: o.highWaterBytes, drainPollMs: o.drainPollMs, closeGraceMs: o.closeGraceMs,
-    });
-    clients.set(id, c);
-    counters.accepted += 1;
-    counters.connections = clients.size;
-    conn.on('alive', c.markHeard);
-    conn.on('frame', (data, isBinary) => onFrame(c, data, isBinary));
-    conn.on('error', (err) => {
-      if (err.code === 'E_TOO_LARGE') counters.tooLarge += 1; // the transport refused it and closes (1009)
-      counters.errors += 1;
-    });
-    conn.on('close', (code) => {
-      c.dispose();
-      clients.delete(id);
-      senders.forget(c);
-      counters.connections = clients.size;
-      updateDepth();
-      role.onClose(c, code);
-      ee.emit('disconnect', id, code);
-    });
-    ee.emit('connect', id, { remote: c.remote, url: info.url, viewer: c.viewer, plant: c.plant });
+    const c = peers.add(conn, info);
+    ee.emit('connect', c.id, { remote: c.remote, url: info.url, viewer: c.viewer, plant: c.plant });
     role.onAccept(c);
   }
 
-  function refuse(socket, status, text, reason, req) {
-    counters.refused += 1;
-    ee.emit('refused', reason, req);
-    acceptor.refuse(socket, status, text);
-  }
-
-  /**
-   * Handle an HTTP upgrade request if it is for this endpoint's path.
-   * @returns {boolean} true if handled (accepted or refused), false if not ours
-   */
-  function handleUpgrade(req, socket, head) {
-    if (!acceptor.matches(req)) return false;
-    if (closed) { refuse(socket, 503, 'Service Unavailable', 'closed', req); return true; }
-    const who = admission.admit(req);
-    if (who.status) {
-      if (who.reason !== 'token') counters.plantRefused += 1;
-      refuse(socket, who.status, who.text, who.reason, req);
-      return true;
-    }
-    const info = { plant: who.plant, viewer: who.viewer, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, url: req.url };
-    role.admit({
-      plant: who.plant,
-      viewer: who.viewer,
-      refuse: (status, text, reason) => refuse(socket, status, text, reason, req),
-      /** The endpoint closed or the peer left while the role made up its mind. */
-      get abandoned() { return closed || socket.destroyed; },
-      drop: () => socket.destroy(),
-      accept: () => acceptor.upgrade(req, socket, head, (conn) => accept(conn, info)),
-    });
-    return true;
-  }
+  const handleUpgrade = createUpgradeHandler({
+    acceptor, admission, counters, ee, admit: role.admit, accept, isClosed: () => closed,
+  });
 
   /** Deliver to every peer of `plant`, or (an answer) to the peer that asked. */
   function route(env, plant) {
     const owner = env.ref ? senders.ownerOf(plant, env.ref.src) : undefined;
     let targets;
-    if (envelope.ANSWER_KINDS.has(env.k) && owner !== undefined) targets = [clients.get(owner)];
+    if (envelope.ANSWER_KINDS.has(env.k) && owner !== undefined) targets = [peers.get(owner)];
     else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && role.strayAnswer) { role.strayAnswer(env); return 0; }
-    else targets = [...clients.values()].filter((c) => c.plant === plant);
+    else targets = peers.ofPlant(plant);
     const text = envelope.stringify(env); // one serialisation for the whole fan-out
     for (const c of targets) c.deliver(env, text);
     return targets.length;
@@ -225,7 +194,7 @@ function createEndpointCore(o, role) {
    */
   function send(env, clientId, plant) {
     if (closed) return 0;
-    const c = clientId !== undefined ? clients.get(clientId) : undefined;
+    const c = clientId !== undefined ? peers.get(clientId) : undefined;
     const p = c ? c.plant : admission.resolvePlant(plant);
     if (!p) { counters.noPlant += 1; return 0; }
     if (isState(env)) latest.remember(p, env);
@@ -238,21 +207,9 @@ function createEndpointCore(o, role) {
   function close() {
     if (closed) return Promise.resolve();
     closed = true;
-    clearInterval(keepalive);
-    const all = [...clients.values()];
-    const peersGone = new Promise((resolve) => {
-      if (!all.length) { acceptor.close(); resolve(); return; }
-      let left = all.length;
-      const t = setTimeout(() => { for (const c of all) c.conn.terminate(); }, o.closeGraceMs);
-      for (const c of all) {
-        c.conn.once('close', () => {
-          left -= 1;
-          if (left === 0) { clearTimeout(t); acceptor.close(); resolve(); }
-        });
-        try { c.conn.close(1001, 'endpoint closing'); } catch { c.conn.terminate(); }
-      }
-    });
-    return peersGone.then(() => (role.onClosed ? role.onClosed() : undefined));
+    return peers.close(o.closeGraceMs)
+      .then(() => acceptor.close())
+      .then(() => (role.onClosed ? role.onClosed() : undefined));
   }
 
   /** The endpoint: an EventEmitter with the API both roles share, and the role's `extra`. */
@@ -271,10 +228,10 @@ function createEndpointCore(o, role) {
        * delivered): send it through the endpoint the asker is connected to.
        */
       errorFor: (env, code, msg) => sender.error(code, msg, { src: env.src, seq: env.seq }, env.cid),
-      hasClient: (id) => clients.has(id),
-      clientIds: () => [...clients.keys()],
+      hasClient: peers.has,
+      clientIds: peers.ids,
       /** A peer (lib/link/peer.js), for tests and the stats endpoint. */
-      client: (id) => clients.get(id),
+      client: peers.get,
       /** The latest state of the plant (of the only plant without one) as it went out. */
       latestState: (plant) => latest.values(admission.resolvePlant(plant)),
       /** The plant a frame without msg.plant goes to (null: the endpoint serves several). */
@@ -282,7 +239,7 @@ function createEndpointCore(o, role) {
     }, extra);
   }
 
-  return { ee, counters, sender, clients, latest, emit, answerError, api };
+  return { ee, counters, sender, peers, latest, emit, answerError: intake.answerError, api };
 }
 
 module.exports = { DEFAULTS, COUNTERS, createEndpointCore };

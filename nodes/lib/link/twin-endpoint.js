@@ -92,7 +92,7 @@ function createTwinEndpoint(opts) {
     tickMs: o.pingMs,
     limits: { ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs },
     admit(ticket) {
-      if (core.clients.size >= o.maxClients) { ticket.refuse(503, 'Service Unavailable', 'full'); return; }
+      if (core.peers.size >= o.maxClients) { ticket.refuse(503, 'Service Unavailable', 'full'); return; }
       ticket.accept();
     },
     onAccept(c) {
