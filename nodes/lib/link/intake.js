@@ -8,9 +8,8 @@
  *
  * Plain module; lib/link/endpoint-core.js keeps one per endpoint.
  */
-const envelope = require('../core/envelope');
 const clock = require('../core/clock');
-const { readFrame } = require('./peer');
+const { readFrame } = require('./frame');
 
 /**
  * @param {object} o
@@ -44,16 +43,16 @@ function createIntake(o) {
     counters.bytesIn += data.length;
     const over = c.limits.frame();
     if (over) { counters.rateLimited += 1; expel(c, over); return; }
-    if (data.length > o.maxPayload) {
-      counters.tooLarge += 1;
-      answerError(c, new envelope.EnvelopeError('E_TOO_LARGE', `frame of ${data.length} bytes exceeds the ${o.maxPayload}-byte limit`));
-      c.conn.close(1009, 'frame too large');
-      return;
-    }
     let env;
     try {
       env = readFrame(data, isBinary, o.maxPayload);
     } catch (err) {
+      if (data.length > o.maxPayload) {
+        counters.tooLarge += 1;
+        answerError(c, err);
+        c.conn.close(1009, 'frame too large');
+        return;
+      }
       answerError(c, err, { raw: String(data).slice(0, 200) });
       return;
     }

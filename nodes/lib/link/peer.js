@@ -14,19 +14,6 @@ const { createPeerLimits } = require('../access/peer-limits');
 const POLICY_CLOSE = 1008; // WebSocket close code: policy violation
 
 /**
- * Read one frame as an envelope.
- * @param {Buffer} data
- * @param {boolean} isBinary
- * @param {number} maxBytes the endpoint's frame size limit
- * @returns {object} a valid envelope
- * @throws {EnvelopeError} E_SCHEMA (binary, malformed), E_TOO_LARGE, E_JSON, …
- */
-function readFrame(data, isBinary, maxBytes) {
-  if (isBinary) throw new envelope.EnvelopeError('E_SCHEMA', 'binary frames are not envelopes');
-  return envelope.parse(data.toString('utf8'), { maxBytes });
-}
-
-/**
  * @param {object} o
  * @param {string} o.id
  * @param {object} o.conn the connection (see lib/link/ws-transport.js)
@@ -124,4 +111,4 @@ function createPeer(o) {
   return peer;
 }
 
-module.exports = { createPeer, readFrame, POLICY_CLOSE };
+module.exports = { createPeer, POLICY_CLOSE };

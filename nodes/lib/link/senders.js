@@ -7,6 +7,7 @@
  * Plain module; lib/link/endpoint-core.js keeps one per endpoint.
  */
 const envelope = require('../core/envelope');
+const { trackFrame } = require('./frame');
 
 /** The key of a sender on an endpoint: its plant and its id. */
 const senderKey = (plant, src) => `${plant}\u0000${src}`;
@@ -32,12 +33,7 @@ function createSenders(o = {}) {
      */
     accept(peer, env) {
       const key = senderKey(peer.plant, env.src);
-      const gapsBefore = tracker.stats.gaps;
-      if (tracker.check({ src: key, seq: env.seq }) === 'duplicate') {
-        counters.duplicates += 1;
-        return 'duplicate';
-      }
-      counters.gaps += tracker.stats.gaps - gapsBefore;
+      if (trackFrame(tracker, key, env.seq, counters) === 'duplicate') return 'duplicate';
       if (owners.get(key) !== peer.id) {
         owners.set(key, peer.id);
         peer.srcs.add(key);
