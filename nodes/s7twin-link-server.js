@@ -33,7 +33,9 @@ module.exports = function register(RED) {
     // Every grant this instance knows: the REST node (s7twin-rest) takes those of its plant.
     node.grants = plan.grants;
     node.tokens = plan.tokens;
-    if (node.tokens && !node.tokens.length) node.warn(`no token configured (credentials, ${TOKEN_ENV[node.role]} or S7T_TOKENS): every connection to ${node.path} will be refused`);
+    if (node.tokens && !node.tokens.length) {
+      node.warn(`no token configured (credentials, ${TOKEN_ENV[node.role]} or S7T_TOKENS): every connection to ${node.path} will be refused`);
+    }
     if (plan.unusable) {
       node.error(`${plan.unusable.why}: refusing to serve ${node.path}`);
       node.status({ fill: 'red', shape: 'dot', text: plan.unusable.text });
@@ -44,10 +46,14 @@ module.exports = function register(RED) {
       return;
     }
     const { backplane } = plan;
-    const ep = createEndpoint(endpointOptions(config, { role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane }));
+    const ep = createEndpoint(endpointOptions(config, {
+      role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane,
+    }));
     node.endpoint = ep;
     endpoints.add(node);
-    registry.add(node, () => (ep.fleet ? { ...ep.counters, fleet: { member: ep.fleet.id, backplane: backplane ? 'redis' : 'local', ...ep.fleet.counters } } : ep.counters));
+    registry.add(node, () => (ep.fleet
+      ? { ...ep.counters, fleet: { member: ep.fleet.id, backplane: backplane ? 'redis' : 'local', ...ep.fleet.counters } }
+      : ep.counters));
     if (backplane) {
       const bp = backplane.backplane;
       node.log(`fleet member ${ep.fleet.id} on Redis ${bp.url}`);

@@ -23,7 +23,7 @@
  * Plain module; lib/fleet/member.js keeps one.
  */
 const envelope = require('../core/envelope');
-const { createInflight } = require('../link/inflight');
+const { createInflight, outcomeUnknown } = require('../link/inflight');
 const { KEYS } = require('./keys');
 
 /**
@@ -52,7 +52,7 @@ function createFleetRequests(o) {
     maxEntries: o.maxForwarded,
     onExpire(e, why) {
       counters.unknownOutcomes += 1;
-      o.onEnvelope(sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid, e.dl), e.plant);
+      o.onEnvelope(outcomeUnknown(sender, e, why), e.plant);
     },
   });
 
@@ -84,7 +84,8 @@ function createFleetRequests(o) {
       const dl = m.o === id ? env.dl : o.localDeadline(m.o, env.dl);
       if (dl === null) {
         counters.noClock += 1;
-        reply(m.o, plant, sender.error('E_EDGE_DOWN', `instance ${id} has no clock estimate for instance ${m.o} yet: the ${env.k} was not delivered`, { src: env.src, seq: env.seq }, env.cid, env.dl));
+        const msg = `instance ${id} has no clock estimate for instance ${m.o} yet: the ${env.k} was not delivered`;
+        reply(m.o, plant, sender.error('E_EDGE_DOWN', msg, { src: env.src, seq: env.seq }, env.cid, env.dl));
         return;
       }
       o.onRequest({ ...env, dl }, plant, m.o);
@@ -105,7 +106,8 @@ function createFleetRequests(o) {
      */
     forward(env, plant) {
       if (forwarded.full) {
-        o.onEnvelope(sender.error('E_BUSY', `${forwarded.size} requests already wait for other instances: the ${env.k} was not relayed`, { src: env.src, seq: env.seq }, env.cid), plant);
+        const msg = `${forwarded.size} requests already wait for other instances: the ${env.k} was not relayed`;
+        o.onEnvelope(sender.error('E_BUSY', msg, { src: env.src, seq: env.seq }, env.cid), plant);
         return;
       }
       if (!forwarded.add(env, 'fleet', { plant })) return; // the same request twice: held already

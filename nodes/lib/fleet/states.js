@@ -80,7 +80,11 @@ function createStateWatch(o) {
     } catch (err) {
       o.fail(err); // subscribed when the backplane is (back) up: up()
       // Failed though connected (no 'up' will come to retry it): try again shortly.
-      if (bp.connected && !o.closed()) setTimeout(() => { if (!o.closed() && !w.subscribed && watched.get(plant) === w) subscribeWatch(plant, w).then((ok) => ok && reload(plant)); }, 1000).unref?.();
+      if (bp.connected && !o.closed()) {
+        setTimeout(() => {
+          if (!o.closed() && !w.subscribed && watched.get(plant) === w) subscribeWatch(plant, w).then((ok) => ok && reload(plant));
+        }, 1000).unref?.();
+      }
       return false;
     }
   }

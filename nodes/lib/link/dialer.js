@@ -86,7 +86,9 @@ function createDialer(opts) {
     onEnvelope: (env) => ee.emit('envelope', env),
     onInvalid: (err) => ee.emit('invalid', err),
   });
-  const uplink = createUplink({ maxFrames: o.maxFrames, maxTags: o.maxTags, highWaterBytes: o.highWaterBytes, drainPollMs: o.drainPollMs, snapWaitMs: o.snapWaitMs, counters });
+  const uplink = createUplink({
+    maxFrames: o.maxFrames, maxTags: o.maxTags, highWaterBytes: o.highWaterBytes, drainPollMs: o.drainPollMs, snapWaitMs: o.snapWaitMs, counters,
+  });
   let conn = null;
   let state = 'disconnected';
   let stopped = true;

@@ -37,7 +37,8 @@ const tickMsOf = (linkTimeoutMs) => Math.max(50, Math.round(linkTimeoutMs / 6));
 function edgeRefusal(env) {
   const ref = { src: env.src, seq: env.seq };
   if (!EDGE_KINDS.has(env.k)) {
-    return { counter: 'kindRefused', err: new envelope.EnvelopeError('E_KIND', `the edge sends state, snap, ack, err, probe-res and sync frames, not "${env.k}"`, ref) };
+    const msg = `the edge sends state, snap, ack, err, probe-res and sync frames, not "${env.k}"`;
+    return { counter: 'kindRefused', err: new envelope.EnvelopeError('E_KIND', msg, ref) };
   }
   if (env.k === 'state' || env.k === 'snap') {
     try {
@@ -131,7 +132,8 @@ function createEdgeEndpoint(opts) {
     }
     if (!env.ref) { // an err about a frame it could not read: the cloud's own doing, not a twin's
       core.counters.edgeErrors += 1;
-      core.ee.emit('invalid', Object.assign(new Error(`the edge reported ${env.e ? `${env.e.code}: ${env.e.msg}` : env.k} without a ref`), { code: env.e ? env.e.code : 'E_SCHEMA' }), c.id);
+      const what = env.e ? `${env.e.code}: ${env.e.msg}` : env.k;
+      core.ee.emit('invalid', Object.assign(new Error(`the edge reported ${what} without a ref`), { code: env.e ? env.e.code : 'E_SCHEMA' }), c.id);
       return false;
     }
     return relay.fromEdge(c, env);

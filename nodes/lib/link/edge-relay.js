@@ -17,7 +17,7 @@
  * Plain module; lib/link/edge-endpoint.js keeps one.
  */
 const clock = require('../core/clock');
-const { createInflight } = require('./inflight');
+const { createInflight, outcomeUnknown } = require('./inflight');
 const { createLocalBackplane } = require('../fleet/backplane');
 const { createFleetMember } = require('../fleet/member');
 
@@ -44,7 +44,7 @@ function createEdgeRelay(o) {
     onExpire(e, why) {
       counters.unknownOutcomes += 1;
       counters.inflight = inflight.size;
-      answer(e, sender.error('E_OUTCOME_UNKNOWN', `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`, { src: e.src, seq: e.seq }, e.cid, e.dl));
+      answer(e, outcomeUnknown(sender, e, why));
     },
   });
   const fleet = createFleetMember({
@@ -81,7 +81,8 @@ function createEdgeRelay(o) {
   function toEdge(c, env, plant, origin) {
     if (inflight.full) {
       counters.busy += 1;
-      answer({ origin, plant, peer: c.id }, sender.error('E_BUSY', `${inflight.size} requests already wait for the edge's answer: the ${env.k} was not relayed`, { src: env.src, seq: env.seq }, env.cid, env.dl));
+      const msg = `${inflight.size} requests already wait for the edge's answer: the ${env.k} was not relayed`;
+      answer({ origin, plant, peer: c.id }, sender.error('E_BUSY', msg, { src: env.src, seq: env.seq }, env.cid, env.dl));
       return;
     }
     if (inflight.add(env, c.id, { plant, origin })) c.deliver(env);
@@ -92,7 +93,8 @@ function createEdgeRelay(o) {
   function fromFleet(env, plant, origin) {
     const c = liveEdge(plant);
     if (!c) {
-      fleet.reply(origin, plant, sender.error('E_EDGE_DOWN', `the edge of plant ${plant} is not ready on this instance: the ${env.k} was not delivered`, { src: env.src, seq: env.seq }, env.cid, env.dl));
+      const msg = `the edge of plant ${plant} is not ready on this instance: the ${env.k} was not delivered`;
+      fleet.reply(origin, plant, sender.error('E_EDGE_DOWN', msg, { src: env.src, seq: env.seq }, env.cid, env.dl));
       return;
     }
     toEdge(c, env, plant, origin);

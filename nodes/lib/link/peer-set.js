@@ -75,7 +75,9 @@ function createPeerSet(o) {
     add(conn, info) {
       nextId += 1;
       const id = `${o.name}-${nextId}`;
-      const c = createPeer({ ...o.peer, id, conn, plant: info.plant, viewer: info.viewer, remote: info.remote, limits: o.limits, counters, onQueue: updateDepth });
+      const c = createPeer({
+        ...o.peer, id, conn, plant: info.plant, viewer: info.viewer, remote: info.remote, limits: o.limits, counters, onQueue: updateDepth,
+      });
       peers.set(id, c);
       counters.accepted += 1;
       counters.connections = peers.size;

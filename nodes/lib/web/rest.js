@@ -115,7 +115,10 @@ function createRestEndpoint(opts) {
   function cmdRefusal(env, arrived) {
     if (env.k !== 'cmd') { counters.badRequests += 1; return ['E_KIND', `POST cmd takes a "cmd" envelope, got "${env.k}"`]; }
     if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; return ['E_DUPLICATE', `command ${env.src}#${env.seq} was already received`]; }
-    if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) { counters.badRequests += 1; return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`]; }
+    if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
+      counters.badRequests += 1;
+      return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`];
+    }
     env.dl = arrived + (env.ttl || o.lifetimeMs);
     if (closed) return ['E_CLOSED', 'the endpoint is closing'];
     if (pending.size >= o.maxPending) return ['E_BUSY', `${pending.size} commands are waiting for the edge`];
