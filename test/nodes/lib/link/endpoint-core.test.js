@@ -49,6 +49,8 @@ test('frames from a peer go to the flow with its id and plant; answers go back t
   assert.equal(ep.send(env('state', 'edge', 3, { d: { grn: 1 } }), undefined, 'a'), 2, 'to every peer of the plant');
   assert.equal(ep.send(env('state', 'edge', 4, { d: { red: 1 } }), 'twin-3'), 1, 'to one peer by id');
   assert.deepEqual(b1.frames().map((f) => f.seq), [4]);
+  assert.equal(ep.send(env('probe-res', 'edge', 6, { d: { n: 1 } }), 'twin-1'), 1);
+  assert.deepEqual([a1.frames().at(-1).seq, a2.frames().at(-1).seq], [6, 3], 'only the peer named');
   assert.deepEqual(ep.latestState('a'), { grn: 1 });
   assert.deepEqual(ep.latestState('b'), { red: 1 }, 'kept for the plant of the peer it went to');
   assert.equal(ep.send(env('state', 'edge', 5, { d: { red: 1 } })), 0, 'serving two plants, a frame must name one');

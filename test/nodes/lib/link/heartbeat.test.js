@@ -42,9 +42,10 @@ test('a cloud silent for linkTimeoutMs is cut off; one heard from is kept', asyn
   assert.equal(c.timeouts, 1);
 });
 
-test('answers to syncs give the clock-offset estimate; a new connection starts without one', () => {
+test('answers to syncs give the clock-offset estimate; a new connection starts without one', (t) => {
   const c = counters();
   const hb = createHeartbeat({ sender: envelope.createSender('edge-link'), heartbeatMs: 60000, linkTimeoutMs: 60000, counters: c });
+  t.after(() => hb.stop());
   const conn = fakeConnection();
   hb.start(conn);
   assert.equal(hb.localDeadline(clock.now() + 1000), null, 'no estimate: nothing may be written');
@@ -58,5 +59,4 @@ test('answers to syncs give the clock-offset estimate; a new connection starts w
   assert.ok(hb.estimate());
   hb.start(fakeConnection());
   assert.equal(hb.localDeadline(t1 + 1000), null, 'samples of an earlier connection do not bound the new one');
-  hb.stop();
 });

@@ -22,19 +22,26 @@ async function serve(t, maxPayload = 1024) {
     acceptor.upgrade(req, socket, head, (conn) => conns.push(conn));
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const dialled = [];
   t.after(async () => {
+    for (const c of [...conns, ...dialled]) c.terminate();
     acceptor.close();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
   });
-  return { conns, url: (q = '') => `ws://127.0.0.1:${server.address().port}/p${q}`, acceptor };
+  const url = (q = '') => `ws://127.0.0.1:${server.address().port}/p${q}`;
+  /** Dial the server (the connection is cut when the test ends, whatever happened). */
+  const dial = (q) => {
+    const c = dialWs(url(q), { maxPayload: 1024, handshakeTimeoutMs: 3000 });
+    dialled.push(c);
+    return c;
+  };
+  return { conns, dial, acceptor };
 }
-
-const dial = (url) => dialWs(url, { maxPayload: 1024, handshakeTimeoutMs: 3000 });
 
 test('both ends are connections: frames both ways, pings answered as signs of life, an orderly close', async (t) => {
   const s = await serve(t);
-  const client = dial(s.url());
+  const client = s.dial();
   const fromServer = [];
   client.on('frame', (data, isBinary) => fromServer.push([String(data), isBinary]));
   await new Promise((r) => client.once('open', r));
@@ -60,7 +67,7 @@ test('both ends are connections: frames both ways, pings answered as signs of li
 
 test('a frame past the transport\'s limit is an E_TOO_LARGE error, and the peer is told 1009', async (t) => {
   const s = await serve(t, 64);
-  const client = dial(s.url());
+  const client = s.dial();
   await new Promise((r) => client.once('open', r));
   await waitFor(() => s.conns.length === 1);
   const errors = [];
@@ -76,14 +83,14 @@ test('a refused upgrade reaches the dialer as its HTTP status, then a close; oth
   const s = await serve(t);
   assert.equal(s.acceptor.matches({ url: '/p?x=1' }), true);
   assert.equal(s.acceptor.matches({ url: '/other' }), false);
-  const client = dial(s.url('?refuse=409'));
+  const client = s.dial('?refuse=409');
   client.on('error', () => {});
   const refused = new Promise((r) => client.once('refused', r));
   const closed = new Promise((r) => client.once('close', r));
   assert.equal(await refused, 409);
   await closed;
   assert.equal(client.closed, true);
-  const early = dial(s.url());
+  const early = s.dial();
   early.on('error', () => {});
   const earlyClosed = new Promise((r) => early.once('close', r));
   early.close(1000, 'never mind'); // still opening: cut
