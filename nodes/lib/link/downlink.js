@@ -5,7 +5,7 @@
  * counted, never passed on), duplicates dropped and gaps counted, the answers to the heartbeat's
  * syncs to the clock estimate (lib/link/heartbeat.js), the rest to the flow.
  *
- * Plain module.
+ * Plain module; lib/link/dialer.js keeps one.
  */
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');

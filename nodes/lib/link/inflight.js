@@ -13,7 +13,8 @@
  *   is given up: `onExpire(entry)` answers it with "outcome unknown".
  * - When the edge link drops, every request held for it is given up at once (`dropPeer`).
  *
- * Plain module (timers only); nodes/lib/link/endpoint.js uses it on the cloud's edge endpoint.
+ * Plain module (timers only); the edge endpoint's relay (lib/link/edge-relay.js) and the fleet's
+ * forwarded requests (lib/fleet/requests.js) use it.
  */
 const clock = require('../core/clock');
 

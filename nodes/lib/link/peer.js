@@ -5,7 +5,7 @@
  * lib/access/peer-limits.js), whether it is alive, and a bounded outbox (lib/link/outbox.js) so
  * that a slow peer never grows the cloud's memory or slows the others.
  *
- * Plain module (timers only); lib/link/endpoint-core.js keeps one per connection.
+ * Plain module (timers only); lib/link/peer-set.js makes one per connection.
  */
 const envelope = require('../core/envelope');
 const { createOutbox } = require('./outbox');

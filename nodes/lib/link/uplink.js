@@ -12,7 +12,7 @@
  *   pending tags it does not cover ride along in the same frame); if no snapshot comes within
  *   snapWaitMs the pending state is sent alone.
  *
- * Plain module (timers only).
+ * Plain module (timers only); lib/link/dialer.js keeps one.
  */
 const envelope = require('../core/envelope');
 const { createOutbox } = require('./outbox');

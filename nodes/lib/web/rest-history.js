@@ -4,7 +4,7 @@
  * `historySize` state frames as the edge sent them, each a version (its seq), so that a poll with
  * `since` gets every change after it and nothing is lost between two polls.
  *
- * Plain module.
+ * Plain module; lib/web/rest.js keeps one.
  */
 const envelope = require('../core/envelope');
 

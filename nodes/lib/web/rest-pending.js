@@ -5,7 +5,7 @@
  * E_CLOSED when the endpoint stops. An answer for no held command (a WebSocket twin's, or one
  * that came too late) is not ours and is ignored.
  *
- * Plain module (timers only).
+ * Plain module (timers only); lib/web/rest.js keeps one.
  */
 
 const keyOf = (ref) => `${ref.src}:${ref.seq}`;
