@@ -61,7 +61,7 @@ const settings = {
   s7twin: { role },
 };
 
-// ---- Security (issue 18) -------------------------------------------------------------------
+// ---- Security: secure by default beyond loopback -------------------------------------------
 // Refuses to start beyond loopback without an editor login or with development secrets, then sets
 // credentialSecret, adminAuth (S7T_ADMIN_HASH, S7T_METRICS_TOKEN) and https (S7T_TLS_KEY/CERT).
 require('./nodes/lib/access/security').secureSettings(settings, role, process.env);

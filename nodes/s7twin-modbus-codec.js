@@ -8,9 +8,11 @@
  * restarted empty is brought up to date). Towards a PLC ("Fresh changes only", on by default for
  * commands) nothing is ever passed on again, and the first read after start and after the
  * source client (the one the block is read through) reconnects is a baseline, not a command
- * (issue 16). The table logic is nodes/lib/modbus/codec.js (tags.packRegister/unpackRegister).
+ * (a value left from before a reconnect was not commanded now, and writing it late could move
+ * the plant). The table logic is nodes/lib/modbus/codec.js (tags.packRegister/unpackRegister),
+ * the node's settings and outputs nodes/lib/modbus/codec-node.js.
  */
-const codec = require('./lib/modbus/codec');
+const { codecSettings, createCodecRelay, relayRead, codecOutputs } = require('./lib/modbus/codec-node');
 const registry = require('./lib/runtime/registry');
 const { dedupStatus } = require('./lib/runtime/status');
 
@@ -27,23 +29,11 @@ module.exports = function register(RED) {
   function S7TwinModbusCodecNode(config) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const address = Number(config.address) || 0;
-    const count = config.count === undefined || config.count === '' ? undefined : Number(config.count);
-    const kind = config.kind === 'cmd' || config.kind === 'state' ? config.kind
-      : (address === codec.COMMAND_REGISTER ? 'cmd' : 'state');
-    const src = `modbus-hr${address}`;
-    // Resend an unchanged block after this long (ms; 0 = never): see the node's help.
-    const refreshMs = config.refreshMs === undefined || config.refreshMs === '' ? codec.DEFAULT_REFRESH_MS : Number(config.refreshMs);
-    // "message": the block's address comes with each read (a Modbus Flex Getter's
-    // msg.modbusRequest), one relay per block, and the write goes out for a Modbus Flex Write
-    // (the edge's probe relay reads many blocks through one Getter). "fixed": this node's block.
-    const perMessage = config.block === 'message';
-    // Fresh changes only (towards a PLC): "on", "off", or "auto"/unset = on for commands.
-    const baseline = config.baseline === 'on' || config.baseline === true
-      || ((config.baseline === undefined || config.baseline === '' || config.baseline === 'auto') && kind === 'cmd');
+    const cfg = codecSettings(config);
+    const { baseline, perMessage } = cfg;
     let relay;
     try {
-      relay = perMessage ? codec.createBlockRelays({ refreshMs, baseline }) : codec.createRelay({ address, count, refreshMs, baseline });
+      relay = createCodecRelay(cfg);
     } catch (err) {
       node.status(STATUS.error(err.code || 'config error'));
       node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
@@ -82,13 +72,12 @@ module.exports = function register(RED) {
       for (const ev of DOWN_EVENTS) watch(source, ev, () => relay.rebase());
     }
 
-    const ownTopic = `hr${address}`;
     node.on('input', (msg, send, done) => {
       // The Modbus Write this node feeds, wired back: its messages carry this node's topic. A
       // write that failed while the client stayed connected ("Queue full", an exception reply;
       // "empty message on fail" is on) must not be lost: forget what was passed on, so the next
       // read passes the whole block on again. A write that went through needs nothing.
-      if (!perMessage && msg.topic === ownTopic) {
+      if (!perMessage && msg.topic === cfg.ownTopic) {
         if (msg.error) {
           node.counters.failedWrites += 1;
           if (!baseline) relay.reset(); // towards a PLC it is dropped (counted): later it would be late
@@ -105,29 +94,14 @@ module.exports = function register(RED) {
       }
       let out;
       try {
-        if (perMessage) {
-          const req = msg.modbusRequest || {};
-          const at = req.address !== undefined ? Number(req.address) : Number(msg.address);
-          out = relay.update(at, msg.payload);
-        } else {
-          out = relay.update(msg.payload);
-        }
+        out = relayRead(relay, cfg, msg);
       } catch (err) {
         if (!target) status(STATUS.error(err.code));
         done(err);
         return;
       }
-      // Registers outside the table's tags (the probe ranges) decode to nothing: no envelope.
-      const env = Object.keys(out.changed).length
-        ? { topic: kind, payload: { k: kind, src: perMessage ? `modbus-hr${out.address}` : src, seq: ++seq, ts: Date.now(), d: out.changed } } : null;
-      let write = null;
-      if (out.words && perMessage) {
-        // Modbus Flex Write: same registers on the other side, FC16 (FC6 for a single word).
-        const n = out.words.length;
-        write = { topic: msg.topic, address: out.address, payload: { fc: n === 1 ? 6 : 16, unitid: '', address: out.address, quantity: n, value: n === 1 ? out.words[0] : out.words } };
-      } else if (out.words) {
-        write = { topic: ownTopic, address, payload: out.words.length === 1 ? out.words[0] : out.words };
-      }
+      const [env, write] = codecOutputs(cfg, out, msg, seq + 1);
+      if (env) seq += 1;
       if (env || write) send([env, write]);
       done();
     });

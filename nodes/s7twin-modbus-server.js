@@ -24,7 +24,8 @@ module.exports = function register(RED) {
     const port = prop(config.port) === '' ? DEFAULTS.port : Number(prop(config.port));
     const registers = prop(config.registers) === '' ? DEFAULTS.registers : Number(prop(config.registers));
     const maxClients = prop(config.maxClients) === '' ? DEFAULTS.maxClients : Number(prop(config.maxClients));
-    // Who may write the edge-only registers (issue 18): empty = loopback, the lib's default.
+    // Who may write the edge-only registers (Modbus has no authentication, so the source address
+    // decides): empty = loopback, the lib's default.
     const edgeHosts = prop(config.edgeHosts) || DEFAULTS.edgeHosts;
     const ratePerS = prop(config.ratePerS) === '' ? DEFAULTS.ratePerS : Number(prop(config.ratePerS));
     const status = dedupStatus(node);

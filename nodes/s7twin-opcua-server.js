@@ -2,11 +2,12 @@
 /**
  * s7twin-opcua-server: the cloud OPC UA server of the OPC UA path. The server itself is
  * nodes/lib/opcua/server.js; this file wires it to Node-RED: configuration from the node (with
- * `${S7T_...}` env values), status, one message per value change, and the image kept across a
- * redeploy.
+ * `${S7T_...}` env values, nodes/lib/opcua/node-config.js), status, one message per value change
+ * (nodes/lib/opcua/node-view.js), and the image kept across a redeploy.
  */
-const path = require('node:path');
-const { createOpcuaServer, DEFAULTS } = require('./lib/opcua/server');
+const { createOpcuaServer } = require('./lib/opcua/server');
+const { serverNodeOptions, usesDefaultPassword } = require('./lib/opcua/node-config');
+const { refusedStatus, serverStatusText, changeMessage } = require('./lib/opcua/node-view');
 const registry = require('./lib/runtime/registry');
 const { dedupStatus } = require('./lib/runtime/status');
 const { closeWithin } = require('./lib/runtime/close-guard');
@@ -14,6 +15,7 @@ const { numberReader } = require('./lib/core/props');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second
+const LIMIT_LOG_MS = 1000; // a closed channel is logged at most once a second (always counted)
 
 // The image of each server node across redeploys, by node id. Not node context: Node-RED deletes
 // a node's memory context when the node closes, redeploys included (runtime nodes/Node.js close).
@@ -23,61 +25,31 @@ module.exports = function register(RED) {
   function S7TwinOpcuaServerNode(config) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const creds = node.credentials || {};
-    const num = numberReader(node);
-    const ratePerS = num('Rate per s', config.ratePerS, DEFAULTS.ratePerS);
-    const env = (name) => process.env[name] || '';
-    const userDir = (RED.settings && RED.settings.userDir) || process.cwd();
-    const twinPassword = creds.twinPassword || env('S7T_OPCUA_TWIN_PASSWORD');
-    const edgePassword = creds.edgePassword || env('S7T_OPCUA_EDGE_PASSWORD');
     let server;
     try {
-      // No password falls back to a default: an account without one is refused, and so is the node.
-      const missing = [!twinPassword && 'twin (S7T_OPCUA_TWIN_PASSWORD)', !edgePassword && 'edge (S7T_OPCUA_EDGE_PASSWORD)'].filter(Boolean);
-      if (missing.length) {
-        throw Object.assign(new Error(`no password for the ${missing.join(' and the ')} account: set it in the node's credentials or the environment; the server does not start`), { code: 'E_NO_CREDENTIAL' });
-      }
-      server = createOpcuaServer({
-        host: (config.host || '').trim() || DEFAULTS.host,
-        // The name twins and the edge dial (compose: the service name), in the certificate too.
-        publicHost: (config.publicHost || '').trim() || undefined,
-        ratePerS,
-        burst: 2 * ratePerS,
-        port: num('Port', config.port, DEFAULTS.port),
-        plant: (config.plant || '').trim() || undefined,
-        pkiDir: (config.pkiDir || '').trim() || path.join(userDir, 'opcua-pki', 'server'),
-        minimumSamplingIntervalMs: num('Minimum sampling', config.minimumSamplingInterval, DEFAULTS.minimumSamplingIntervalMs),
-        minimumPublishingIntervalMs: num('Minimum publishing', config.minimumPublishingInterval, DEFAULTS.minimumPublishingIntervalMs),
-        probeSlots: num('Probe slots', config.probeSlots, DEFAULTS.probeSlots),
-        allowInsecure: config.allowInsecure !== false && config.allowInsecure !== 'false',
-        allowAnonymous: config.allowAnonymous === true || config.allowAnonymous === 'true',
-        autoAcceptCertificates: config.autoAcceptCertificates !== false && config.autoAcceptCertificates !== 'false',
-        users: {
-          twin: { user: (config.twinUser || '').trim() || DEFAULTS.users.twin.user, password: twinPassword },
-          edge: { user: (config.edgeUser || '').trim() || DEFAULTS.users.edge.user, password: edgePassword },
-        },
-        initialValues: images.get(node.id) || {},
+      const options = serverNodeOptions(config, {
+        credentials: node.credentials || {}, env: process.env, num: numberReader(node),
+        userDir: (RED.settings && RED.settings.userDir) || process.cwd(), initialValues: images.get(node.id),
       });
+      server = createOpcuaServer(options);
+      if (usesDefaultPassword(options)) {
+        node.warn('OPC UA server: a default password is in use (set the passwords in the node or S7T_OPCUA_TWIN_PASSWORD / S7T_OPCUA_EDGE_PASSWORD)');
+      }
     } catch (err) {
-      node.status({ fill: 'red', shape: 'dot', text: err.code === 'E_NO_CREDENTIAL' ? 'no password: not started' : err.code || 'config error' });
+      node.status(refusedStatus(err, 'started'));
       node.error(`${err.code || 'E_CONFIG'}: ${err.message}`);
       node.on('close', (removed, done) => { node.status({}); done(); });
       return;
-    }
-    if (twinPassword === DEFAULTS.users.twin.password || edgePassword === DEFAULTS.users.edge.password) {
-      node.warn('OPC UA server: a default password is in use (set the passwords in the node or S7T_OPCUA_TWIN_PASSWORD / S7T_OPCUA_EDGE_PASSWORD)');
     }
 
     registry.add(node, () => ({ ...server.counters, monitoredItems: server.monitoredItemCount() }));
     const setStatus = dedupStatus(node);
     let lastStatusAt = 0;
     let closing = false;
-    const status = (fill, shape, text) => setStatus({ fill, shape, text });
     function showRunning() {
       if (closing || !server.running) return;
       lastStatusAt = Date.now();
-      const c = server.counters;
-      status('green', 'dot', `:${server.config.port} sessions ${c.sessions}${c.denied ? ` denied ${c.denied}` : ''}`);
+      setStatus({ fill: 'green', shape: 'dot', text: serverStatusText(server.config.port, server.counters) });
     }
     // Status follows the session count without a status event per write.
     const poll = setInterval(() => {
@@ -86,32 +58,19 @@ module.exports = function register(RED) {
 
     let lastLimitLog = 0;
     server.on('limited', (ev) => {
-      // Counted always (rateLimited, errorBudget), logged at most once a second.
-      if (Date.now() - lastLimitLog < 1000) return;
+      if (Date.now() - lastLimitLog < LIMIT_LOG_MS) return;
       lastLimitLog = Date.now();
       node.warn(`${ev.code}: OPC UA channel ${ev.channelId} closed: ${ev.message}`);
     });
-    server.on('change', (ev) => {
-      node.send({
-        topic: ev.short,
-        // Envelope-like, so the s7twin-flow-timer takes it as it is: a command written by a twin
-        // starts timers, a state written by the edge stops them.
-        payload: { k: ev.kind, src: ev.who, seq: ev.seq, ts: ev.ts, d: { [ev.short]: ev.value } },
-        variable: ev.name,
-        nodeId: ev.nodeId,
-        value: ev.value,
-        who: ev.who,
-        role: ev.role,
-      });
-    });
+    server.on('change', (ev) => node.send(changeMessage(ev)));
 
-    status('yellow', 'ring', 'starting');
+    setStatus({ fill: 'yellow', shape: 'ring', text: 'starting' });
     const started = server.start().then(() => {
       if (closing) return;
       node.log(`OPC UA server on ${server.endpointUrl} (plant ${server.config.plant}, min sampling ${server.config.minimumSamplingIntervalMs} ms, ${server.config.probeSlots} probe slots)`);
       showRunning();
     }, (err) => {
-      status('red', 'dot', err.code || 'error');
+      setStatus({ fill: 'red', shape: 'dot', text: err.code || 'error' });
       node.error(`${err.code || 'E_START'}: ${err.message}`);
     });
 

@@ -54,8 +54,8 @@ module.exports = function register(RED) {
     }
     const root = (RED.settings.httpNodeRoot || '/').replace(/\/$/, '');
     node.path = cleanPath(config.path, '/s7twin/ui');
-    // One plant (issue 17): the node's, else S7T_PLANT, else plant1; the page asks the twin
-    // endpoint for it (?plant=) and takes the tokens valid for it.
+    // One plant per page, as tokens are scoped to plants: the node's, else S7T_PLANT, else
+    // plant1; the page asks the twin endpoint for it (?plant=) and takes the tokens valid for it.
     node.plant = setting(config.plant, process.env.S7T_PLANT || DEFAULT_PLANT);
     const { tokens, viewerTokens } = plantTokens(twins.grants, node.plant, twins.credentials);
     if (!tokens.length) node.warn(`the twin endpoint has no token for plant ${node.plant} (credentials, S7T_TWIN_TOKEN or S7T_TOKENS): no page can drive the plant`);

@@ -6,7 +6,7 @@
 const { parseArgs } = require('node:util');
 const { check, refusal } = require('../nodes/lib/access/security');
 const { caFile } = require('../nodes/lib/access/tls');
-const { createPlc } = require('.');
+const { createPlc } = require('./index');
 
 const HELP = `Usage: npm run plc -- [options]
 

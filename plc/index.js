@@ -9,17 +9,16 @@
  *   plc.ports            // {s7, opcua, modbus} (null when off)
  *   plc.setInputs({se: 1}); plc.values(); plc.counters; await plc.stop();
  *
- * Run as a program: `npm run plc -- --help`.
+ * Run as a program: `npm run plc -- --help`. The parts: one scan (scan.js) on a fixed-rate cycle
+ * (cycle.js), the interfaces started and stopped together (services.js).
  */
 const { EventEmitter } = require('node:events');
-const { performance } = require('node:perf_hooks');
-const tags = require('../nodes/lib/core/tags');
-const program = require('./program');
 const { createImage } = require('./image');
-const { freePort } = require('./net');
 const { PlcError } = require('./errors');
 const { createInputLog } = require('./input-log');
-const { now: clockNow } = require('../nodes/lib/core/clock');
+const { createScan } = require('./scan');
+const { startCycle } = require('./cycle');
+const { startServices, stopServices } = require('./services');
 
 const DEFAULTS = {
   scanMs: 10, // scan cycle, ms (an S7-1500 OB1 with a 10 ms minimum cycle time)
@@ -29,12 +28,47 @@ const DEFAULTS = {
 };
 
 /**
+ * `fn` counted: one `ok` per call that returns, one `bad` per call that throws (and rethrows).
+ * @template {Function} F
+ * @param {object} counters
+ * @param {string} ok
+ * @param {string} bad
+ * @param {F} fn
+ * @returns {F}
+ */
+function counted(counters, ok, bad, fn) {
+  return (...args) => {
+    try {
+      fn(...args);
+      counters[ok] += 1;
+    } catch (err) {
+      counters[bad] += 1;
+      throw err;
+    }
+  };
+}
+
+/**
  * Normalise one interface option: false/undefined → off, true → defaults, object → merged.
  * @returns {object|null}
  */
 function iface(opt, defaults) {
   if (opt === false || opt === undefined || opt === null) return null;
   return { ...defaults, ...(opt === true ? {} : opt) };
+}
+
+/**
+ * Each interface's options from createPlc's (see there), null when off.
+ * @returns {{s7: object|null, opcua: object|null, modbus: object|null, mqtt: Array<object|null>}}
+ */
+function configOf(opts) {
+  const host = opts.host ?? DEFAULTS.host;
+  return {
+    s7: iface(opts.s7 ?? true, { host, port: DEFAULTS.ports.s7 }),
+    opcua: iface(opts.opcua ?? true, { host, port: DEFAULTS.ports.opcua }),
+    modbus: iface(opts.modbus ?? true, { host, port: DEFAULTS.ports.modbus }),
+    mqtt: [iface(opts.mqtt ?? false, {}), ...(opts.mqttMore || [])],
+  };
 }
 
 /**
@@ -55,139 +89,45 @@ function iface(opt, defaults) {
 async function createPlc(opts = {}) {
   const scanMs = opts.scanMs ?? DEFAULTS.scanMs;
   if (!(Number.isFinite(scanMs) && scanMs >= 1)) throw new PlcError('E_CONFIG', `scanMs must be >= 1 ms, got ${scanMs}`);
-  const scanCountEvery = opts.scanCountEvery ?? DEFAULTS.scanCountEvery;
-  const host = opts.host ?? DEFAULTS.host;
-  const cfg = {
-    s7: iface(opts.s7 ?? true, { host, port: DEFAULTS.ports.s7 }),
-    opcua: iface(opts.opcua ?? true, { host, port: DEFAULTS.ports.opcua }),
-    modbus: iface(opts.modbus ?? true, { host, port: DEFAULTS.ports.modbus }),
-    mqtt: iface(opts.mqtt ?? false, {}),
-  };
-
+  const cfg = configOf(opts);
   const plc = new EventEmitter();
   const image = createImage({ probeSlots: opts.probeSlots });
   const counters = {
     scans: 0, overruns: 0, lastScanMs: 0, maxScanMs: 0, inputWrites: 0, inputRejected: 0, probeWrites: 0, probeRejected: 0,
   };
-  let state = program.initialState();
-  const first = program.outputsOf(state);
-  image.writeOutputs(first);
-  let lastValues = image.values();
   const services = {}; // running interfaces by name
   const inputLog = opts.inputLog ? createInputLog(opts.inputLog) : null;
-  let timer = null;
+  const scan = createScan({
+    image, services, counters, inputLog, scanCountEvery: opts.scanCountEvery ?? DEFAULTS.scanCountEvery,
+    onScan: (ev) => { if (plc.listenerCount('scan')) plc.emit('scan', ev); },
+  });
+  let cycle = null;
   let stopped = false;
 
   /** Queue input writes from any interface: validated now, applied at the next scan. */
-  function setInputs(values) {
-    try {
-      image.queueInputs(values);
-      counters.inputWrites += 1;
-    } catch (err) {
-      counters.inputRejected += 1;
-      throw err;
-    }
-  }
-
+  const setInputs = counted(counters, 'inputWrites', 'inputRejected', (values) => image.queueInputs(values));
   /** Queue a probe request (slot, UDInt value) from any interface. */
-  function setProbe(slot, value) {
-    try {
-      image.queueProbe(slot, value);
-      counters.probeWrites += 1;
-    } catch (err) {
-      counters.probeRejected += 1;
-      throw err;
-    }
-  }
-
-  function runScan() {
-    const t0 = performance.now();
-    const startedAt = clockNow();
-    if (services.s7) services.s7.pull();
-    const applied = image.applyPending();
-    const res = program.scan(state, image.readInputs());
-    state = res.state;
-    if (state.scans % scanCountEvery !== 0) delete res.outputs.scn; // keep the last refreshed value
-    image.writeOutputs(res.outputs);
-    image.writeMarkers(program.markersOf(state));
-    const probes = image.copyProbes();
-    if (services.s7) services.s7.push(applied);
-    counters.scans += 1;
-    const values = image.values();
-    const changed = tags.diff(lastValues, values);
-    lastValues = values;
-    if (inputLog) inputLog.scan(values, counters.scans, startedAt);
-    const ev = { changed, probes, applied, scans: counters.scans };
-    for (const s of Object.values(services)) if (s.afterScan) s.afterScan(ev);
-    if (plc.listenerCount('scan')) plc.emit('scan', ev);
-    return performance.now() - t0;
-  }
-
-  // Fixed-rate cycle: each scan is due scanMs after the previous one was due, so timer jitter
-  // does not accumulate. A scan that ends past its next due time is an overrun: the cycle is
-  // re-anchored instead of firing a burst of catch-up scans (a CPU does not run OB1 twice).
-  let due = performance.now();
-  function tick() {
-    timer = null;
-    if (stopped) return;
-    try {
-      const ms = runScan();
-      counters.lastScanMs = ms;
-      if (ms > counters.maxScanMs) counters.maxScanMs = ms;
-    } catch (err) {
-      counters.scanErrors = (counters.scanErrors || 0) + 1;
-      if (plc.listenerCount('error')) plc.emit('error', err);
-    }
-    const now = performance.now();
-    due += scanMs;
-    if (now > due) { counters.overruns += 1; due = now; }
-    timer = setTimeout(tick, due - now);
-  }
+  const setProbe = counted(counters, 'probeWrites', 'probeRejected', (slot, value) => image.queueProbe(slot, value));
 
   async function stop() {
     if (stopped) return;
     stopped = true;
-    if (timer) clearTimeout(timer);
-    timer = null;
+    if (cycle) cycle.stop();
     plc.emit('stop');
-    const names = Object.keys(services).reverse();
-    const results = await Promise.allSettled([...names.map((n) => services[n].stop()), inputLog && inputLog.close()]);
-    for (const n of names) delete services[n];
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    await stopServices(services, [inputLog && inputLog.close()]);
   }
 
-  const ports = { s7: null, opcua: null, modbus: null };
+  let ports;
   try {
-    if (cfg.s7) {
-      const port = cfg.s7.port || await freePort(cfg.s7.host);
-      services.s7 = require('./s7').startS7(image, { ...cfg.s7, port, counters });
-      ports.s7 = port;
-    }
-    if (cfg.modbus) {
-      services.modbus = await require('./modbus').startModbus(image, { ...cfg.modbus, counters, setInputs, setProbe });
-      ports.modbus = services.modbus.port;
-    }
-    if (cfg.opcua) {
-      const port = cfg.opcua.port || await freePort(cfg.opcua.host);
-      services.opcua = await require('./opcua').startOpcua(image, { ...cfg.opcua, port, counters, setInputs, setProbe, scanMs });
-      ports.opcua = port;
-    }
-    const mqttClients = [cfg.mqtt, ...(opts.mqttMore || [])];
-    for (const [i, m] of mqttClients.entries()) {
-      if (!m) continue;
-      services[i ? `mqtt${i}` : 'mqtt'] = require('./mqtt').startMqtt(image, {
-        ...m, counters, setInputs, setProbe, onReject: (info) => plc.emit('reject', info),
-      });
-    }
+    ports = await startServices(image, cfg, { counters, setInputs, setProbe, scanMs, onReject: (info) => plc.emit('reject', info) }, services);
   } catch (err) {
     stopped = true;
-    await Promise.allSettled(Object.values(services).map((s) => s.stop()));
     throw err;
   }
-
-  due = performance.now();
-  timer = setTimeout(tick, 0);
+  cycle = startCycle({
+    periodMs: scanMs, run: scan.run, counters,
+    onError: (err) => { if (plc.listenerCount('error')) plc.emit('error', err); },
+  });
 
   Object.assign(plc, {
     ports,
@@ -196,7 +136,7 @@ async function createPlc(opts = {}) {
     setInputs,
     setProbe,
     /** @returns {Object<string, number>} every tag by short name, as of the last scan */
-    values: () => ({ ...lastValues }),
+    values: () => ({ ...scan.values() }),
     /** @returns {Object<string, number>} the markers by name */
     markers: () => image.readMarkers(),
     /** @returns {number} the UDInt in probe response slot i */

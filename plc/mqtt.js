@@ -15,7 +15,8 @@
  *   commands for it while it is away;
  * - never applies a retained command or probe request: a broker hands those to every new
  *   subscriber, however old they are (MQTT-3.3.1-6, flagged retained, MQTT-3.3.1-8), and the
- *   PLC takes only what a twin sends now (issue 16); they are counted in mqttStale.
+ *   PLC takes only what a twin sends now (an old command written late could move the plant);
+ *   they are counted in mqttStale.
  * Topic names come from the table's `mqtt` section.
  */
 const mqtt = require('mqtt');

@@ -18,6 +18,7 @@
 const os = require('node:os');
 const path = require('node:path');
 const tags = require('../nodes/lib/core/tags');
+const ot = require('../nodes/lib/opcua/tags');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -27,36 +28,40 @@ const DEFAULTS = {
 };
 const NS_PADDING = 'http://opcfoundation.org/UA/DI/'; // ns=2 on a real S7-1500
 const NS_S7 = 'http://www.siemens.com/simatic-s7-opcua'; // ns=3 on a real S7-1500
+const RW = 'CurrentRead | CurrentWrite';
+const RO = 'CurrentRead';
+const toUa = (tag, v) => (tag.type === 'BOOL' ? Boolean(v) : v);
+
+/** An error of the server's start, with the stable code E_OPCUA_START. */
+function startError(message) {
+  return Object.assign(new Error(message), { code: 'E_OPCUA_START' });
+}
 
 /**
- * Start the OPC UA server.
- * @param {object} image the process image
- * @param {{host?:string, port:number, pkiDir?:string, scanMs:number, counters:object,
- *   setInputs:Function, setProbe:Function}} opts port must be a real port (the caller picks a free one)
- * @returns {Promise<{port:number, endpoint:string, afterScan(ev):void, stop():Promise<void>}>}
+ * The status of a write the PLC refused: out of range, else the wrong type.
+ * @param {Error} err from setInputs / setProbe (E_RANGE, E_TYPE, ...)
+ * @param {object} StatusCodes node-opcua's
+ * @returns {object} BadOutOfRange or BadTypeMismatch
  */
-async function startOpcua(image, opts) {
-  const cfg = { ...DEFAULTS, ...opts };
-  const c = cfg.counters;
-  Object.assign(c, { opcuaWrites: 0, opcuaWriteRejected: 0 });
-  // node-opcua is heavy (about 1 s to load): only a PLC with OPC UA on pays for it.
-  const {
-    OPCUAServer, OPCUACertificateManager, Variant, DataType, StatusCodes, MessageSecurityMode, SecurityPolicy,
-  } = require('node-opcua');
-  const { lowerFloors } = require('../nodes/lib/opcua/server');
-  const DT = { BOOL: DataType.Boolean, INT: DataType.Int16, DINT: DataType.Int32, UDINT: DataType.UInt32 };
-  const toUa = (tag, v) => (tag.type === 'BOOL' ? Boolean(v) : v);
+function refusal(err, StatusCodes) {
+  return err.code === 'E_RANGE' ? StatusCodes.BadOutOfRange : StatusCodes.BadTypeMismatch;
+}
 
+/**
+ * The node-opcua server, not initialised: security None and anonymous, as a lab PLC is usually set
+ * up, with the certificates under pkiDir.
+ * @param {object} opcua node-opcua
+ * @param {object} cfg startOpcua's options with defaults
+ */
+function createServer(opcua, cfg) {
+  const { OPCUAServer, OPCUACertificateManager, MessageSecurityMode, SecurityPolicy } = opcua;
   const serverCertificateManager = new OPCUACertificateManager({
     rootFolder: path.join(cfg.pkiDir, 'server'), automaticallyAcceptUnknownCertificate: true,
   });
   const userCertificateManager = new OPCUACertificateManager({
     rootFolder: path.join(cfg.pkiDir, 'user'), automaticallyAcceptUnknownCertificate: true,
   });
-  // A real S7-1500 samples at its cycle; node-opcua's class-wide 50 ms floors would add up to
-  // 50 ms to every round trip whatever a client asks for, so lower them to the scan time.
-  lowerFloors(cfg.scanMs, cfg.scanMs);
-  const server = new OPCUAServer({
+  return new OPCUAServer({
     host: cfg.host,
     // Bound to every interface, it advertises (and names in its certificate) the machine's host
     // name, the name clients dial (compose: plc), not 0.0.0.0.
@@ -71,109 +76,145 @@ async function startOpcua(image, opts) {
     buildInfo: { productName: 's7twin virtual S7-1500', manufacturerName: 's7twin', softwareVersion: '1.0.0' },
     serverInfo: { applicationName: { text: 's7twin virtual S7-1500', locale: 'en' } },
   });
-  try {
-    await server.initialize();
-  } catch (err) {
-    const e = new Error(`OPC UA server cannot initialise: ${err.message}`);
-    e.code = 'E_OPCUA_START';
-    throw e;
-  }
+}
 
-  const addressSpace = server.engine.addressSpace;
-  // Namespaces are indexed in registration order; pad so ours gets index 3 like on an S7-1500.
+/**
+ * Register the S7 namespace, at index 3 as on an S7-1500: namespaces are indexed in registration
+ * order, so the ones before it are padded (index 2 is the DI namespace on a real S7-1500).
+ * @param {object} addressSpace
+ * @returns {object} the namespace (its index is 3 unless more were registered before)
+ */
+function registerS7Namespace(addressSpace) {
   while (addressSpace.getNamespaceArray().length < 3) {
-    addressSpace.registerNamespace(addressSpace.getNamespaceArray().length === 2 ? NS_PADDING : `urn:s7twin:pad:${addressSpace.getNamespaceArray().length}`);
+    const n = addressSpace.getNamespaceArray().length;
+    addressSpace.registerNamespace(n === 2 ? NS_PADDING : `urn:s7twin:pad:${n}`);
   }
-  const ns = addressSpace.registerNamespace(NS_S7);
-  if (ns.index !== 3) {
-    await server.shutdown(0);
-    const e = new Error(`OPC UA namespace got index ${ns.index}, expected 3`);
-    e.code = 'E_OPCUA_START';
-    throw e;
-  }
-  const objects = addressSpace.rootFolder.objects;
-  const db1 = ns.addObject({ organizedBy: objects, browseName: 'DB1', nodeId: 's="DB1"' });
-  const probe = ns.addObject({ organizedBy: objects, browseName: 'Probe', nodeId: 's="Probe"' });
-  const reqFolder = ns.addObject({ componentOf: probe, browseName: 'Req', nodeId: 's="Probe"."Req"' });
-  const resFolder = ns.addObject({ componentOf: probe, browseName: 'Res', nodeId: 's="Probe"."Res"' });
-  const RW = 'CurrentRead | CurrentWrite';
-  const RO = 'CurrentRead';
-  const base = { minimumSamplingInterval: cfg.scanMs };
+  return addressSpace.registerNamespace(NS_S7);
+}
 
-  const rejected = (err) => {
-    c.opcuaWriteRejected += 1;
-    return err.code === 'E_RANGE' ? StatusCodes.BadOutOfRange : StatusCodes.BadTypeMismatch;
-  };
-
-  const outVars = new Map(); // short → UAVariable
+/**
+ * DB1's variables, one per tag: inputs read the image and queue a write for the next scan,
+ * outputs are read-only and pushed after each scan (returned by short name).
+ * @returns {Map<string, object>} short -> output UAVariable
+ */
+function addTagVariables(ns, db1, { opcua, image, cfg, written }) {
+  const { Variant, DataType } = opcua;
+  const base = { minimumSamplingInterval: cfg.scanMs, componentOf: db1 };
+  const outVars = new Map();
   const values0 = image.values();
   for (const t of tags.tags) {
-    const dataType = DT[t.type];
+    const dataType = DataType[ot.dataTypeOf(t)];
     if (t.dir === 'in') {
       ns.addVariable({
-        ...base, componentOf: db1, browseName: t.name, nodeId: t.opcua, dataType, accessLevel: RW, userAccessLevel: RW,
+        ...base, browseName: t.name, nodeId: t.opcua, dataType, accessLevel: RW, userAccessLevel: RW,
         value: {
           get: () => new Variant({ dataType, value: toUa(t, tags.readTag(image.db1, t)) }),
-          set: (variant) => {
-            try {
-              cfg.setInputs({ [t.short]: variant.value });
-              c.opcuaWrites += 1;
-              return StatusCodes.Good;
-            } catch (err) { return rejected(err); }
-          },
+          set: (variant) => written(() => cfg.setInputs({ [t.short]: variant.value })),
         },
       });
     } else {
       outVars.set(t.short, ns.addVariable({
-        ...base, componentOf: db1, browseName: t.name, nodeId: t.opcua, dataType, accessLevel: RO, userAccessLevel: RO,
+        ...base, browseName: t.name, nodeId: t.opcua, dataType, accessLevel: RO, userAccessLevel: RO,
         value: { dataType, value: toUa(t, values0[t.short]) },
       }));
     }
   }
+  return outVars;
+}
+
+/**
+ * The probe slots: Req[i] writable (queued for the next scan), Res[i] read-only and pushed after
+ * each scan (returned by slot).
+ * @returns {object[]} slot -> Res UAVariable
+ */
+function addProbeVariables(ns, objects, { opcua, image, cfg, written }) {
+  const { Variant, DataType } = opcua;
+  const probe = ns.addObject({ organizedBy: objects, browseName: 'Probe', nodeId: 's="Probe"' });
+  const reqFolder = ns.addObject({ componentOf: probe, browseName: 'Req', nodeId: 's="Probe"."Req"' });
+  const resFolder = ns.addObject({ componentOf: probe, browseName: 'Res', nodeId: 's="Probe"."Res"' });
+  const base = { minimumSamplingInterval: cfg.scanMs, dataType: DataType.UInt32 };
   const resVars = [];
   for (let i = 0; i < image.probeSlots; i++) {
     ns.addVariable({
       ...base, componentOf: reqFolder, browseName: `Req[${i}]`, nodeId: tags.template(tags.TABLE.probe.opcuaRequest, { i }),
-      dataType: DataType.UInt32, accessLevel: RW, userAccessLevel: RW,
+      accessLevel: RW, userAccessLevel: RW,
       value: {
         get: () => new Variant({ dataType: DataType.UInt32, value: image.probeRequest(i) }),
-        set: (variant) => {
-          try {
-            cfg.setProbe(i, variant.value);
-            c.opcuaWrites += 1;
-            return StatusCodes.Good;
-          } catch (err) { return rejected(err); }
-        },
+        set: (variant) => written(() => cfg.setProbe(i, variant.value)),
       },
     });
     resVars.push(ns.addVariable({
       ...base, componentOf: resFolder, browseName: `Res[${i}]`, nodeId: tags.template(tags.TABLE.probe.opcuaResponse, { i }),
-      dataType: DataType.UInt32, accessLevel: RO, userAccessLevel: RO,
+      accessLevel: RO, userAccessLevel: RO,
       value: { dataType: DataType.UInt32, value: image.probeResponse(i) },
     }));
   }
+  return resVars;
+}
 
+/**
+ * Start the OPC UA server.
+ * @param {object} image the process image
+ * @param {{host?:string, port:number, pkiDir?:string, scanMs:number, counters:object,
+ *   setInputs:Function, setProbe:Function}} opts port must be a real port (the caller picks a free one)
+ * @returns {Promise<{port:number, endpoint:string, afterScan(ev):void, stop():Promise<void>}>}
+ */
+async function startOpcua(image, opts) {
+  const cfg = { ...DEFAULTS, ...opts };
+  const c = cfg.counters;
+  Object.assign(c, { opcuaWrites: 0, opcuaWriteRejected: 0 });
+  // node-opcua is heavy (about 1 s to load): only a PLC with OPC UA on pays for it.
+  const opcua = require('node-opcua');
+  const { Variant, DataType } = opcua;
+  const { lowerFloors } = require('../nodes/lib/opcua/server');
+  // A real S7-1500 samples at its cycle; node-opcua's class-wide 50 ms floors would add up to
+  // 50 ms to every round trip whatever a client asks for, so lower them to the scan time.
+  lowerFloors(cfg.scanMs, cfg.scanMs, opcua);
+  const server = createServer(opcua, cfg);
+  try {
+    await server.initialize();
+  } catch (err) {
+    throw startError(`OPC UA server cannot initialise: ${err.message}`);
+  }
+  const addressSpace = server.engine.addressSpace;
+  const ns = registerS7Namespace(addressSpace);
+  if (ns.index !== 3) {
+    await server.shutdown(0);
+    throw startError(`OPC UA namespace got index ${ns.index}, expected 3`);
+  }
+  /** A write to an input or probe request: applied (queued for the next scan), or refused and counted. */
+  const written = (apply) => {
+    try {
+      apply();
+      c.opcuaWrites += 1;
+      return opcua.StatusCodes.Good;
+    } catch (err) {
+      c.opcuaWriteRejected += 1;
+      return refusal(err, opcua.StatusCodes);
+    }
+  };
+  const objects = addressSpace.rootFolder.objects;
+  const db1 = ns.addObject({ organizedBy: objects, browseName: 'DB1', nodeId: 's="DB1"' });
+  const outVars = addTagVariables(ns, db1, { opcua, image, cfg, written });
+  const resVars = addProbeVariables(ns, objects, { opcua, image, cfg, written });
   try {
     await server.start();
   } catch (err) {
     await server.shutdown(0).catch(() => {});
-    const e = new Error(`OPC UA server cannot listen on ${cfg.host}:${cfg.port}: ${err.message}`);
-    e.code = 'E_OPCUA_START';
-    throw e;
+    throw startError(`OPC UA server cannot listen on ${cfg.host}:${cfg.port}: ${err.message}`);
   }
-  const endpoint = `opc.tcp://${cfg.host}:${cfg.port}`;
   let stopped = false;
 
   return {
     port: cfg.port,
-    endpoint,
+    endpoint: `opc.tcp://${cfg.host}:${cfg.port}`,
     /** Push the outputs and probe responses that changed in this scan. */
     afterScan(ev) {
       for (const [k, v] of Object.entries(ev.changed)) {
         const variable = outVars.get(k);
         if (variable) {
           const t = tags.get(k);
-          variable.setValueFromSource(new Variant({ dataType: DT[t.type], value: toUa(t, v) }));
+          variable.setValueFromSource(new Variant({ dataType: DataType[ot.dataTypeOf(t)], value: toUa(t, v) }));
         }
       }
       for (const i of ev.probes) {
@@ -188,4 +229,4 @@ async function startOpcua(image, opts) {
   };
 }
 
-module.exports = { startOpcua, DEFAULTS, NS_S7 };
+module.exports = { startOpcua, DEFAULTS, NS_S7, registerS7Namespace, refusal };

@@ -4,7 +4,7 @@
  * `scan(prevState, inputs) → {state, outputs}` never touches I/O, timers or globals, so it is
  * tested scan by scan and runs the same under any interface (S7, OPC UA, Modbus, MQTT).
  *
- * Semantics (common brief, contract 2):
+ * Semantics (the plant's specified behaviour, which the twins' plant model follows too):
  * - Running latch: StartButton rising edge sets it (unless StopButton), StopButton resets it.
  *   GreenLamp = Running.
  * - ConveyorBelt (c1) = Running AND NOT RejectActive; Conveyor2 (c2) = Running AND NOT PackActive.
@@ -15,7 +15,7 @@
  * - Packaging: sk rising edge while Running → PackActive, p3fw (conveyor 2 stops).
  *   p3f while p3fw → p3fw=0, PackActive=0, GoodCount++.
  *
- * Choices the contract leaves open, made the way a PLC programmer usually makes them:
+ * Choices the specification leaves open, made the way a PLC programmer usually makes them:
  * - A STOP holds new actions (feed, detect, pack need Running) but lets a piston that is already
  *   out finish its stroke and come home (the completion steps do not need Running). Stopping
  *   with a piston half out would leave the plant in a state the twin cannot recover from.

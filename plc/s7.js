@@ -22,7 +22,8 @@
  * polls for the answer in 1 ms sleeps, so a blocking call would stall the scan for a millisecond),
  * one job at a time; until a write has landed the pull lays its value over what it read. Only
  * while that connection is down does the scan fall back to the merge (counter s7PushFallbacks).
- * DB3 and MK are written by the PLC only, with SetArea.
+ * DB3 and MK are written by the PLC only, with SetArea. The own client's loop is
+ * plc/s7-own-client.js; which server events are clients' and which its own, plc/s7-events.js.
  *
  * node-snap7 keeps its async handles in static globals: two S7Server instances in one process
  * corrupt each other. One server object is therefore shared by the whole process and owned by at
@@ -31,8 +32,9 @@
 const snap7 = require('node-snap7');
 const tags = require('../nodes/lib/core/tags');
 const { PlcError } = require('./errors');
-const { createBackoff } = require('../nodes/lib/core/backoff');
-const { createPushQueue, apply } = require('./s7-push');
+const { createPushQueue } = require('./s7-push');
+const { createServerEvents } = require('./s7-events');
+const { createOwnClient } = require('./s7-own-client');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -66,6 +68,45 @@ function sharedServer() {
 const selfHost = (host) => (!host || host === '0.0.0.0' ? '127.0.0.1' : host);
 
 /**
+ * Register the image's areas with the server, start it and connect the PLC's own client to it.
+ * @returns {() => void} cleanup: the own client disconnected, the server stopped, the areas
+ *   unregistered, the server free for the next PLC
+ * @throws {PlcError} E_S7_START (after cleaning up)
+ */
+function serve(srv, client, events, image, cfg) {
+  const areas = [[AREA_DB, IO_DB, image.db1], [AREA_DB, REQ_DB, image.db2], [AREA_DB, RES_DB, image.db3], [AREA_MK, 0, image.mk]];
+  const registered = [];
+  function cleanup() {
+    try { if (client.Connected()) { events.disconnecting(); client.Disconnect(); } } catch { /* gone */ }
+    try { srv.Stop(); } catch { /* already stopped */ }
+    for (const [area, index] of registered.splice(0)) {
+      if (area === AREA_DB) srv.UnregisterArea(area, index); else srv.UnregisterArea(area);
+    }
+    owner = null;
+  }
+  const fail = (what, text = srv.ErrorText(srv.LastError())) => {
+    cleanup();
+    return new PlcError('E_S7_START', `S7 server: ${what} failed on ${cfg.host}:${cfg.port}: ${text}`);
+  };
+
+  srv.SetEventMask(EVENT_MASK);
+  if (!srv.SetParam(K.LocalPort, cfg.port)) throw fail('SetParam(LocalPort)');
+  for (const [area, index, buf] of areas) {
+    const ok = area === AREA_DB ? srv.RegisterArea(area, index, buf) : srv.RegisterArea(area, buf);
+    if (!ok) throw fail(`RegisterArea(${area},${index})`);
+    registered.push([area, index]);
+  }
+  if (!srv.StartTo(cfg.host)) throw fail('StartTo');
+  client.SetParam(client.RemotePort, cfg.port);
+  events.connecting();
+  if (!client.ConnectTo(selfHost(cfg.host), 0, 1)) {
+    events.connectFailed();
+    throw fail(`the PLC's own S7 connection to ${selfHost(cfg.host)}`, client.ErrorText(client.LastError()));
+  }
+  return cleanup;
+}
+
+/**
  * Start the S7 server over a process image.
  * @param {object} image from createImage()
  * @param {{host?: string, port: number, counters: object, createClient?: () => object}} opts port
@@ -84,167 +125,17 @@ function startS7(image, opts) {
     s7Clients: 0, s7Connects: 0, s7Writes: 0, s7WriteErrors: 0, s7ClientErrors: 0,
     s7PushJobs: 0, s7PushErrors: 0, s7PushFallbacks: 0,
   });
-  // The PLC's own client shows up in the server's events like any other: its connects and
-  // writes are expected here and not counted as clients'.
-  const own = { adds: 0, drops: 0, writes: new Map() }; // writes: "db:start:size" -> count
-  const sig = (db, start, size) => `${db}:${start}:${size}`;
-  /** Count expected events of the own client's writes up (+1) or down (-1); false: none expected. */
-  const ownWrite = (k, d) => {
-    const n = (own.writes.get(k) || 0) + d;
-    if (n < 0) return false;
-    if (n === 0) own.writes.delete(k); else own.writes.set(k, n);
-    return true;
-  };
-  owner = (ev) => {
-    switch (ev.EvtCode) {
-      case K.evcClientAdded:
-        if (own.adds > 0) { own.adds -= 1; break; }
-        c.s7Clients += 1; c.s7Connects += 1; break;
-      case K.evcClientDisconnected:
-      case K.evcClientTerminated:
-        if (own.drops > 0) { own.drops -= 1; break; }
-        c.s7Clients = Math.max(0, c.s7Clients - 1); break;
-      case K.evcDataWrite: {
-        if (ownWrite(sig(ev.EvtParam2, ev.EvtParam3, ev.EvtParam4), -1)) break;
-        if (ev.EvtRetCode) c.s7WriteErrors += 1; else c.s7Writes += 1;
-        break;
-      }
-      default: c.s7ClientErrors += 1;
-    }
-  };
+  const events = createServerEvents(K, c);
+  owner = events.handle;
   const client = cfg.createClient ? cfg.createClient() : new snap7.S7Client();
-  const fail = (what, text = srv.ErrorText(srv.LastError())) => {
-    cleanup();
-    return new PlcError('E_S7_START', `S7 server: ${what} failed on ${cfg.host}:${cfg.port}: ${text}`);
-  };
-  const areas = [[AREA_DB, IO_DB, image.db1], [AREA_DB, REQ_DB, image.db2], [AREA_DB, RES_DB, image.db3], [AREA_MK, 0, image.mk]];
-  const registered = [];
-  function cleanup() {
-    try { if (client.Connected()) { own.drops += 1; client.Disconnect(); } } catch { /* gone */ }
-    try { srv.Stop(); } catch { /* already stopped */ }
-    for (const [area, index] of registered.splice(0)) {
-      if (area === AREA_DB) srv.UnregisterArea(area, index); else srv.UnregisterArea(area);
-    }
-    owner = null;
-  }
-
-  srv.SetEventMask(EVENT_MASK);
-  if (!srv.SetParam(K.LocalPort, cfg.port)) throw fail('SetParam(LocalPort)');
-  for (const [area, index, buf] of areas) {
-    const ok = area === AREA_DB ? srv.RegisterArea(area, index, buf) : srv.RegisterArea(area, buf);
-    if (!ok) throw fail(`RegisterArea(${area},${index})`);
-    registered.push([area, index]);
-  }
-  if (!srv.StartTo(cfg.host)) throw fail('StartTo');
-  client.SetParam(client.RemotePort, cfg.port);
-  own.adds += 1;
-  if (!client.ConnectTo(selfHost(cfg.host), 0, 1)) {
-    own.adds -= 1;
-    throw fail(`the PLC's own S7 connection to ${selfHost(cfg.host)}`, client.ErrorText(client.LastError()));
-  }
+  const cleanup = serve(srv, client, events, image, cfg);
 
   let lastDb3 = Buffer.from(image.db3);
   let lastMk = Buffer.from(image.mk);
   let stopped = false;
-  let up = true; // the own client is connected
-  let job = null; // the own client's call in flight (a write job or a reconnect): {what, done, settle}
-  let retryTimer = null;
-  const backoff = createBackoff({ initialMs: 50, maxMs: 2000 });
   const queue = createPushQueue({ mask: image.mask, ioDb: IO_DB, reqDb: REQ_DB, pdu: client.PDULength() || undefined });
+  const own = createOwnClient({ client, srv, queue, events, counters: c, host: selfHost(cfg.host), areaDb: AREA_DB, dbs: [IO_DB, REQ_DB] });
   let native1 = Buffer.from(image.db1); // DB1 as the last pull read it
-
-  /** Send the next queued job through the own client, if none is in flight. */
-  function kick() {
-    if (stopped || !up || job || queue.busy) return;
-    const next = queue.take();
-    if (!next) return;
-    const vars = next.items.map((it) => ({
-      Area: client.S7AreaDB, DBNumber: it.db, Amount: it.bit >= 0 ? 1 : it.data.length,
-      WordLen: it.bit >= 0 ? client.S7WLBit : client.S7WLByte, Start: it.bit >= 0 ? it.start * 8 + it.bit : it.start, Data: it.data,
-    }));
-    const keys = next.items.map((it) => sig(it.db, it.start, it.bit >= 0 ? 1 : it.data.length));
-    for (const k of keys) ownWrite(k, 1);
-    c.s7PushJobs += 1;
-    const mine = settling(vars); // vars keeps the buffers alive until the native side is done
-    job = mine;
-    const failed = () => {
-      // The connection is gone (snap7 reports no per-job detail worth keeping): the entries go
-      // back to the queue, the scan writes them back without the client until it is back.
-      c.s7PushErrors += 1;
-      for (const k of keys) ownWrite(k, -1);
-      queue.done(false);
-      lost();
-    };
-    try {
-      client.WriteMultiVars(vars, (err, res) => {
-        mine.settle();
-        job = null;
-        if (stopped) return;
-        if (err) { failed(); return; }
-        // An item the server refused (cannot happen for the PLC's own areas) is counted, not retried.
-        if (Array.isArray(res)) for (const r of res) if (r && r.Result) c.s7PushErrors += 1;
-        queue.done(true);
-        kick();
-      });
-    } catch {
-      mine.settle();
-      job = null;
-      failed();
-    }
-  }
-
-  /** Something native in flight, and a promise that settles when it is done (stop waits for it). */
-  function settling(what) {
-    let settle;
-    const done = new Promise((r) => { settle = r; });
-    return { what, done, settle };
-  }
-
-  /** The own connection failed: write back without it, reconnect with back-off. */
-  function lost() {
-    if (!up) return;
-    up = false;
-    own.drops += 1;
-    try { client.Disconnect(); } catch { /* already down */ }
-    fallback();
-    reconnect();
-  }
-
-  function reconnect() {
-    if (stopped || retryTimer) return;
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      if (stopped) return;
-      own.adds += 1;
-      const mine = settling('connect'); // nothing is written while down, so the slot is free
-      job = mine;
-      client.ConnectTo(selfHost(cfg.host), 0, 1, (err) => {
-        mine.settle();
-        job = null;
-        if (stopped) return;
-        if (err) { own.adds -= 1; reconnect(); return; }
-        up = true;
-        backoff.connected();
-        kick();
-      });
-    }, backoff.next());
-  }
-
-  /**
-   * Write back without the client: each area read, merged and replaced whole. A client write
-   * landing between GetArea and SetArea is undone, so this runs only while the client is down.
-   */
-  function fallback() {
-    const entries = queue.drain();
-    if (!entries.length) return;
-    c.s7PushFallbacks += 1;
-    for (const [db, entriesOf] of [[IO_DB, entries.filter((e) => e.db === IO_DB)], [REQ_DB, entries.filter((e) => e.db === REQ_DB)]]) {
-      if (!entriesOf.length) continue;
-      const cur = srv.GetArea(AREA_DB, db);
-      for (const e of entriesOf) apply(cur, e);
-      srv.SetArea(AREA_DB, db, cur);
-    }
-  }
 
   return {
     port: cfg.port,
@@ -273,7 +164,7 @@ function startS7(image, opts) {
       queue.outputs(image.db1, native1);
       for (const [tag, v] of applied.inputs) queue.input(tag, v);
       for (const [slot, v] of applied.probes) queue.probe(slot, v);
-      if (up) kick(); else fallback();
+      own.flush();
     },
 
     /**
@@ -283,8 +174,7 @@ function startS7(image, opts) {
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
-      if (job) await Promise.race([job.done, new Promise((r) => setTimeout(r, 2000).unref())]);
+      await own.stop();
       cleanup();
       lastDb3 = null; lastMk = null;
     },

@@ -1,6 +1,7 @@
 'use strict';
 /**
- * Issue 16: no path writes the PLC with anything but a fresh command. One system, kept for the
+ * No path writes the PLC with anything but a fresh command (a stale image written by a bridge that
+ * starts would undo what twins on other paths set). One system, kept for the
  * whole file: a virtual PLC (S7, OPC UA, Modbus), a cloud Node-RED with the OPC UA and Modbus
  * tabs, an edge Node-RED with their edge tabs (the OPC UA bridge with its probe relay, the Modbus
  * loops with their probe relay). The PLC's inputs and a probe request slot are set over S7, as the

@@ -5,7 +5,8 @@
  * scan) → edge → cloud (HR4000+2i) → twin. MB_PROBE_SLOTS = 81 here (two blocks per side: slots
  * 0..60 and 61..80), so slot 80 needs the second block and slot 81 is outside the relay: its
  * request stays on the cloud server and is never answered. Then the PLC restarts empty: the
- * relay writes nothing of the requests still on the cloud into it (they are old; issue 16), and
+ * relay writes nothing of the requests still on the cloud into it (they are old, and an old request
+ * written late is not one any twin sent now), and
  * fresh probes go on.
  */
 const test = require('node:test');
@@ -55,7 +56,7 @@ test('modbus probe relay: slots 1, 2, 80 come back with their exact values, slot
     await plc.stop(); // a second stop after the restart below is harmless
   });
   // A request on the cloud before the relay's first read of its block is part of that read's
-  // baseline, never written (issue 16): probe once the relay has its baselines.
+  // baseline, never written (it may be old): probe once the relay has its baselines.
   await edgeReady(edge, { modbus: true, modbusProbeBlocks: 2 });
   await tr.connect();
   await pc.connectTCP('127.0.0.1', { port: plc.ports.modbus });

@@ -70,7 +70,7 @@ function twin(url, boxes) {
 test('modbus path: 10 boxes sorted through PLC, edge and cloud; round trips timed; then faults', async (t) => {
   const s = await stack(t);
   // What a twin commands before the edge's first read of the cloud's HR0 is that read's baseline,
-  // not a command (issue 16): the twin starts once the edge has it.
+  // not a command (it may be left from before): the twin starts once the edge has it.
   await edgeReady(s.edge, { modbus: true });
 
   // 1. A production of 10 boxes, five of them damaged.

@@ -63,7 +63,8 @@ async function startSystem(t) {
   });
   try {
     await bridgeReady(sys);
-    // A command written before the bridge's baseline read is part of the baseline (issue 16).
+    // A command written before the bridge's baseline read is part of the baseline, not a command:
+    // the twin starts only once the edge has read it.
     await edgeReady(sys.edge, { opcua: true });
   } catch (err) {
     err.message += `\n--- edge log ---\n${sys.edge.logs().slice(-4000)}\n--- cloud log ---\n${sys.cloud.logs().slice(-3000)}`;
@@ -175,8 +176,8 @@ test('OPC UA path: probes twin → cloud server → edge bridge → PLC and back
     }
   }
   // The PLC holds the last request of each slot (its OPC UA Req variable, read as any client would).
-  const { createSide } = require('../../nodes/lib/opcua/session');
-  const plcClient = createSide({ endpointUrl: `opc.tcp://127.0.0.1:${sys.plcPort}`, pkiDir: pkiDir('client'), name: 'check' });
+  const { createSession } = require('../../nodes/lib/opcua/session');
+  const plcClient = createSession({ endpointUrl: `opc.tcp://127.0.0.1:${sys.plcPort}`, pkiDir: pkiDir('client'), name: 'check' });
   t.after(() => plcClient.close());
   await plcClient.connect();
   const [req80] = await plcClient.read([ot.plcProbeNodeId('req', 80)]);
@@ -185,7 +186,7 @@ test('OPC UA path: probes twin → cloud server → edge bridge → PLC and back
   await waitFor(async () => (await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items === PLC_OUTPUTS + 3, 20000, 'PLC items for slots 1, 2, 80');
 
   // A wrong type to Req and any write to Res by a twin are refused by the cloud server.
-  const twinClient = createSide({ endpointUrl: sys.url, credentials: TWIN, pkiDir: pkiDir('client'), name: 'raw-twin' });
+  const twinClient = createSession({ endpointUrl: sys.url, credentials: TWIN, pkiDir: pkiDir('client'), name: 'raw-twin' });
   t.after(() => twinClient.close());
   await twinClient.connect();
   const r = await twinClient.write([

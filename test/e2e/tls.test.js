@@ -1,6 +1,6 @@
 'use strict';
 /**
- * TLS everywhere (issue 18), end to end with a throwaway CA (test/helpers/certs.js): a cloud
+ * TLS everywhere, end to end with a throwaway CA (test/helpers/certs.js): a cloud
  * Node-RED serving https and wss with S7T_TLS_KEY/S7T_TLS_CERT (editor, twin and edge endpoints,
  * and its MQTT broker as mqtts and MQTT over wss), an edge Node-RED that verifies the cloud with
  * S7T_CA_FILE, the virtual PLC whose MQTT client verifies the broker the same way, and the OPC UA

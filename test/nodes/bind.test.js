@@ -1,7 +1,7 @@
 'use strict';
 /**
- * Every server binds exactly where it is told (issue 18: the cloud's OPC UA server listened on
- * every interface with S7T_OPCUA_HOST=127.0.0.1). Checked in the kernel's table of listening
+ * Every server binds exactly where it is told (node-opcua's `hostname` option alone left the
+ * cloud's OPC UA server listening on every interface with S7T_OPCUA_HOST=127.0.0.1). Checked in the kernel's table of listening
  * sockets, for the cloud's OPC UA, MQTT and Modbus servers and every interface of the virtual PLC.
  */
 const test = require('node:test');

@@ -4,7 +4,7 @@
  * the whole block again after a failed write of it, and the optional timed resend (`refreshMs`):
  * a write refused while the client stayed connected must not be lost for good. Towards a PLC
  * ("Fresh only", the default for commands): baselines at start and after the source client's
- * reconnects, and nothing sent again after the target's reconnect or a failed write (issue 16);
+ * reconnects, and nothing sent again after the target's reconnect or a failed write (a command written late could move the plant);
  * the clients are node-red-contrib-modbus's own config nodes on real TCP connections.
  */
 const { describe, it, before, after, afterEach } = require('node:test');

@@ -10,7 +10,7 @@ const helper = require('node-red-node-test-helper');
 const serverNode = require('../../nodes/s7twin-opcua-server');
 const bridgeNode = require('../../nodes/s7twin-opcua-bridge');
 const { createOpcuaServer } = require('../../nodes/lib/opcua/server');
-const { createSide } = require('../../nodes/lib/opcua/session');
+const { createSession } = require('../../nodes/lib/opcua/session');
 const { freePort, waitFor } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
 const { pkiDir } = require('../helpers/opcua');
@@ -52,7 +52,7 @@ test('s7twin-opcua-server: status, change messages for the flow-timer, bad input
   const msgs = [];
   out.on('input', (m) => msgs.push(m));
   // A twin with the configured password writes a command: one envelope-like message.
-  const twin = createSide({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'twin', password: 'tw-secret' }, pkiDir: pkiDir('client'), name: 'twin' });
+  const twin = createSession({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'twin', password: 'tw-secret' }, pkiDir: pkiDir('client'), name: 'twin' });
   await twin.connect();
   try {
     await twin.write([{ nodeId: 'ns=1;s=plant1.StartButton', dataType: 'Boolean', value: true }]);
@@ -66,7 +66,7 @@ test('s7twin-opcua-server: status, change messages for the flow-timer, bad input
     await twin.close();
   }
   // The default password does not work any more.
-  const old = createSide({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'twin', password: 'twin' }, pkiDir: pkiDir('client'), name: 'old' });
+  const old = createSession({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'twin', password: 'twin' }, pkiDir: pkiDir('client'), name: 'old' });
   await assert.rejects(old.connect(), { code: 'E_SESSION' });
   await old.close();
 
@@ -87,7 +87,7 @@ test('s7twin-opcua-server: status, change messages for the flow-timer, bad input
   assert.notEqual(srv2, srv);
   const seen2 = statuses(srv2);
   await waitFor(() => seen2.some((s) => s.fill === 'green'), 20000, 'green status after the redeploy');
-  const reader = createSide({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'edge', password: 'ed-secret' }, pkiDir: pkiDir('client'), name: 'reader' });
+  const reader = createSession({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'edge', password: 'ed-secret' }, pkiDir: pkiDir('client'), name: 'reader' });
   await reader.connect();
   try {
     const r = await reader.read(['ns=1;s=plant1.StartButton', 'ns=1;s=plant1.ConveyorBelt']);
@@ -122,7 +122,8 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
     const msgs = [];
     out.on('input', (m) => msgs.push(m));
     await waitFor(() => seen.some((s) => s.fill === 'green' && s.text === 'connected'), 30000, 'connected status');
-    // The bridge's baseline read: what the cloud holds before it is no command (issue 16).
+    // The bridge's baseline read: what the cloud holds before it is no command, so a command
+    // written before it would not reach the PLC.
     const registry = require('../../nodes/lib/runtime/registry');
     await waitFor(() => { const e = registry.list().find((n) => n.id === 'br'); return e && e.counters.commands && !e.counters.commands.holding; }, 30000, 'the bridge\'s baseline');
 

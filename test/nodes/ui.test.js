@@ -86,7 +86,7 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   assert.ok(uiStats.unauthorized >= 2);
 });
 
-test('the page and REST serve one plant (issue 17): S7T_PLANT, with the tokens valid for it among the plain and scoped ones', async (t) => {
+test('the page and REST serve one plant: S7T_PLANT, with the tokens valid for it among the plain and scoped ones', async (t) => {
   const red = await startNodeRed({
     role: 'cloud', flows: EX,
     env: { S7T_PLANT: 'plant2', S7T_TWIN_TOKEN: 'tw2', S7T_VIEWER_TOKEN: '', S7T_EDGE_TOKEN: 'ed', S7T_TOKENS: 'p1:twin:plant1,all:twin:*,v2:viewer:plant2', S7T_MQTT_WS_PORT: '' },

@@ -123,3 +123,22 @@ test('the variables advertise the scan time as their minimum sampling interval',
   const dv = await session.read({ nodeId: 'ns=3;s="DB1"."ConveyorBelt"', attributeId: AttributeIds.MinimumSamplingInterval });
   assert.equal(dv.value.value, plc.scanMs);
 });
+
+test('the S7 namespace gets index 3 after padding (the DI namespace at 2), or whatever comes next when more exist', () => {
+  const { registerS7Namespace, refusal, NS_S7 } = require('../../plc/opcua');
+  const space = (uris) => ({
+    uris,
+    getNamespaceArray() { return this.uris; },
+    registerNamespace(uri) { this.uris.push(uri); return { index: this.uris.length - 1, uri }; },
+  });
+  const fresh = space(['http://opcfoundation.org/UA/', 'urn:server']);
+  assert.deepEqual(registerS7Namespace(fresh), { index: 3, uri: NS_S7 });
+  assert.equal(fresh.uris[2], 'http://opcfoundation.org/UA/DI/');
+  const bare = space(['http://opcfoundation.org/UA/']);
+  assert.equal(registerS7Namespace(bare).index, 3);
+  assert.deepEqual(bare.uris.slice(1, 3), ['urn:s7twin:pad:1', 'http://opcfoundation.org/UA/DI/']);
+  assert.equal(registerS7Namespace(space(['a', 'b', 'c', 'd'])).index, 4, 'the caller refuses to start then');
+  // A write the PLC refuses: out of range, else the wrong type.
+  assert.equal(refusal({ code: 'E_RANGE' }, StatusCodes), StatusCodes.BadOutOfRange);
+  assert.equal(refusal({ code: 'E_TYPE' }, StatusCodes), StatusCodes.BadTypeMismatch);
+});

@@ -198,8 +198,8 @@ function createRoleChecker(lists) {
 
 /**
  * The twin and viewer tokens of one plant among an instance's grants (an s7twin-link-server's
- * `grants`, issue 17): what the cloud's other twin-facing HTTP endpoints of that plant accept (the
- * REST node, the browser twin's page). Without grants (an endpoint that could not read its
+ * `grants`; tokens are scoped to plants): what the cloud's other twin-facing HTTP endpoints of
+ * that plant accept (the REST node, the browser twin's page). Without grants (an endpoint that could not read its
  * tokens), the plain lists as twinTokens() reads them.
  * @param {Array<{token, role, plants}>|undefined} grants
  * @param {string} plant

@@ -10,7 +10,8 @@
  *   if (r.problems.length) { console.error(refusal('cloud', r)); process.exit(2); }
  *
  * Why refuse instead of warn: with the editor open, anyone who reaches the port deploys a
- * function or exec node and runs code on the host (issue 18 did exactly that on 1880 and 1881);
+ * function or exec node and runs code on the host (a test deployment was taken over that way
+ * through the open editors on 1880 and 1881);
  * with a development token, anyone who read this repository drives the plant.
  */
 const net = require('node:net');
@@ -99,7 +100,7 @@ function check({ role, env = process.env, hosts, secrets }) {
     else if (!BCRYPT.test(hash)) problems.push({ name: 'S7T_ADMIN_HASH', why: 'is not a bcrypt hash ($2b$...): nobody could log in' });
   }
   const values = secrets || Object.fromEntries(Object.entries(SECRETS).filter(([, roles]) => roles.includes(role)).map(([n]) => [n, env[n]]));
-  // A fleet's cloud instances (issue 17) may give every token through S7T_TOKENS
+  // A fleet's cloud instances, serving many plants, may give every token through S7T_TOKENS
   // (token:role:plants): a role granted there needs no plain token, and no scoped token may be a
   // development value either.
   const scopedRoles = new Set();

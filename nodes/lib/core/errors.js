@@ -2,6 +2,8 @@
 /**
  * Error classes with a stable `code` (as ws's errors carry one), made in one place so every
  * module's errors have the same shape: `throw new TagError('E_RANGE', 'value … outside …')`.
+ * Every code is listed, with what it means and whether a twin resyncs after it, in
+ * ./error-codes.js (docs/errors.md is made from it); a test fails on a code raised but not listed.
  */
 
 /**

@@ -1,6 +1,7 @@
 'use strict';
 /**
- * Plant ids: the one rule for what names a plant, everywhere one appears (issue 17): a peer's
+ * Plant ids: the one rule for what names a plant, everywhere one appears (one cloud serves many
+ * plants, so every name must be checked the same way): a peer's
  * `?plant=` on the link endpoints, a token's scope (lib/access/auth.js), an MQTT topic level
  * (`s7twin/<plant>/…`, lib/mqtt/auth.js) and the fleet's Redis keys and channels
  * (lib/fleet/backplane.js). One MQTT topic level: no wildcards, no '/', no '$'; short enough for a key.

@@ -12,7 +12,8 @@
  * relay sends the whole block again after `reset()` (the destination reconnected); towards a PLC
  * it is a `baseline` relay: the first read after start and after `rebase()` (the source
  * reconnected) only records what the source holds, and nothing is ever sent again, so the PLC
- * gets fresh changes and nothing else (issue 16). Pure functions, no I/O, no RED.
+ * gets fresh changes and nothing else: a value left in a register from before a restart or a
+ * reconnect is not a command anyone sent now, and writing it late could move the plant. Pure functions, no I/O, no RED.
  */
 const { codedError } = require('../core/errors');
 const tags = require('../core/tags');

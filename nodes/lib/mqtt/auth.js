@@ -10,7 +10,8 @@
  * `<user>:<password>:<role>[@<plant>[|<plant>...]]`. The user name is everything before the first
  * ':', the role everything after the last ':', so a password may itself contain ':'. A role bound
  * to plants (`twin@plant3`, `plc@line1|line2`) gets the role's topics for those plants only;
- * without it, for every plant (a fleet scopes each PLC's user to its own plant, issue 17).
+ * without it, for every plant (a fleet scopes each PLC's user to its own plant, so that one
+ * plant's PLC credentials cannot command another plant).
  *
  * Roles (topics from io-table.json's `mqtt` section, `{plant}` = one topic level):
  *   twin     publish  s7twin/{plant}/cmd, s7twin/{plant}/probe/req

@@ -1,7 +1,7 @@
 'use strict';
 /**
- * The MQTT broker of every cloud instance of a fleet clustered over the fleet's Redis (issue 17),
- * the way aedes brokers cluster: `mqemitter-redis` carries every published message to the brokers
+ * The MQTT broker of every cloud instance of a fleet clustered over the fleet's Redis, so that
+ * a PLC and its twins need not reach the same instance, the way aedes brokers cluster: `mqemitter-redis` carries every published message to the brokers
  * with a matching subscriber, `aedes-persistence-redis` keeps subscriptions, sessions and
  * retained messages in Redis. So the PLC's own MQTT client and an MQTT twin of its plant may be
  * connected to different instances.

@@ -10,7 +10,7 @@
  *   s7twin/<plant>/probe/res/<slot>  PLC → twin   the answer, on the topic of the request's
  *                                                 (first) slot
  *
- * Why one response topic per slot (issue 17, "MQTT under load"): with one shared
+ * Why one response topic per slot (docs/fleet.md, "MQTT under load"): with one shared
  * `probe/res` topic every twin of a plant received every probe answer and dropped all but its
  * own, so the broker's deliveries grew with the square of the twins (200 twins probing twice a
  * second: 80,000 deliveries a second for 400 answers) and the path queued past 80 twins. A twin

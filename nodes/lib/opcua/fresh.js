@@ -1,9 +1,10 @@
 'use strict';
 /**
- * Which notifications from the cloud OPC UA server are fresh commands for the PLC (issue 16: a
- * bridge that starts never writes what it did not receive). Used by the edge's tag bridge
- * (opcua-bridge.js, per command tag) and probe relay (opcua-probes.js, per probe slot). Pure
- * logic, no I/O: the caller reads the values and feeds in notifications.
+ * Which notifications from the cloud OPC UA server are fresh commands for the PLC: a bridge that
+ * starts never writes what it did not receive, since a stale value written into the PLC would undo
+ * what another path set there meanwhile. Used by the edge's tag bridge (bridge.js, per command
+ * tag) and probe relay (probes.js, per probe slot), each through baseline.js. Pure logic, no I/O:
+ * the caller reads the values and feeds in notifications.
  *
  * What a subscription delivers that is not a command:
  * - the initial value of every monitored item, after it is created and after node-opcua's

@@ -10,39 +10,36 @@
  * - Two client sessions of its own (nodes/lib/opcua/session.js), not the tag sessions: a burst of
  *   probe notifications or writes never queues in front of a plant tag's (the tag relay writes
  *   one frame at a time per side, and its pulse holds would delay probes in turn).
- * - Latest value per slot: probes are not pulses, only the newest request of a slot matters. What
- *   arrives while a Write runs is written by the next one, all pending slots in one request
- *   (split into Writes of at most maxItemsPerWrite), so the Write rate stays bounded by the
- *   round trip, not by the number of twins.
+ * - Latest value per slot, written in bounded Writes (probe-writer.js).
  * - Only UInt32 values of slots < slots are written, only to Req on the PLC and Res on the cloud;
  *   anything else is counted (refused) and dropped.
  * - A value equal to what the target was last written is dropped.
- * - Requests go to the PLC only when a twin made them (issue 16): what the cloud's Req variables
- *   hold when a cloud session starts (the first, or one node-opcua repaired or recreated) is
- *   read as the baseline, and initial values, republished and older notifications are not
- *   requests (nodes/lib/opcua/fresh.js, the tag bridge's rule). A stale request written into a
- *   PLC slot would overwrite a fresh one another path (WebSocket, Modbus) put there. A request
- *   that arrives while the PLC is down, or whose write fails, is dropped and counted, never
- *   written later; a restarted PLC gets nothing until the next request.
+ * - Requests go to the PLC only when a twin made them: what the cloud's Req variables hold when a
+ *   cloud session starts (the first, or one node-opcua repaired or recreated) is read as the
+ *   baseline (baseline.js), and initial values, republished and older notifications are not
+ *   requests (fresh.js, the tag bridge's rule). A stale request written into a PLC slot would
+ *   overwrite a fresh one another path (WebSocket, Modbus) put there. A request that arrives while
+ *   the PLC is down, or whose write fails, is dropped and counted, never written later; a
+ *   restarted PLC gets nothing until the next request.
  * - When the cloud's session is (re)created, the PLC's latest responses are written to it once
  *   (a restarted cloud server gets them back).
  * - Subscriptions survive reconnects through node-opcua's session repair; no item is ever added
- *   twice (opcua-side.js).
+ *   twice (session.js).
  * - Cost: on the cloud server `slots` monitored items on Req; those variables have
  *   MinimumSamplingInterval 0 and are monitored with sampling interval 0: exception-based, no
  *   timer per item (revised to the server's minimum sampling interval as coalescing window). On
- *   the PLC the Res items are sampled every samplingIntervalMs (the PLC's variables have a
- *   MinimumSamplingInterval of one scan, so they cannot be exception-based), like the plant tags:
- *   that costs the PLC a read per item per 10 ms (measured: +16 % of a core for 128 items, +64 %
- *   for 1,024). So a PLC Res[i] is monitored only from the first non-zero request of slot i on:
- *   the PLC pays for the slots in use, not for N.
+ *   the PLC only the responses of the slots in use are monitored (probe-watch.js).
  */
 const { codedError } = require('../core/errors');
 const { EventEmitter } = require('node:events');
 const ot = require('./tags');
 const tags = require('../core/tags');
-const { createSide } = require('./session');
+const { createSession } = require('./session');
 const { createFreshFilter } = require('./fresh');
+const { createBaseline } = require('./baseline');
+const { createRelayCore } = require('./relay');
+const { createProbeWriter } = require('./probe-writer');
+const { createProbeWatch } = require('./probe-watch');
 
 const DEFAULTS = {
   slots: 128, // relayed slots 0..127; the benchmark uses 1..users
@@ -63,6 +60,76 @@ const DEFAULTS = {
 const ProbeRelayError = codedError('ProbeRelayError');
 
 /**
+ * A notification of a relayed probe variable: its slot and value.
+ * @param {{nodeId: string, value: *}} n a notification (session.js)
+ * @param {'req'|'res'} kind what it must be: Req from the cloud, Res from the PLC
+ * @param {number} slots relayed slots
+ * @param {string} from the side it came from, in the error
+ * @returns {{slot: number, value: number}}
+ * @throws {ProbeRelayError} E_PROBE_SLOT; OpcuaTagError E_PROBE_VALUE (not a UInt32)
+ */
+function probeNotification(n, kind, slots, from) {
+  const id = ot.parseProbeNodeId(n.nodeId);
+  if (!id || id.kind !== kind || id.slot >= slots) throw new ProbeRelayError('E_PROBE_SLOT', `${from}: not a relayed probe variable: ${n.nodeId}`);
+  return { slot: id.slot, value: ot.checkProbeValue(n.value) };
+}
+
+/** The relay's counters, all 0. */
+function relayCounters() {
+  return {
+    toPlc: 0, toCloud: 0, // slot values written
+    toPlcWrites: 0, toCloudWrites: 0, // Write requests
+    refused: 0, // notifications that were not a UInt32 of a relayed slot (never written)
+    writeErrors: 0,
+    unchanged: 0,
+    resyncs: 0,
+    monitorErrors: 0, // PLC response items that could not be created (tried again on the next session)
+    unwatched: 0, // PLC response items deleted after idleMs without a request
+    dropped: 0, // requests not written to the PLC because it was down or the write failed (never later)
+    baselineErrors: 0, // baseline reads of the cloud's requests that failed (tried again)
+  };
+}
+
+/**
+ * The relay's sessions: the PLC's (response items added per slot in use, probe-watch.js) and the
+ * cloud's (every relayed Req, exception-based, with server clocks for the baseline).
+ */
+function relaySessions(o) {
+  const common = { publishingIntervalMs: o.publishingIntervalMs, pkiDir: o.pkiDir };
+  const plc = createSession({
+    ...common, name: 'plc-probes', endpointUrl: o.plcEndpoint, credentials: o.plcCredentials,
+    samplingIntervalMs: o.samplingIntervalMs, monitor: [],
+  });
+  const cloud = createSession({
+    ...common, name: 'cloud-probes', endpointUrl: o.cloudEndpoint, credentials: o.cloudCredentials,
+    securityMode: o.cloudSecurityMode, securityPolicy: o.cloudSecurityPolicy,
+    samplingIntervalMs: 0, monitor: Array.from({ length: o.slots }, (_, i) => cloudRequestId(o, i)), serverClocks: true,
+  });
+  return { plc, cloud };
+}
+
+/** Node id of the cloud's Req[slot]. */
+function cloudRequestId(o, slot) {
+  return ot.probeNodeId('req', slot, { ns: o.cloudNamespaceIndex });
+}
+
+/**
+ * Every relayed cloud Req, read in chunks of maxItemsPerWrite: the requests' baseline (good values only).
+ * @returns {Promise<Array<{key: number, value: number, clock: bigint|null}>>}
+ */
+async function readRequests(cloud, o) {
+  const entries = [];
+  for (let first = 0; first < o.slots; first += o.maxItemsPerWrite) {
+    const ids = [];
+    for (let i = first; i < Math.min(o.slots, first + o.maxItemsPerWrite); i++) ids.push(cloudRequestId(o, i));
+    for (const r of await cloud.read(ids)) {
+      if (r.good) entries.push({ key: ot.parseProbeNodeId(r.nodeId).slot, value: Number(r.value), clock: r.clock });
+    }
+  }
+  return entries;
+}
+
+/**
  * Create the probe relay (not started).
  * @param {object} opts
  * @param {string} opts.plcEndpoint
@@ -75,6 +142,8 @@ const ProbeRelayError = codedError('ProbeRelayError');
  * @param {number} [opts.publishingIntervalMs]
  * @param {number} [opts.samplingIntervalMs]
  * @param {string} [opts.pkiDir]
+ * @param {number} [opts.retryMs] a first session that failed is tried again after this long (first-session.js)
+ * @param {number} [opts.idleMs] see DEFAULTS
  * @returns {EventEmitter} events 'status' {side: 'plc-probes'|'cloud-probes', status, detail}, 'error'
  */
 function createProbeRelay(opts = {}) {
@@ -83,270 +152,95 @@ function createProbeRelay(opts = {}) {
     throw new ProbeRelayError('E_CONFIG', `probe slots must be an integer 1..${o.maxSlots}, got ${opts.slots}`);
   }
   const ee = new EventEmitter();
-  const counters = {
-    toPlc: 0, toCloud: 0, // slot values written
-    toPlcWrites: 0, toCloudWrites: 0, // Write requests
-    refused: 0, // notifications that were not a UInt32 of a relayed slot (never written)
-    writeErrors: 0,
-    unchanged: 0,
-    resyncs: 0,
-    monitorErrors: 0, // PLC response items that could not be created (tried again on the next session)
-    unwatched: 0, // PLC response items deleted after idleMs without a request
-    dropped: 0, // requests not written to the PLC because it was down or the write failed (never later)
-    baselineErrors: 0, // baseline reads of the cloud's requests that failed (tried again)
-  };
+  const counters = relayCounters();
   const fresh = createFreshFilter(); // which cloud Req notifications are requests a twin made
-  const range = Array.from({ length: o.slots }, (_, i) => i);
-  const common = { publishingIntervalMs: o.publishingIntervalMs, pkiDir: o.pkiDir };
-  const plc = createSide({
-    ...common, name: 'plc-probes', endpointUrl: o.plcEndpoint, credentials: o.plcCredentials,
-    samplingIntervalMs: o.samplingIntervalMs,
-    monitor: [], // added per slot in use (see watch)
-  });
-  const cloud = createSide({
-    ...common, name: 'cloud-probes', endpointUrl: o.cloudEndpoint, credentials: o.cloudCredentials,
-    securityMode: o.cloudSecurityMode, securityPolicy: o.cloudSecurityPolicy,
-    samplingIntervalMs: 0,
-    monitor: range.map((i) => ot.probeNodeId('req', i, { ns: o.cloudNamespaceIndex })), serverClocks: true,
-  });
-  const sides = { plc, cloud };
-  const target = {
-    plc: (i) => ot.plcProbeNodeId('req', i),
-    cloud: (i) => ot.probeNodeId('res', i, { ns: o.cloudNamespaceIndex }),
-  };
-  const expect = { plc: 'req', cloud: 'res' }; // what a notification of the *other* side must be
-  const pending = { plc: new Map(), cloud: new Map() }; // slot -> value still to write there
-  const known = { plc: new Map(), cloud: new Map() }; // slot -> value that side was written
+  const core = createRelayCore(ee);
+  const { isStopped, fail } = core;
+  const { plc, cloud } = relaySessions(o);
   const responses = new Map(); // slot -> the PLC's response as last seen (for the cloud's resync)
-  const flushing = { plc: false, cloud: false };
-  let stopped = false;
-  const retryTimers = new Set();
-  const watched = new Set(); // slots whose PLC response is (to be) monitored
-  const lastUsed = new Map(); // slot -> time (ms) of its latest non-zero request
-  let sweepTimer = null;
-  let sweeping = false;
-
-  /** Delete the PLC Res items of slots idle for idleMs; a slot asked for meanwhile is watched again. */
-  async function sweep() {
-    if (sweeping || stopped || !plc.connected) return;
-    const started = Date.now();
-    const idle = [...watched].filter((i) => started - (lastUsed.get(i) || 0) >= o.idleMs);
-    if (!idle.length) return;
-    sweeping = true;
-    try {
-      const removed = await plc.removeMonitor(idle.map((i) => ot.plcProbeNodeId('res', i)));
-      const slots = removed.map((id) => ot.parseProbeNodeId(id).slot);
-      for (const i of slots) watched.delete(i);
-      counters.unwatched += slots.length;
-      const again = slots.filter((i) => (lastUsed.get(i) || 0) >= started);
-      if (again.length) watch(again);
-    } catch (err) {
-      fail(err);
-    } finally {
-      sweeping = false;
-    }
-  }
-
-  /** Monitor the PLC's Res of these slots (once each; again on the next session if it failed now). */
-  function watch(slots) {
-    const fresh = slots.filter((i) => !watched.has(i));
-    if (!fresh.length) return;
-    for (const i of fresh) watched.add(i);
-    addPlcItems(fresh);
-  }
-  function addPlcItems(slots) {
-    if (!plc.connected || stopped) return; // the next 'session' adds them
-    plc.addMonitor(slots.map((i) => ot.plcProbeNodeId('res', i))).catch((err) => {
-      counters.monitorErrors += 1;
-      fail(err);
-    });
-  }
-
-  function fail(err) {
-    if (ee.listenerCount('error')) ee.emit('error', err);
-  }
-
-  plc.on('values', (batch) => take('cloud', batch));
-  cloud.on('values', (batch) => take('plc', batch));
-  for (const [side, s] of Object.entries(sides)) {
-    s.on('status', (status, detail) => {
-      if (status !== 'connected') {
-        if (side === 'cloud') fresh.hold(); // republished notifications after a reconnect are no requests
-        else dropPlcPending(); // what the PLC did not get now, it never gets
-      }
-      ee.emit('status', { side: `${side}-probes`, status, detail });
-    });
-  }
-  // A (re)created cloud session: a restarted server gets the PLC's responses back, and what its
-  // Req variables hold now is the requests' new baseline.
-  cloud.on('session', () => {
-    counters.resyncs += 1;
-    known.cloud.clear();
-    for (const [slot, v] of responses) if (!pending.cloud.has(slot)) pending.cloud.set(slot, v);
-    flush('cloud');
-    fresh.hold();
-    baseline();
+  const watch = createProbeWatch({ plc, idleMs: o.idleMs, counters, isStopped, fail });
+  const writing = { counters, maxItemsPerWrite: o.maxItemsPerWrite, isStopped, fail };
+  const refusedError = (to) => (slot, status) => new ProbeRelayError('E_WRITE_REFUSED', `${to}: write of probe slot ${slot} refused: ${status}`);
+  const toPlc = createProbeWriter({
+    ...writing, side: plc, nodeIdOf: (i) => ot.plcProbeNodeId('req', i), countAs: { values: 'toPlc', writes: 'toPlcWrites' },
+    keepUnwritten: false, refusedError: refusedError('plc'),
   });
-  // A (re)created PLC session: its response items come back; it gets no request until a twin
-  // makes one (what the relay believed it had is forgotten).
-  plc.on('session', () => {
-    if (watched.size) addPlcItems([...watched]); // items it already has are skipped
-    known.plc.clear();
+  const toCloud = createProbeWriter({
+    ...writing, side: cloud, nodeIdOf: (i) => ot.probeNodeId('res', i, { ns: o.cloudNamespaceIndex }),
+    countAs: { values: 'toCloud', writes: 'toCloudWrites' }, keepUnwritten: true, refusedError: refusedError('cloud'),
+  });
+  const baseline = createBaseline({
+    session: cloud, fresh, isStopped, wait: core.wait, retryMs: o.baselineRetryMs,
+    read: () => readRequests(cloud, o),
+    // Requests a twin made after the read was served, while it was on its way: judged now.
+    onLater: (later) => requestsToPlc(later, true),
+    onError: (err) => { counters.baselineErrors += 1; fail(err); },
   });
 
-  let baselineRun = 0; // the latest baseline read; an older one that answers late is ignored
-  /** Read every relayed cloud Req: the baseline of the requests (opcua-fresh.js), again every baselineRetryMs until it works. */
-  async function baseline() {
-    const run = ++baselineRun;
-    while (!stopped && run === baselineRun && cloud.connected) {
-      try {
-        const entries = [];
-        for (let first = 0; first < o.slots; first += o.maxItemsPerWrite) {
-          const ids = range.slice(first, first + o.maxItemsPerWrite).map((i) => ot.probeNodeId('req', i, { ns: o.cloudNamespaceIndex }));
-          for (const r of await cloud.read(ids)) {
-            if (r.good) entries.push({ key: ot.parseProbeNodeId(r.nodeId).slot, value: Number(r.value), clock: r.clock });
-          }
-        }
-        if (run !== baselineRun) return;
-        // Requests a twin made after the read was served, while it was on its way: judged now.
-        const later = fresh.rebase(entries);
-        if (later.length) take('plc', later, true);
-        return;
-      } catch (err) {
-        counters.baselineErrors += 1;
-        fail(err);
-        await new Promise((resolve) => {
-          const t = setTimeout(() => { retryTimers.delete(t); resolve(); }, o.baselineRetryMs);
-          t.resolve = resolve;
-          retryTimers.add(t);
-        });
-      }
-    }
-  }
+  plc.on('values', (batch) => responsesToCloud(batch));
+  cloud.on('values', (batch) => requestsToPlc(batch));
+  // A (re)created cloud session gets the PLC's responses back (relay.js says why); a (re)created
+  // PLC session gets its response items back.
+  core.wire({
+    plc, cloud, names: { plc: 'plc-probes', cloud: 'cloud-probes' }, fresh, toPlc, toCloud, cloudImage: responses, baseline, counters,
+    onPlcSession: () => watch.resume(),
+  });
 
-  /** Requests waiting for the PLC when it went away: dropped and counted, never written late. */
-  function dropPlcPending() {
-    counters.dropped += pending.plc.size;
-    pending.plc.clear();
-  }
-
-  /**
-   * Notifications of one side → pending values for the other.
-   * @param {'plc'|'cloud'} to
-   * @param {object[]} batch notifications of the other side
-   * @param {boolean} [judged] requests the fresh filter already let through (kept aside until the baseline)
-   */
-  function take(to, batch, judged = false) {
-    const from = to === 'plc' ? 'cloud' : 'plc';
-    const slotsInUse = [];
+  /** The good notifications of relayed probe variables of `kind`; the others are refused and counted. */
+  function relayed(batch, kind, from) {
+    const out = [];
     for (const n of batch) {
       if (!n.status || !n.status.isGood()) continue;
-      const id = ot.parseProbeNodeId(n.nodeId);
-      let value;
       try {
-        if (!id || id.kind !== expect[to] || id.slot >= o.slots) throw new ProbeRelayError('E_PROBE_SLOT', `${from}: not a relayed probe variable: ${n.nodeId}`);
-        value = ot.checkProbeValue(n.value);
+        out.push({ ...probeNotification(n, kind, o.slots, from), n });
       } catch (err) {
         counters.refused += 1;
         fail(err);
-        continue;
       }
-      if (to === 'plc') {
-        if (!judged && !fresh.accept(id.slot, value, n.clock, n)) continue; // not a request a twin made now
-        if (!plc.connected) { counters.dropped += 1; continue; }
-      } else {
-        responses.set(id.slot, value);
-      }
-      pending[to].set(id.slot, value);
-      if (to === 'plc' && value !== 0) { slotsInUse.push(id.slot); lastUsed.set(id.slot, Date.now()); }
     }
-    if (slotsInUse.length) watch(slotsInUse);
-    flush(to);
+    return out;
   }
 
-  async function flush(to) {
-    if (flushing[to]) return; // the running flush takes what arrived meanwhile
-    const side = sides[to];
-    flushing[to] = true;
-    try {
-      while (side.connected && pending[to].size && !stopped) {
-        const entries = [];
-        for (const [slot, v] of pending[to]) {
-          if (entries.length >= o.maxItemsPerWrite) break;
-          pending[to].delete(slot);
-          if (known[to].get(slot) === v) counters.unchanged += 1; else entries.push([slot, v]);
-        }
-        if (!entries.length) continue;
-        const items = entries.map(([slot, v]) => ({ nodeId: target[to](slot), dataType: 'UInt32', value: v }));
-        let results;
-        try {
-          results = await side.write(items);
-        } catch (err) {
-          // Not written. For the cloud: back in the queue unless a newer value arrived meanwhile.
-          // For the PLC: dropped (counted), later it would be late.
-          if (to === 'plc') counters.dropped += entries.length;
-          else for (const [slot, v] of entries) if (!pending[to].has(slot)) pending[to].set(slot, v);
-          counters.writeErrors += entries.length;
-          fail(err);
-          break;
-        }
-        counters[to === 'plc' ? 'toPlcWrites' : 'toCloudWrites'] += 1;
-        results.forEach((r, k) => {
-          const [slot, v] = entries[k];
-          if (r.good) {
-            known[to].set(slot, v);
-            counters[to === 'plc' ? 'toPlc' : 'toCloud'] += 1;
-          } else {
-            counters.writeErrors += 1;
-            fail(Object.assign(new ProbeRelayError('E_WRITE_REFUSED', `${to}: write of probe slot ${slot} refused: ${r.status}`)));
-          }
-        });
-      }
-    } finally {
-      flushing[to] = false;
-      if (to === 'plc' && !side.connected) dropPlcPending();
+  /**
+   * Cloud Req notifications → the PLC: requests a twin made now, only while the PLC is there.
+   * @param {object[]} batch notifications
+   * @param {boolean} [judged] requests the fresh filter already let through (kept aside until the baseline)
+   */
+  function requestsToPlc(batch, judged = false) {
+    const inUse = [];
+    for (const { slot, value, n } of relayed(batch, 'req', 'cloud')) {
+      if (!judged && !fresh.accept(slot, value, n.clock, n)) continue; // not a request a twin made now
+      if (!plc.connected) { counters.dropped += 1; continue; }
+      toPlc.set(slot, value);
+      if (value !== 0) inUse.push(slot);
     }
+    if (inUse.length) watch.used(inUse);
+    toPlc.flush();
   }
 
-  /** First sessions that fail (refused login, ...) are retried every retryMs; node-opcua retries lost ones. */
-  async function connectSide(s) {
-    while (!stopped) {
-      try {
-        await s.connect();
-        return;
-      } catch (err) {
-        if (stopped) return;
-        fail(err);
-        await new Promise((resolve) => {
-          const t = setTimeout(() => { retryTimers.delete(t); resolve(); }, o.retryMs ?? 5000);
-          t.resolve = resolve;
-          retryTimers.add(t);
-        });
-      }
+  /** PLC Res notifications → the cloud. */
+  function responsesToCloud(batch) {
+    for (const { slot, value } of relayed(batch, 'res', 'plc')) {
+      responses.set(slot, value);
+      toCloud.set(slot, value);
     }
+    toCloud.flush();
   }
 
   return Object.defineProperties(ee, Object.getOwnPropertyDescriptors({
     counters,
-    sides,
+    sides: { plc, cloud },
     slots: o.slots,
     /** Connect both sides; resolves when both have a session (or the relay was stopped). */
     async start() {
-      if (o.idleMs > 0 && !sweepTimer) {
-        sweepTimer = setInterval(sweep, Math.max(100, o.idleMs / 4));
-        sweepTimer.unref();
-      }
-      await Promise.all([connectSide(plc), connectSide(cloud)]);
+      watch.start();
+      await core.connect([plc, cloud], o.retryMs);
     },
-    async stop() {
-      stopped = true;
-      clearInterval(sweepTimer);
-      sweepTimer = null;
-      for (const t of retryTimers) { clearTimeout(t); t.resolve(); }
-      retryTimers.clear();
-      await Promise.allSettled([plc.close(), cloud.close()]);
+    stop() {
+      watch.stop();
+      return core.stop(() => [plc.close(), cloud.close()]);
     },
-    /** Counters; `requests`: how the cloud's Req notifications were judged (opcua-fresh.js). */
+    /** Counters; `requests`: how the cloud's Req notifications were judged (fresh.js). */
     stats() {
       return {
         ...counters, requests: { ...fresh.counters, holding: fresh.holding }, slots: o.slots,
@@ -356,4 +250,4 @@ function createProbeRelay(opts = {}) {
   }));
 }
 
-module.exports = { createProbeRelay, ProbeRelayError, DEFAULTS };
+module.exports = { createProbeRelay, ProbeRelayError, DEFAULTS, probeNotification };

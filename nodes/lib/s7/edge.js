@@ -5,7 +5,7 @@
  * S7 only (the WebSocket–S7 path); the other paths' edges are their own nodes.
  */
 const tags = require('../core/tags');
-const { nodes7Address } = require('./connection');
+const { nodes7Address } = require('./address');
 
 const { probeRequestDb, probeResponseDb } = tags.TABLE.plc;
 const { PROBE_SLOTS: probeSlots, UDINT_MAX } = tags;

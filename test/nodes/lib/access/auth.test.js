@@ -27,7 +27,7 @@ test('the checker accepts only configured tokens, of any length, and refuses emp
   assert.equal(createChecker([])('anything'), false);
 });
 
-// --- plant-scoped tokens (issue 17) ---
+// --- plant-scoped tokens (one cloud, many plants) ---
 const { parseGrants, mergeGrants, createGrantChecker, grantPlant, requestPlant } = require('../../../../nodes/lib/access/auth');
 
 test('parseGrants reads token:role:plant[|plant...] and refuses bad entries without naming the token', () => {

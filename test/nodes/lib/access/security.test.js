@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Secure by default (issue 18): nodes/lib/access/security.js decides when an instance may start, and
+ * Secure by default: nodes/lib/access/security.js decides when an instance may start, and
  * scripts/gen-env.js makes the secrets that let it. The development values come from nodes/lib/core/local.js.
  */
 const test = require('node:test');
@@ -137,7 +137,7 @@ test('.env.example lists every variable gen-env writes, with no secret in it; .e
   assert.match(fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8'), /^\.env$/m);
 });
 
-test('a fleet cloud (issue 17): scoped tokens (S7T_TOKENS) stand in for the plain ones, and are checked too', () => {
+test('a fleet cloud: scoped tokens (S7T_TOKENS) stand in for the plain ones, and are checked too', () => {
   const scoped = `${'t'.repeat(32)}:twin:*,${'e'.repeat(32)}:edge:plant1,${'f'.repeat(32)}:edge:plant2`;
   const ok = check({ role: 'cloud', env: deployedEnv({ S7T_TWIN_TOKEN: '', S7T_EDGE_TOKEN: '', S7T_TOKENS: scoped }) });
   assert.deepEqual(ok.problems, []);

@@ -97,7 +97,7 @@ test('modbus server: connections beyond maxClients are closed at once and counte
   assert.deepEqual((await c.readHoldingRegisters(0, 1)).data, [0]);
 });
 
-// ---- Modbus without trust (issue 18): edge-only registers and per-connection limits ----------
+// ---- Modbus without trust (no authentication in the protocol): edge-only registers and per-connection limits ----------
 const codec = require('../../../../nodes/lib/modbus/codec');
 
 /** Raw Modbus TCP frames, to send many requests at once as a flooding client would. */

@@ -126,7 +126,7 @@ test('filtersOverlap: two filters that can match a common topic', () => {
   }
 });
 
-test('a user bound to several plants gets its role for each of them and for no other (issue 17)', () => {
+test('a user bound to several plants gets its role for each of them and for no other', () => {
   const users = auth.parseUsers('plc12:pw:plc@line1|line2,t2:pw:twin@line2');
   assert.deepEqual(users.get('plc12').plants, ['line1', 'line2']);
   assert.equal(users.get('plc12').plant, null);

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Two s7twin MQTT brokers (two cloud instances of a fleet) clustered over one real redis-server
- * (issue 17): the PLC's own MQTT client on one, twins on the other; commands, states and the
+ * (a fleet): the PLC's own MQTT client on one, twins on the other; commands, states and the
  * snapshot cross, and the users stay scoped to their plants.
  */
 const test = require('node:test');

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Per-client limits on the MQTT broker (issue 18), with real mqtt.js clients: a twin flooding the
+ * Per-client limits on the MQTT broker (a twin must not be able to flood it), with real mqtt.js clients: a twin flooding the
  * broker with commands is disconnected and counted while a well-behaved twin's probe round trips
  * through the PLC role keep coming back; a twin whose subscriptions keep being refused spends its
  * error budget; the PLC role is never limited.

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * nodes/lib/opcua/fresh.js: which notifications from the cloud OPC UA server the edge may write
- * to the PLC. Clocks are server clocks in picoseconds (BigInt), as opcua-side.js reports them.
+ * to the PLC. Clocks are server clocks in picoseconds (BigInt), as session.js reports them.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');

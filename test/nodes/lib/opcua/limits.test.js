@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Per-channel limits on the cloud OPC UA server (issue 18): a twin that floods the server with
+ * Per-channel limits on the cloud OPC UA server (channel-limits.js): a twin that floods the server with
  * requests is answered with a ServiceFault that says why and disconnected, while a well-behaved
  * twin keeps getting its answers; the edge account is exempt; a channel whose requests keep
  * failing spends its error budget and is closed.

@@ -9,7 +9,8 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createOpcuaServer } = require('../../../../nodes/lib/opcua/server');
 const { createOpcuaBridge } = require('../../../../nodes/lib/opcua/bridge');
-const { createSide } = require('../../../../nodes/lib/opcua/session');
+const { probeNotification, createProbeRelay } = require('../../../../nodes/lib/opcua/probes');
+const { createSession } = require('../../../../nodes/lib/opcua/session');
 const { createTransport } = require('../../../../twin/transports/opcua');
 const ot = require('../../../../nodes/lib/opcua/tags');
 const { freePort, waitFor } = require('../../../helpers/nodered');
@@ -28,7 +29,7 @@ async function startServer(t, port) {
 }
 
 async function client(t, srv, credentials) {
-  const side = createSide({ endpointUrl: srv.endpointUrl, credentials, pkiDir: pkiDir('client'), name: 'test' });
+  const side = createSession({ endpointUrl: srv.endpointUrl, credentials, pkiDir: pkiDir('client'), name: 'test' });
   t.after(() => side.close());
   await side.connect();
   return side;
@@ -42,6 +43,16 @@ function roundTrip(tr, slot, value, timeoutMs = 20000) {
     tr.probe(slot, value);
   });
 }
+
+test('probe notifications: a UInt32 of a relayed slot of the kind expected, else refused with a code', () => {
+  assert.deepEqual(probeNotification({ nodeId: ot.probeNodeId('req', 3), value: 7 }, 'req', 4, 'cloud'), { slot: 3, value: 7 });
+  assert.deepEqual(probeNotification({ nodeId: ot.plcProbeNodeId('res', 0), value: 0 }, 'res', 4, 'plc'), { slot: 0, value: 0 });
+  assert.throws(() => probeNotification({ nodeId: ot.probeNodeId('req', 4), value: 7 }, 'req', 4, 'cloud'), { code: 'E_PROBE_SLOT', message: /^cloud: not a relayed probe variable/ });
+  assert.throws(() => probeNotification({ nodeId: ot.probeNodeId('res', 1), value: 7 }, 'req', 4, 'cloud'), { code: 'E_PROBE_SLOT' });
+  assert.throws(() => probeNotification({ nodeId: 'ns=1;s=plant1.StartButton', value: 7 }, 'req', 4, 'cloud'), { code: 'E_PROBE_SLOT' });
+  assert.throws(() => probeNotification({ nodeId: ot.probeNodeId('req', 1), value: -1 }, 'req', 4, 'cloud'), { code: 'E_PROBE_VALUE' });
+  assert.throws(() => createProbeRelay({ plcEndpoint: 'opc.tcp://h:1', cloudEndpoint: 'opc.tcp://h:2', slots: 0 }), { code: 'E_CONFIG' });
+});
 
 test('cloud server probe variables: UInt32 only, twins write Req, only the edge writes Res, all counted', async (t) => {
   const srv = await startServer(t);
@@ -138,7 +149,8 @@ test('probe relay: twin → cloud Req → edge → PLC → cloud Res → twin fo
   await waitFor(async () => (await countMonitoredItems(srv2.endpointUrl, TWIN)).items === 10 + SLOTS + 2 + 11, 30000,
     'bridge command and probe items plus the subscribing twin\'s 2 probe responses and 11 outputs, each once');
   await waitFor(() => sub.stats().connected && poll.stats().connected, 30000, 'twins reconnected');
-  // The relay's baseline of the new server (a request written before it is no request, issue 16).
+  // The relay's baseline of the new server: a request written before it is no request (a stale
+  // request relayed to the PLC would overwrite a fresh one).
   await waitFor(() => bridge.stats().probes.requests.baselines >= 2 && !bridge.stats().probes.requests.holding, 30000, 'the relay\'s new baseline');
   for (const [tr, slot] of [[sub, 1], [poll, 2]]) {
     value += 1;

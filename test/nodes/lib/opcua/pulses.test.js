@@ -9,7 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createOpcuaServer } = require('../../../../nodes/lib/opcua/server');
 const { createOpcuaBridge } = require('../../../../nodes/lib/opcua/bridge');
-const { createSide } = require('../../../../nodes/lib/opcua/session');
+const { createSession } = require('../../../../nodes/lib/opcua/session');
 const { freePort, waitFor } = require('../../../helpers/nodered');
 const { createPlc } = require('../../../../plc');
 const { pkiDir, startBridge } = require('../../../helpers/opcua');
@@ -43,7 +43,7 @@ test('bridge: a value that changed twice in one publish reaches the PLC twice, i
     if (!last || last.sd !== v.sd || last.dmg !== v.dmg) seen.push({ sd: v.sd, dmg: v.dmg });
   });
 
-  const twin = createSide({ endpointUrl: srv.endpointUrl, credentials: TWIN, pkiDir: pkiDir('client'), name: 'twin' });
+  const twin = createSession({ endpointUrl: srv.endpointUrl, credentials: TWIN, pkiDir: pkiDir('client'), name: 'twin' });
   t.after(() => twin.close());
   await twin.connect();
   const write = (values) => twin.write(Object.entries(values).map(([k, v]) => ({ nodeId: srv.nodeIdOf(k), dataType: 'Boolean', value: Boolean(v) })));

@@ -7,9 +7,9 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { createOpcuaServer } = require('../../../../nodes/lib/opcua/server');
+const { createOpcuaServer, startImage, lowerFloors } = require('../../../../nodes/lib/opcua/server');
 const { createOpcuaBridge } = require('../../../../nodes/lib/opcua/bridge');
-const { createSide } = require('../../../../nodes/lib/opcua/session');
+const { createSession } = require('../../../../nodes/lib/opcua/session');
 const { freePort, waitFor } = require('../../../helpers/nodered');
 const { createPlc } = require('../../../../plc');
 const { pkiDir, countMonitoredItems, startBridge } = require('../../../helpers/opcua');
@@ -25,11 +25,25 @@ async function startServer(t, opts = {}) {
 }
 
 async function client(t, srv, credentials, extra = {}) {
-  const side = createSide({ endpointUrl: srv.endpointUrl, credentials, pkiDir: pkiDir('client'), name: 'test', ...extra });
+  const side = createSession({ endpointUrl: srv.endpointUrl, credentials, pkiDir: pkiDir('client'), name: 'test', ...extra });
   t.after(() => side.close());
   await side.connect();
   return side;
 }
+
+test('a server starts from the image it is given: known tags only, normalised', () => {
+  assert.deepEqual(startImage({ st: true, ng: 5, nope: 1 }), { st: 1, ng: 5 });
+  assert.deepEqual(startImage(undefined), {});
+  assert.throws(() => startImage({ ng: 1e9 }), { code: 'E_RANGE' });
+});
+
+test('node-opcua\'s class-wide floors are lowered, never raised', () => {
+  const fake = { MonitoredItem: { minimumSamplingInterval: 50 }, Subscription: { minimumPublishingInterval: 50 } };
+  lowerFloors(10, 20, fake);
+  assert.deepEqual([fake.MonitoredItem.minimumSamplingInterval, fake.Subscription.minimumPublishingInterval], [10, 20]);
+  lowerFloors(30, 0, fake);
+  assert.deepEqual([fake.MonitoredItem.minimumSamplingInterval, fake.Subscription.minimumPublishingInterval], [10, 20]);
+});
 
 test('cloud server: twins write commands, the edge writes states, everything else is refused and counted', async (t) => {
   const srv = await startServer(t);
@@ -72,10 +86,10 @@ test('cloud server: twins write commands, the edge writes states, everything els
 
 test('cloud server: bad logins and anonymous sessions are refused; local writes are checked', async (t) => {
   const srv = await startServer(t);
-  const bad = createSide({ endpointUrl: srv.endpointUrl, credentials: { user: 'twin', password: 'wrong' }, pkiDir: pkiDir('client'), name: 'bad' });
+  const bad = createSession({ endpointUrl: srv.endpointUrl, credentials: { user: 'twin', password: 'wrong' }, pkiDir: pkiDir('client'), name: 'bad' });
   t.after(() => bad.close());
   await assert.rejects(bad.connect(), { code: 'E_SESSION' });
-  const anon = createSide({ endpointUrl: srv.endpointUrl, pkiDir: pkiDir('client'), name: 'anon' });
+  const anon = createSession({ endpointUrl: srv.endpointUrl, pkiDir: pkiDir('client'), name: 'anon' });
   t.after(() => anon.close());
   await assert.rejects(anon.connect(), { code: 'E_SESSION' });
   assert.ok(srv.counters.badLogins >= 1);
@@ -115,7 +129,7 @@ test('bridge: commands reach the PLC together, outputs reach the cloud, a restar
   const srv = await startServer(t);
   const bridge = createOpcuaBridge({
     plcEndpoint: `opc.tcp://127.0.0.1:${plc.ports.opcua}`, cloudEndpoint: srv.endpointUrl, cloudCredentials: EDGE, pkiDir: pkiDir('client'),
-    probeSlots: 0, // tags only here: the probe relay has its own test (opcua-probes.test.js)
+    probeSlots: 0, // tags only here: the probe relay has its own test (probes.test.js)
   });
   const errors = [];
   bridge.on('error', (e) => errors.push(e));
@@ -156,7 +170,7 @@ test('security: SignAndEncrypt sessions work; a server without None refuses inse
   const secure = await client(t, srv, TWIN, { securityMode: 'SignAndEncrypt', securityPolicy: 'Basic256Sha256' });
   const r = await secure.write([{ nodeId: srv.nodeIdOf('st'), dataType: 'Boolean', value: true }]);
   assert.equal(r[0].status, 'Good');
-  const insecure = createSide({
+  const insecure = createSession({
     endpointUrl: srv.endpointUrl, credentials: TWIN, pkiDir: pkiDir('client'), name: 'insecure', maxDelayMs: 200, initialDelayMs: 50,
   });
   t.after(() => insecure.close());
@@ -166,7 +180,7 @@ test('security: SignAndEncrypt sessions work; a server without None refuses inse
     new Promise((resolve) => setTimeout(() => resolve('no session'), 3000)),
   ]);
   assert.notEqual(outcome, 'connected');
-  assert.throws(() => createSide({ endpointUrl: srv.endpointUrl, securityMode: 'Fast' }), { code: 'E_CONFIG' });
-  assert.throws(() => createSide({ endpointUrl: srv.endpointUrl, securityMode: 'SignAndEncrypt' }), { code: 'E_CONFIG' });
-  assert.throws(() => createSide({ endpointUrl: 'http://x' }), { code: 'E_CONFIG' });
+  assert.throws(() => createSession({ endpointUrl: srv.endpointUrl, securityMode: 'Fast' }), { code: 'E_CONFIG' });
+  assert.throws(() => createSession({ endpointUrl: srv.endpointUrl, securityMode: 'SignAndEncrypt' }), { code: 'E_CONFIG' });
+  assert.throws(() => createSession({ endpointUrl: 'http://x' }), { code: 'E_CONFIG' });
 });

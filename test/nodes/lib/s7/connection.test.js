@@ -3,7 +3,9 @@
  * lib/s7/connection.js against the REAL virtual PLC: after a write it chases the PLC's reaction
  * with back-to-back reads until it sees the PLC has scanned, and a long read is followed by a
  * rest (readDuty) whatever asks for the next one, but never longer than maxRestMs. (Its own
- * file: node-snap7 allows one S7Server per process.)
+ * file: node-snap7 allows one S7Server per process.) Then the same connection over a stand-in
+ * client (test/helpers/fake-s7-client.js): how writes are refused or answered when the
+ * connection goes, without a PLC and without timing.
  */
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -11,6 +13,7 @@ const net = require('node:net');
 const { createPlc } = require('../../../../plc');
 const { createS7Connection } = require('../../../../nodes/lib/s7/connection');
 const { waitFor } = require('../../../helpers/nodes');
+const { createFakeS7Client } = require('../../../helpers/fake-s7-client');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -180,5 +183,94 @@ describe('s7-connection read pacing against the virtual PLC', () => {
       await conn.close();
       await new Promise((r) => relay.close(r));
     }
+  });
+});
+
+describe('s7-connection over a stand-in client', () => {
+  /** A connection whose every attempt is a fake client (the last one in `clients`). */
+  function setup(opts = {}) {
+    const clients = [];
+    const statuses = [];
+    const conn = createS7Connection({
+      host: 'plc', port: 102, cycleMs: 1e6, chaseMs: 0, backoff: { initialMs: 1, maxMs: 1 }, ...opts,
+      createClient: () => { const c = createFakeS7Client(); clients.push(c); return c; },
+    });
+    conn.on('status', (st, detail) => statuses.push([st, detail]));
+    conn.start();
+    return { conn, clients, statuses, last: () => clients[clients.length - 1] };
+  }
+  const outcome = (p) => p.then(() => 'ok', (err) => err.code);
+
+  it('refuses a write at once with E_PLC_DOWN while not connected', async () => {
+    const { conn } = setup();
+    try {
+      assert.equal(await outcome(conn.write([{ addr: 'DB1,X0.2', value: true }])), 'E_PLC_DOWN');
+      assert.equal(conn.counters.refused, 1);
+    } finally { await conn.close(); }
+  });
+
+  it('a lost connection: the write in flight E_OUTCOME_UNKNOWN, the queued ones E_PLC_DOWN, then a fresh client', async () => {
+    const { conn, clients, statuses, last } = setup();
+    const lost = [];
+    conn.on('disconnect', (err) => lost.push(err.code));
+    try {
+      last().up();
+      assert.equal(conn.connected, true);
+      last().answerRead();
+      const inFlight = outcome(conn.write([{ addr: 'DB1,X0.2', value: true }]));
+      const queued = outcome(conn.write([{ addr: 'DB1,X0.3', value: true }]));
+      assert.equal(last().writes.length, 1);
+      assert.equal(conn.queueDepth, 1);
+      last().drop();
+      assert.equal(await inFlight, 'E_OUTCOME_UNKNOWN');
+      assert.equal(await queued, 'E_PLC_DOWN');
+      assert.deepEqual(lost, ['E_PLC_DOWN']);
+      assert.equal(conn.connected, false);
+      assert.equal(clients[0].destroyed, true);
+      assert.deepEqual(statuses.slice(0, 3).map((x) => x[0]), ['connecting', 'connected', 'disconnected']);
+      await waitFor(() => clients.length === 2, 5000, 'a fresh attempt');
+      last().up();
+      assert.equal(conn.counters.reconnects, 1);
+      assert.equal(last().reads.length, 1, 'the new connection reads at once');
+    } finally { await conn.close(); }
+  });
+
+  it('writes queued by a connect listener go out on the new connection', async () => {
+    const { conn, last } = setup();
+    let w = null;
+    conn.once('connect', () => { w = outcome(conn.write([{ addr: 'DB1,X0.2', value: true }])); });
+    try {
+      last().up();
+      assert.equal(last().writes.length, 1);
+      last().answerWrite();
+      assert.equal(await w, 'ok');
+    } finally { await conn.close(); }
+  });
+
+  it('a watched item joins the read list between reads, never during one', async () => {
+    const { conn, last } = setup();
+    try {
+      last().up();
+      assert.deepEqual(last().itemLists, [['DB1,BYTE0.16']]);
+      conn.watch('DB3,DWORD0.64');
+      assert.equal(last().itemLists.length, 1, 'a read is in flight');
+      last().answerRead();
+      conn.readSoon();
+      assert.deepEqual(last().itemLists[1], ['DB1,BYTE0.16', 'DB3,DWORD0.64']);
+    } finally { await conn.close(); }
+  });
+
+  it('close: the write in flight E_PLC_DOWN, the client torn down, no more attempts', async () => {
+    const { conn, clients, statuses, last } = setup();
+    last().up();
+    last().answerRead();
+    const w = outcome(conn.write([{ addr: 'DB1,X0.2', value: true }]));
+    await conn.close();
+    assert.equal(await w, 'E_PLC_DOWN');
+    assert.equal(last().destroyed, true);
+    assert.deepEqual(statuses[statuses.length - 1], ['disconnected', 'closed']);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(clients.length, 1);
+    assert.equal(conn.connected, false);
   });
 });

@@ -105,7 +105,7 @@ test('pending timers are bounded', () => {
   assert.equal(ft.counters.overflow, 1);
 });
 
-test('stats carry the contract fields and per-variable figures', () => {
+test('stats carry the documented fields and per-variable figures', () => {
   const now = clock();
   const ft = createFlowTimer({ protocol: 'mqtt', now });
   for (const ms of [10, 20, 30]) { ft.start(`i${ms}`, 'c1'); now.advance(ms); ft.stop({ id: `i${ms}` }); }

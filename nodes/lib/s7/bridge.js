@@ -1,0 +1,136 @@
+'use strict';
+/**
+ * What the edge's `s7twin-s7` node does, without Node-RED: streams PLC changes as `state`
+ * envelopes (one per read with changes) and `snap`s (the first read after each connect, and on
+ * request), and answers every request (cmd, probe) exactly once (lib/s7/requests.js). The node
+ * wires this to its config node's connection, its output and its status.
+ */
+const envelope = require('../core/envelope');
+const { createStateDiffer } = require('./edge');
+const { createProbeTracker } = require('./probes');
+const { createRequests, lateness, answerFields } = require('./requests');
+
+const PROBE_TIMEOUT_MS = 5000; // a probe whose response slot never shows its value is answered E_PROBE_TIMEOUT
+
+/** The node's status for a connection state (lib/runtime/status.js kinds). */
+function statusOf(state, detail) {
+  if (state === 'connected') return ['connected', 'PLC connected'];
+  if (state === 'connecting') return ['connecting', 'connecting to PLC'];
+  return ['disconnected', detail === 'closed' ? 'PLC disconnected' : 'PLC down'];
+}
+
+/** The node's counters, all zero. */
+function newCounters() {
+  return {
+    cmds: 0, acks: 0, refused: 0, writeErrors: 0, states: 0, snaps: 0, probes: 0, probeRes: 0,
+    probeTimeouts: 0, invalid: 0, expired: 0, superseded: 0,
+  };
+}
+
+/**
+ * @param {object} b
+ * @param {import('node:events').EventEmitter & object} b.conn lib/s7/connection.js (shared)
+ * @param {string} b.src this edge's envelope source
+ * @param {number} [b.probeTimeoutMs] see PROBE_TIMEOUT_MS
+ * @param {(msg: object) => void} b.send a message out of the node
+ * @param {(kind: string, text: string) => void} b.setStatus
+ * @returns {{counters: object, input(msg: object, done: (err?: Error) => void): void,
+ *   stats(): object, close(): void}}
+ */
+function createS7Bridge(b) {
+  const { conn } = b;
+  const counters = newCounters();
+  const sender = envelope.createSender(b.src); // one sender per node: seq continues across reconnects
+  const differ = createStateDiffer();
+  let snapNext = true; // the first read after (re)connect goes out as a snap
+
+  const emit = (env, client) => {
+    const msg = { topic: env.k, payload: env };
+    if (client !== undefined) msg._client = client;
+    b.send(msg);
+  };
+  const answerErr = (err, about, client) => {
+    const ref = about && about.src && about.seq ? { src: about.src, seq: about.seq } : undefined;
+    emit(sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid, about && about.dl), client);
+  };
+  const probes = createProbeTracker({
+    reads: conn, timeoutMs: b.probeTimeoutMs || PROBE_TIMEOUT_MS, counters,
+    onAnswer: (f) => emit(sender.make('probe-res', { d: f.got, ...answerFields(f.about) }), f.client),
+    onFail: (f, code, message) => answerErr({ code, message }, f.about, f.client),
+  });
+  const requests = createRequests({ conn, counters, probes, answerErr, answer: (k, fields, client) => emit(sender.make(k, fields), client) });
+
+  const handlers = {
+    status: (s, detail) => b.setStatus(...statusOf(s, detail)),
+    connect: () => { snapNext = true; differ.reset(); },
+    disconnect: (err) => probes.lost(err),
+    data(buf, extra) {
+      const { values, changed, first } = differ.update(buf);
+      if (snapNext || first) {
+        snapNext = false;
+        counters.snaps += 1;
+        emit(sender.make('snap', { d: values }));
+      } else if (Object.keys(changed).length) {
+        counters.states += 1;
+        emit(sender.make('state', { d: changed }));
+      }
+      probes.seen(extra);
+    },
+  };
+  for (const [ev, fn] of Object.entries(handlers)) conn.on(ev, fn);
+  handlers.status(conn.state);
+
+  /** A snapshot request: the next read (right away) goes out as a snap, fresh values, not cached ones. */
+  function snapshot(msg) {
+    if (!conn.connected) {
+      answerErr({ code: 'E_PLC_DOWN', message: 'no snapshot: the PLC is not connected (one follows when it is)' }, null, msg._client);
+      return;
+    }
+    snapNext = true;
+    conn.readSoon();
+  }
+
+  /** One message in: a snapshot request or an envelope (string, Buffer or object). */
+  function input(msg, done) {
+    const p = msg.payload;
+    if (msg.topic === 'snapshot' || (p && p.k === 'snap-request')) { snapshot(msg); done(); return; }
+    let env;
+    try {
+      env = typeof p === 'string' || Buffer.isBuffer(p) ? envelope.parse(p) : envelope.validate(p);
+    } catch (err) {
+      counters.invalid += 1;
+      answerErr(err, err.ref, msg._client);
+      done(err);
+      return;
+    }
+    const late = envelope.REQUEST_KINDS.has(env.k) ? lateness(env, msg) : null;
+    if (late) {
+      counters[env.k === 'cmd' ? 'cmds' : 'probes'] += 1;
+      counters.expired += 1;
+      answerErr({ code: 'E_EXPIRED', message: `${env.k} not written: ${late}` }, env, msg._client);
+      done();
+    } else if (env.k === 'cmd') {
+      requests.command(env, msg, done);
+    } else if (env.k === 'probe') {
+      requests.probe(env, msg, done);
+    } else {
+      counters.refused += 1;
+      answerErr({ code: 'E_KIND', message: `s7twin-s7 takes cmd, probe and snap-request frames, not "${env.k}"` }, env, msg._client);
+      done();
+    }
+  }
+
+  return {
+    counters,
+    input,
+    /** The counters and what waits, for the /s7twin/stats registry. */
+    stats: () => ({ ...counters, pendingProbes: probes.pendingSlots, probeBlocks: probes.blocksRead, src: b.src, seq: sender.seq }),
+    /** Stop listening to the connection and forget every probe (their blocks leave the read). */
+    close() {
+      for (const [ev, fn] of Object.entries(handlers)) conn.removeListener(ev, fn);
+      probes.close();
+    },
+  };
+}
+
+module.exports = { createS7Bridge, newCounters, statusOf, PROBE_TIMEOUT_MS };

@@ -1,0 +1,44 @@
+'use strict';
+/**
+ * What every read of the PLC asks for: the whole I/O block as one item, plus the items watched
+ * for a while (the probe response blocks with a pending probe). The list outlives reconnects; the
+ * session hands it to nodes7 only between requests (changing nodes7's item list while a read is
+ * in flight made that read come back with bad quality, and the connection torn down).
+ */
+
+/**
+ * @param {string} ioAddr the I/O block's nodes7 address (`DB1,BYTE0.16`)
+ * @returns {{watch(addr: string): void, unwatch(addr: string): void, list(): string[],
+ *   readonly dirty: boolean, clean(): void, extra(values: object): object}}
+ */
+function createReadList(ioAddr) {
+  const watched = new Set();
+  let dirty = false; // changed since nodes7's item list was last set
+
+  return {
+    /** Read `addr` (nodes7 syntax) with every read until unwatch(). */
+    watch(addr) {
+      if (watched.has(addr)) return;
+      watched.add(addr);
+      dirty = true;
+    },
+    unwatch(addr) {
+      if (!watched.delete(addr)) return;
+      dirty = true;
+    },
+    /** Every address a read asks for, the I/O block first. */
+    list() { return [ioAddr, ...watched]; },
+    /** Whether the list changed since clean(). */
+    get dirty() { return dirty; },
+    /** nodes7 now reads list(). */
+    clean() { dirty = false; },
+    /** The watched items' values out of a read's values. */
+    extra(values) {
+      const out = {};
+      for (const a of watched) if (a in values) out[a] = values[a];
+      return out;
+    },
+  };
+}
+
+module.exports = { createReadList };

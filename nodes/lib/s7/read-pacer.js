@@ -1,0 +1,92 @@
+'use strict';
+/**
+ * When the edge's next read of the PLC is due. Plain logic over times passed in (no timers, no
+ * nodes7): the session (lib/s7/session.js) asks it before every request.
+ *
+ * - Reads follow each other every `cycleMs` (the PLC's scan period), never overlapping.
+ * - After a write, reads follow each other back to back (a "chase") until the values differ from
+ *   the chase's first read, that is until the PLC has scanned since the write and its reaction is
+ *   in, but for at most `chaseMs`. A write the PLC does not react to changes nothing; one it reacts
+ *   to shows within one scan. Chasing on after the reaction kept the edge and the PLC re-reading
+ *   unchanged values (docs/bridge.md).
+ * - After a write the next request is a read (the PLC's answer can only be seen that way), so a
+ *   stream of writes never starves the reads.
+ * - A read that spans several PDUs is followed by a rest, so such reads take at most `readDuty` of
+ *   the time, but the rest is never longer than `maxRestMs`: a read held up by a GC pause must not
+ *   leave every probe waiting twice as long again.
+ */
+
+/** nodes7 values (arrays for ranges) equal? */
+function sameValue(a, b) {
+  if (!Array.isArray(a) || !Array.isArray(b)) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * @param {{cycleMs: number, chaseMs: number, readDuty: number, maxRestMs: number}} o
+ * @param {{chaseReads: number, chaseEnds: number, rests: number}} counters incremented here
+ * @returns {object} see the methods
+ */
+function createReadPacer(o, counters) {
+  let readNow = false; // a read is wanted as soon as the rest allows (after a write, on connect, asked for)
+  let nextReadAt = 0; // the next cyclic (or chase) read
+  let restAt = 0; // no read starts before then (after a read of several PDUs)
+  let chaseUntil = 0; // reads follow each other back to back until then (after a write)
+  let chaseBase = null; // values of the first read of the current chase
+
+  /**
+   * True once a chase has seen the PLC scan: the values differ from those of the chase's first
+   * read. Every read of a chase started after the write completed, so a scan that changed them
+   * ran after the write too.
+   */
+  function chaseOver(values) {
+    if (!chaseBase) { chaseBase = values; return false; }
+    for (const k in values) {
+      if (!sameValue(values[k], chaseBase[k])) {
+        chaseUntil = 0;
+        counters.chaseEnds += 1;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  return {
+    /** Read as soon as the rest allows, before any queued write. */
+    requestRead() { readNow = true; },
+    /** Whether a read must go out now, ahead of queued writes. */
+    readFirst(now) { return readNow && now >= restAt; },
+    /** Milliseconds until the next read is due (<= 0: now). */
+    waitMs(now) { return (readNow ? restAt : Math.max(nextReadAt, restAt)) - now; },
+    /** A read request goes out now. */
+    readStarted() { readNow = false; },
+    /** The items read changed: a chase compares from the next read on. */
+    itemsChanged() { chaseBase = null; },
+    /**
+     * A read came back.
+     * @param {{started: number, tookMs: number, pdus: number, values: object, now: number}} r
+     *   started and now in Date.now() ms, tookMs its duration, pdus the requests it took
+     */
+    readDone(r) {
+      if (o.readDuty < 1 && r.pdus > 1) {
+        restAt = r.started + r.tookMs + Math.min(o.maxRestMs, r.tookMs * (1 / o.readDuty - 1));
+        counters.rests += 1;
+      }
+      if (r.now < chaseUntil && !chaseOver(r.values)) {
+        counters.chaseReads += 1;
+        nextReadAt = r.now;
+      } else {
+        nextReadAt = r.started + o.cycleMs;
+      }
+    },
+    /** A write came back (ok: the PLC took it, so a chase starts). */
+    writeDone(ok, now) {
+      readNow = true; // see the PLC's reaction as soon as it can exist
+      if (ok && o.chaseMs > 0) { chaseUntil = now + o.chaseMs; chaseBase = null; }
+    },
+  };
+}
+
+module.exports = { createReadPacer, sameValue };

@@ -1,0 +1,142 @@
+'use strict';
+/**
+ * The requests of one established PLC connection: one at a time, never two in flight. Each turn
+ * it picks the next request: a read when one is wanted first (lib/s7/read-pacer.js), else the next
+ * write job (lib/s7/write-queue.js: expired writes dropped right before it is taken), else a read
+ * when the cycle says so. A request that does not come back within twice the request timeout
+ * fails the connection, as does a read of bad quality. A session ends with its connection: stop()
+ * hands back the write in flight, whose outcome is then unknown.
+ */
+const { performance } = require('node:perf_hooks');
+const { s7Error } = require('./errors');
+
+/**
+ * @param {object} s
+ * @param {object} s.client the connection (lib/s7/nodes7-client.js interface)
+ * @param {object} s.queue lib/s7/write-queue.js
+ * @param {object} s.pacer lib/s7/read-pacer.js
+ * @param {object} s.reads lib/s7/read-list.js
+ * @param {object} s.counters reads, readErrors, lastReadMs, writes, writeErrors, batched, writeJobs
+ * @param {number} s.timeoutMs request timeout (a request gets twice this)
+ * @param {string} s.ioAddr the I/O block's address (its value must come back with every read)
+ * @param {number} s.ioDb its data block, for the error message
+ * @param {(buf: Buffer, extra: object) => void} s.onData each good read: I/O block, watched values
+ * @param {(err: Error) => void} s.onFail the connection must go (E_TIMEOUT, E_READ)
+ * @returns {{start(): void, kick(): void, stop(): object|null}}
+ */
+function createSession(s) {
+  const { client, queue, pacer, reads, counters } = s;
+  let busy = null; // the request in progress: {kind, op?}
+  let tickTimer = null;
+  let guardTimer = null;
+  let stopped = false;
+
+  function guard(what) {
+    clearTimeout(guardTimer);
+    guardTimer = setTimeout(() => s.onFail(s7Error('E_TIMEOUT', `${what} timed out`)), s.timeoutMs * 2);
+  }
+  function settled() {
+    clearTimeout(guardTimer);
+    busy = null;
+  }
+
+  function tick() {
+    tickTimer = null;
+    if (stopped || busy) return;
+    const now = Date.now();
+    // A read of several PDUs is not followed by another before its rest is over, whatever asks.
+    if (pacer.readFirst(now)) { read(); return; }
+    if (queue.length) queue.dropExpired();
+    if (queue.length) { write(queue.takeJob(client.maxPdu)); return; }
+    const wait = pacer.waitMs(now);
+    if (wait <= 0) { read(); return; }
+    tickTimer = setTimeout(tick, wait);
+  }
+
+  function read() {
+    const started = Date.now();
+    const t0 = performance.now();
+    if (reads.dirty) {
+      client.setItems(reads.list());
+      reads.clean();
+      pacer.itemsChanged();
+    }
+    pacer.readStarted();
+    busy = { kind: 'read' };
+    guard('read');
+    client.read((bad, values, pdus) => {
+      if (stopped) return;
+      settled();
+      if (bad || !Array.isArray(values[s.ioAddr])) {
+        counters.readErrors += 1;
+        s.onFail(s7Error('E_READ', 'read failed (bad quality): is the PLC reachable and DB' + s.ioDb + ' big enough?'));
+        return;
+      }
+      counters.reads += 1;
+      const now = Date.now();
+      counters.lastReadMs = now - started;
+      pacer.readDone({ started, tookMs: performance.now() - t0, pdus, values, now });
+      try {
+        s.onData(Buffer.from(values[s.ioAddr]), reads.extra(values));
+      } finally {
+        if (!tickTimer && !busy) tick();
+      }
+    });
+  }
+
+  /** Send one job (lib/s7/write-queue.js takeJob) in one write request. */
+  function write(job) {
+    busy = { kind: 'write', op: job };
+    counters.writeJobs += 1;
+    guard('write');
+    const taken = client.write(job.items, (bad) => {
+      if (stopped) return;
+      settled();
+      if (bad) {
+        counters.writeErrors += 1;
+        job.reject(s7Error('E_WRITE', 'the PLC refused the write (bad quality)'));
+      } else {
+        counters.writes += job.merged || 1;
+        if (job.merged) counters.batched += job.merged;
+        job.resolve();
+      }
+      pacer.writeDone(!bad, Date.now());
+      tick();
+    });
+    if (!taken) { // nodes7 had a write in progress: cannot happen as we serialise, but be safe
+      settled();
+      counters.writeErrors += 1;
+      job.reject(s7Error('E_BUSY', 'nodes7 refused the write: another write is in progress'));
+      tick();
+    }
+  }
+
+  return {
+    /** The connection is up: read at once. */
+    start() {
+      pacer.requestRead();
+      tick();
+    },
+    /** Something to do (a write queued, a read asked for): start it now unless a request is out. */
+    kick() {
+      if (stopped || busy) return;
+      clearTimeout(tickTimer);
+      tick();
+    },
+    /**
+     * End the session (its connection is gone or closing): no request starts or completes after.
+     * @returns {object|null} the write job in flight, if any (the caller answers it)
+     */
+    stop() {
+      stopped = true;
+      clearTimeout(tickTimer);
+      tickTimer = null;
+      clearTimeout(guardTimer);
+      const op = busy && busy.op ? busy.op : null;
+      busy = null;
+      return op;
+    },
+  };
+}
+
+module.exports = { createSession };

@@ -1,0 +1,127 @@
+'use strict';
+/**
+ * nodes/lib/s7/bridge.js over a stand-in connection: snaps and states from reads, every request
+ * answered once, the status following the connection, nothing left listening after close.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { EventEmitter } = require('node:events');
+const tags = require('../../../../nodes/lib/core/tags');
+const clock = require('../../../../nodes/lib/core/clock');
+const { createS7Bridge, statusOf, newCounters } = require('../../../../nodes/lib/s7/bridge');
+
+function fakeConn() {
+  const conn = new EventEmitter();
+  Object.assign(conn, {
+    state: 'connected', connected: true, writes: [], reads: 0, watched: new Set(),
+    write(items, opts) { conn.writes.push({ items, opts }); return Promise.resolve(); },
+    readSoon() { conn.reads += 1; },
+    watch(a) { conn.watched.add(a); },
+    unwatch(a) { conn.watched.delete(a); },
+  });
+  return conn;
+}
+function setup() {
+  const conn = fakeConn();
+  const out = [];
+  const statuses = [];
+  const bridge = createS7Bridge({ conn, src: 'edge-t', send: (m) => out.push(m), setStatus: (...a) => statuses.push(a) });
+  const input = (msg) => new Promise((resolve) => bridge.input(msg, resolve));
+  return { conn, out, statuses, bridge, input };
+}
+function block(values) {
+  const buf = Buffer.alloc(tags.ioDbSize);
+  for (const [short, v] of Object.entries(values)) tags.writeTag(buf, tags.get(short), v);
+  return buf;
+}
+let seq = 0;
+const env = (k, d, extra = {}) => ({ v: 1, k, src: 'twin', seq: ++seq, ts: Date.now(), d, ...extra });
+
+test('the first read is a snap, then one state per read with changes, none without', () => {
+  const s = setup();
+  s.conn.emit('data', block({ c1: 0 }), {});
+  s.conn.emit('data', block({ c1: 1 }), {});
+  s.conn.emit('data', block({ c1: 1 }), {});
+  assert.deepEqual(s.out.map((m) => m.payload.k), ['snap', 'state']);
+  assert.deepEqual(s.out[1].payload.d, { c1: 1 });
+  assert.equal(s.out[0].payload.src, 'edge-t');
+  s.conn.emit('connect');
+  s.conn.emit('data', block({ c1: 1 }), {});
+  assert.equal(s.out[2].payload.k, 'snap', 'a reconnect starts with a snap');
+  assert.deepEqual([s.bridge.counters.snaps, s.bridge.counters.states], [2, 1]);
+  s.bridge.close();
+});
+
+test('a snapshot request makes the next read a snap; with the PLC down it is answered E_PLC_DOWN', async () => {
+  const s = setup();
+  s.conn.emit('data', block({}), {});
+  await s.input({ topic: 'snapshot' });
+  assert.equal(s.conn.reads, 1);
+  s.conn.emit('data', block({}), {});
+  assert.deepEqual(s.out.map((m) => m.payload.k), ['snap', 'snap']);
+  s.conn.connected = false;
+  await s.input({ payload: { k: 'snap-request' }, _client: 'tw' });
+  assert.equal(s.out[2].payload.e.code, 'E_PLC_DOWN');
+  assert.equal(s.out[2]._client, 'tw');
+  s.bridge.close();
+});
+
+test('a command is written and acked; a late one is answered E_EXPIRED and never written', async () => {
+  const s = setup();
+  const ok = env('cmd', { se: 1 });
+  await s.input({ payload: ok, deadline: clock.now() + 60000 });
+  const late = env('cmd', { se: 1 });
+  await s.input({ payload: late, deadline: clock.now() - 1 });
+  assert.equal(s.conn.writes.length, 1);
+  assert.deepEqual(s.out.map((m) => [m.payload.k, m.payload.ref.seq]), [['ack', ok.seq], ['err', late.seq]]);
+  assert.equal(s.out[1].payload.e.code, 'E_EXPIRED');
+  assert.deepEqual([s.bridge.counters.cmds, s.bridge.counters.expired], [2, 1]);
+  s.bridge.close();
+});
+
+test('a probe is answered with probe-res once a read shows its slot', async () => {
+  const s = setup();
+  const p = env('probe', { 5: 4242 });
+  await s.input({ payload: p });
+  assert.deepEqual([...s.conn.watched], ['DB3,DWORD0.64']);
+  const slots = new Array(64).fill(0);
+  slots[5] = 4242;
+  s.conn.emit('data', block({}), { 'DB3,DWORD0.64': slots });
+  const res = s.out.find((m) => m.payload.k === 'probe-res');
+  assert.deepEqual(res.payload.d, { 5: 4242 });
+  assert.deepEqual(res.payload.ref, { src: 'twin', seq: p.seq });
+  assert.equal(s.bridge.stats().pendingProbes, 0);
+  s.bridge.close();
+  assert.equal(s.conn.watched.size, 0, 'close takes the lingering block out of the read');
+});
+
+test('a bad envelope fails the message (done(err)) and is answered; a wrong kind is refused E_KIND', async () => {
+  const s = setup();
+  const err = await s.input({ payload: '{not json' });
+  assert.ok(err instanceof Error);
+  assert.equal(s.bridge.counters.invalid, 1);
+  assert.equal(s.out[0].payload.k, 'err');
+  assert.equal(await s.input({ payload: env('state', { se: 1 }) }), undefined);
+  assert.equal(s.out[1].payload.e.code, 'E_KIND');
+  assert.equal(s.bridge.counters.refused, 1);
+  s.bridge.close();
+});
+
+test('the status follows the connection; close stops listening', () => {
+  const s = setup();
+  assert.deepEqual(s.statuses[0], ['connected', 'PLC connected']);
+  s.conn.emit('status', 'disconnected', 'E_READ');
+  assert.deepEqual(s.statuses[1], ['disconnected', 'PLC down']);
+  s.bridge.close();
+  s.conn.emit('status', 'connecting');
+  s.conn.emit('data', block({}), {});
+  assert.equal(s.statuses.length, 2);
+  assert.equal(s.out.length, 0);
+  for (const ev of ['status', 'connect', 'disconnect', 'data']) assert.equal(s.conn.listenerCount(ev), 0, ev);
+});
+
+test('statusOf and newCounters', () => {
+  assert.deepEqual(statusOf('connecting'), ['connecting', 'connecting to PLC']);
+  assert.deepEqual(statusOf('disconnected', 'closed'), ['disconnected', 'PLC disconnected']);
+  assert.ok(Object.values(newCounters()).every((v) => v === 0));
+});
