@@ -443,6 +443,16 @@ const CODES = {
     means: 'A production failed with an error that has no code of its own: the report lists its message among the failures.' },
   E_UNSUPPORTED: { area: 'bench', by: ['bench'], resync: false,
     means: 'The stock WebSocket–S7 replica carries probes only: it takes no commands, so it has no production rows.' },
+  E_SYSTEM_ARGS: { area: 'bench', by: ['scripts', 'bench'], resync: false,
+    means: 'The launcher (system/) was asked for a protocol path the table of paths (nodes/lib/core/paths.js) does not have: ' +
+      'the message lists those it has.' },
+  E_STOP_TIMEOUT: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'A part of `npm start` did not stop within 15 s of Ctrl-C and was killed: its last log lines say what it was doing.' },
+  E_S7_READ: { area: 'bench', by: ['scripts', 'bench'], resync: false,
+    means: 'An S7 read of a tool\'s client (system/s7.js) came back with a bad quality: the address is not in the PLC, or the ' +
+      'connection dropped; the values it got are in the message.' },
+  E_S7_WRITE: { area: 'bench', by: ['scripts', 'bench'], resync: false,
+    means: 'An S7 write of a tool\'s client (system/s7.js) failed: the address is not in the PLC, or the connection dropped.' },
   E_REDIS_MISSING: { area: 'bench', by: ['scripts', 'bench'], resync: false,
     means: 'redis-server is not installed: run `bash scripts/system-deps.sh` as root, or `apt-get install redis-server`, or give ' +
       '`S7T_REDIS_URL` for your own.' },

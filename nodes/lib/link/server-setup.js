@@ -7,6 +7,7 @@
  */
 const { parseTokens, parseGrants, mergeGrants } = require('../access/auth');
 const { DEFAULT_PLANT } = require('../core/plants');
+const { positiveOr, numberOr } = require('../core/props');
 const { acquireBackplane } = require('../fleet/backplane');
 
 /** The environment variable of each role's plain token list. */
@@ -98,23 +99,21 @@ function planEndpoint(o) {
  * @param {{role: string, path: string, id: string, grants: object[], backplane?: object}} o
  */
 function endpointOptions(config, o) {
-  const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
-  const numOrOff = (v, d) => (v === undefined || v === '' || !(Number(v) >= 0) ? d : Number(v));
   return {
     path: o.path,
     role: o.role,
     grants: o.grants,
     backplane: o.backplane || undefined,
     src: `cloud-${o.role}-${o.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
-    pingMs: num(config.pingS, 10) * 1000,
-    linkTimeoutMs: num(config.linkTimeoutS, 3) * 1000,
-    maxPayload: num(config.maxPayloadKiB, 64) * 1024,
-    highWaterBytes: num(config.highWaterKiB, 256) * 1024,
-    maxClients: num(config.maxClients, 1000),
-    lifetimeMs: num(config.lifetimeMs, 1000),
-    maxLifetimeMs: num(config.maxLifetimeMs, 10000),
-    ratePerS: numOrOff(config.ratePerS, 200),
-    burst: 2 * numOrOff(config.ratePerS, 200),
+    pingMs: positiveOr(config.pingS, 10) * 1000,
+    linkTimeoutMs: positiveOr(config.linkTimeoutS, 3) * 1000,
+    maxPayload: positiveOr(config.maxPayloadKiB, 64) * 1024,
+    highWaterBytes: positiveOr(config.highWaterKiB, 256) * 1024,
+    maxClients: positiveOr(config.maxClients, 1000),
+    lifetimeMs: positiveOr(config.lifetimeMs, 1000),
+    maxLifetimeMs: positiveOr(config.maxLifetimeMs, 10000),
+    ratePerS: numberOr(config.ratePerS, 200),
+    burst: 2 * numberOr(config.ratePerS, 200),
   };
 }
 

@@ -9,7 +9,7 @@ const clock = require('../../../../nodes/lib/core/clock');
 const { createLocalBackplane } = require('../../../../nodes/lib/fleet/backplane');
 const { KEYS } = require('../../../../nodes/lib/fleet/keys');
 const { createMemberClocks } = require('../../../../nodes/lib/fleet/clocks');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 async function member(t, bp, id, more = {}) {
   const counters = { members: 0, badMessages: 0 };

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const { createLocalBackplane } = require('../../../../nodes/lib/fleet/backplane');
 const { KEYS } = require('../../../../nodes/lib/fleet/keys');
 const { createLeases } = require('../../../../nodes/lib/fleet/leases');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 function leases(bp, id, more = {}) {
   const got = [];

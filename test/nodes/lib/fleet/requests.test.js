@@ -12,7 +12,7 @@ const clock = require('../../../../nodes/lib/core/clock');
 const { createLocalBackplane } = require('../../../../nodes/lib/fleet/backplane');
 const { KEYS } = require('../../../../nodes/lib/fleet/keys');
 const { createFleetRequests } = require('../../../../nodes/lib/fleet/requests');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 const COUNTERS = {
   forwarded: 0, forwardRefused: 0, remoteRequests: 0, notHolder: 0, noClock: 0, replies: 0, unroutableReplies: 0,

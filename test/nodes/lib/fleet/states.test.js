@@ -10,7 +10,7 @@ const envelope = require('../../../../nodes/lib/core/envelope');
 const { createLocalBackplane } = require('../../../../nodes/lib/fleet/backplane');
 const { KEYS } = require('../../../../nodes/lib/fleet/keys');
 const { createStateWatch } = require('../../../../nodes/lib/fleet/states');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 function watcher(bp, id) {
   const counters = { statesPublished: 0, statesIn: 0, snapsFromStore: 0, badMessages: 0 };

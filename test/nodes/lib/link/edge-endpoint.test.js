@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const clock = require('../../../../nodes/lib/core/clock');
 const { createEdgeEndpoint, edgeRefusal } = require('../../../../nodes/lib/link/edge-endpoint');
 const { fakeConnection } = require('../../../helpers/cloud');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 const frame = (k, seq, more = {}) => ({ v: 1, k, src: 'edge-s7', seq, ts: clock.now(), ...more });
 

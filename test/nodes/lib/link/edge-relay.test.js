@@ -11,7 +11,7 @@ const clock = require('../../../../nodes/lib/core/clock');
 const { createEdgeRelay } = require('../../../../nodes/lib/link/edge-relay');
 const { createPeer } = require('../../../../nodes/lib/link/peer');
 const { fakeConnection } = require('../../../helpers/cloud');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 function setup() {
   const counters = { inflight: 0, unknownOutcomes: 0, lateAnswers: 0, busy: 0, leaseLost: 0, framesOut: 0, bytesOut: 0, coalesced: 0, dropped: 0 };

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const { DEFAULTS, createEndpointCore } = require('../../../../nodes/lib/link/endpoint-core');
 const { parseGrants } = require('../../../../nodes/lib/access/auth');
 const { fakeConnection } = require('../../../helpers/cloud');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 function setup(role = {}) {
   const calls = { accepted: [], closed: [], abandoned: [], stray: 0, onClosed: 0 };

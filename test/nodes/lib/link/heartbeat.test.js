@@ -9,7 +9,7 @@ const envelope = require('../../../../nodes/lib/core/envelope');
 const clock = require('../../../../nodes/lib/core/clock');
 const { createHeartbeat } = require('../../../../nodes/lib/link/heartbeat');
 const { fakeConnection } = require('../../../helpers/cloud');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 const counters = () => ({ framesOut: 0, bytesOut: 0, timeouts: 0, syncs: 0, syncRttMs: null, offsetMs: null, offsetUncertaintyMs: null });
 

@@ -8,7 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createPeerSet, closePeers } = require('../../../../nodes/lib/link/peer-set');
 const { fakeConnection } = require('../../../helpers/cloud');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 function setup(more = {}) {
   const counters = { accepted: 0, connections: 0, errors: 0, tooLarge: 0, queueDepth: 0, framesOut: 0, bytesOut: 0, coalesced: 0, dropped: 0 };

@@ -8,7 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createPeer } = require('../../../../nodes/lib/link/peer');
 const { fakeConnection } = require('../../../helpers/cloud');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 const counters = () => ({ framesOut: 0, bytesOut: 0, coalesced: 0, dropped: 0 });
 const make = (conn, more = {}) => createPeer({

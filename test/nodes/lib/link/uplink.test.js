@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createUplink } = require('../../../../nodes/lib/link/uplink');
 const { fakeConnection } = require('../../../helpers/cloud');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 const counters = () => ({ framesOut: 0, bytesOut: 0, coalesced: 0, dropped: 0, queueDepth: 0 });
 const make = (c, snapWaitMs = 60000) => createUplink({ maxFrames: 10, maxTags: 100, highWaterBytes: 100, drainPollMs: 5, snapWaitMs, counters: c });

@@ -8,7 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const { createWsAcceptor, dialWs } = require('../../../../nodes/lib/link/ws-transport');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 /** A server whose acceptor takes /p, refuses ?refuse=<status>, and leaves other paths alone. */
 async function serve(t, maxPayload = 1024) {

@@ -6,7 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createPendingCommands } = require('../../../../nodes/lib/web/rest-pending');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 function make(answerTimeoutMs = 60000) {
   const out = [];

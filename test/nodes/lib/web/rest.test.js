@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const http = require('node:http');
 const envelope = require('../../../../nodes/lib/core/envelope');
 const { createRestEndpoint, errorStatus } = require('../../../../nodes/lib/web/rest');
-const { waitFor } = require('../../../helpers/wait');
+const { waitFor } = require('../../../../system/wait');
 
 async function serve(t, opts = {}) {
   const relayed = [];
