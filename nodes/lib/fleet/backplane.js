@@ -179,7 +179,7 @@ function createRedisBackplane(o) {
   const counters = { up: 0, down: 0, errors: 0 };
   let lastError = null;
   let closed = false;
-  let wasUp = { cmd: false, sub: false };
+  const wasUp = { cmd: false, sub: false };
 
   const bothUp = () => cmd.status === 'ready' && sub.status === 'ready';
   for (const [name, conn] of [['cmd', cmd], ['sub', sub]]) {

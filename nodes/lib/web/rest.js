@@ -143,7 +143,7 @@ function createRestEndpoint(opts) {
     if (no) { refuse(res, no[0], no[1], ref); return; }
     counters.cmds += 1;
     pending.hold(ref, res);
-    let reached = 0;
+    let reached;
     try { reached = o.relay(env); } catch { reached = 0; }
     if (reached > 0 || !pending.has(ref)) return; // answered already (a synchronous answer) or on its way
     pending.drop(ref);

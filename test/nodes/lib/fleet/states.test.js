@@ -15,7 +15,10 @@ const { waitFor } = require('../../../../system/wait');
 function watcher(bp, id) {
   const counters = { statesPublished: 0, statesIn: 0, snapsFromStore: 0, badMessages: 0 };
   const envs = [];
-  const w = createStateWatch({ bp, id, sender: envelope.createSender(`cloud-${id}`), counters, fail: () => {}, closed: () => false, onEnvelope: (env, plant) => envs.push([env.k, env.d, plant]) });
+  const w = createStateWatch({
+    bp, id, sender: envelope.createSender(`cloud-${id}`), counters, fail: () => {}, closed: () => false,
+    onEnvelope: (env, plant) => envs.push([env.k, env.d, plant]),
+  });
   return { w, counters, envs };
 }
 const state = (seq, d, k = 'state') => ({ v: 1, k, src: 'edge-s7', seq, ts: 1, d });

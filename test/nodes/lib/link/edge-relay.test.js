@@ -22,7 +22,9 @@ function setup() {
   });
   const edge = (plant) => {
     const conn = fakeConnection();
-    const c = createPeer({ id: `edge-${plant}`, conn, plant, limits: {}, counters, maxFrames: 10, maxTags: 10, highWaterBytes: 1e6, drainPollMs: 5, closeGraceMs: 100 });
+    const c = createPeer({
+      id: `edge-${plant}`, conn, plant, limits: {}, counters, maxFrames: 10, maxTags: 10, highWaterBytes: 1e6, drainPollMs: 5, closeGraceMs: 100,
+    });
     return { c, conn };
   };
   return { relay, counters, emitted, edge };

@@ -17,14 +17,17 @@ function setup({ limits = { ratePerS: 0, errors: 0 }, check = () => true, maxPay
     rateLimited: 0, errorBudget: 0, duplicates: 0, gaps: 0,
   };
   const conn = fakeConnection();
-  const peer = createPeer({ id: 'twin-1', conn, plant: 'p1', limits, counters, maxFrames: 10, maxTags: 10, highWaterBytes: 1e6, drainPollMs: 5, closeGraceMs: 1000 });
+  const peer = createPeer({
+    id: 'twin-1', conn, plant: 'p1', limits, counters, maxFrames: 10, maxTags: 10, highWaterBytes: 1e6, drainPollMs: 5, closeGraceMs: 1000,
+  });
   const passed = [];
   const invalid = [];
   const intake = createIntake({
     maxPayload, counters, sender: envelope.createSender('cloud-t'), senders: createSenders({ counters }),
     onInvalid: (err, id, extra) => invalid.push({ err, id, extra }), check, pass: (c, env) => passed.push(env),
   });
-  return { counters, conn, peer, passed, invalid, send: (x, bin) => intake.receive(peer, Buffer.isBuffer(x) ? x : Buffer.from(typeof x === 'string' ? x : JSON.stringify(x)), bin) };
+  const bytes = (x) => (Buffer.isBuffer(x) ? x : Buffer.from(typeof x === 'string' ? x : JSON.stringify(x)));
+  return { counters, conn, peer, passed, invalid, send: (x, bin) => intake.receive(peer, bytes(x), bin) };
 }
 const cmd = (seq, more = {}) => ({ v: 1, k: 'cmd', src: 'tw', seq, ts: 1, d: { st: 1 }, ...more });
 

@@ -22,7 +22,8 @@ async function serve(t, opts = {}) {
   t.after(async () => { rest.close(); server.closeAllConnections(); await new Promise((r) => server.close(r)); });
   const base = `http://127.0.0.1:${server.address().port}`;
   const call = async (method, path, token, body) => {
-    const res = await fetch(`${base}${path}`, { method, headers: token ? { Authorization: `Bearer ${token}` } : {}, body: body === undefined ? undefined : JSON.stringify(body) });
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
+    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
