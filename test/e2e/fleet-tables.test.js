@@ -63,8 +63,14 @@ test('fleet: the tank\'s table learned from its edge on one instance, checked on
   await m.connect();
   t.after(() => m.close());
   await waitFor(() => { m.send({ sp: 33.5, rcp: 'Beer' }); return mqttSeen.lvl === 33.5 && mqttSeen.rca === 'Beer'; }, 60000, 'a tank command over MQTT on instance 1');
-  m.send({ sp: 150 });
-  m.send({ rcp: 'After' }); // sent after the refused one: once it is back, the refused one had its turn
+  // A second MQTT twin sends a setpoint the tank's table refuses, then the first a recipe: once
+  // the recipe is back, the refused command had its turn.
+  const m2 = createMqtt({ ...fleet.mqttTwin('plant2', 0), id: 'over', table: tank, backoff: { initialMs: 100, maxMs: 1000 } });
+  await m2.connect();
+  t.after(() => m2.close());
+  m2.send({ sp: 150 });
+  await new Promise((r) => setTimeout(r, 300));
+  m.send({ rcp: 'After' });
   await waitFor(() => mqttSeen.rca === 'After', 30000, 'the command after the refused one');
   assert.equal(mqttSeen.lvl, 33.5, 'a setpoint beyond the tank\'s range never reached the PLC');
 });
