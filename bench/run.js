@@ -197,7 +197,7 @@ function machine() {
  */
 function collectFlowTimers(dir) {
   const out = {};
-  let files = [];
+  let files;
   try { files = fs.readdirSync(dir).filter((f) => /^flow-timer-.*\.csv$/.test(f)); } catch { return out; }
   for (const f of files) {
     const lines = fs.readFileSync(path.join(dir, f), 'utf8').trim().split('\n');

@@ -14,7 +14,6 @@
 const os = require('node:os');
 const path = require('node:path');
 const paths = require('../nodes/lib/core/paths');
-const { PROBE_SLOTS } = require('../nodes/lib/core/tags');
 const { freePort, freePorts } = require('../plc/net');
 const { startToxiproxy } = require('./toxiproxy');
 const { startNodeRed } = require('./nodered');

@@ -9,6 +9,8 @@
  * requests). WebGL: there is no GPU here, so it renders through SwiftShader, Chromium's software
  * GL (--use-angle=swiftshader; --enable-unsafe-swiftshader lets WebGL use it).
  */
+// The functions handed to page.evaluate and page.waitForFunction run in the page: its globals.
+/* global window */
 const fs = require('node:fs');
 const { codedError } = require('../../nodes/lib/core/errors');
 
@@ -77,9 +79,8 @@ async function openTwinPage(browser, o) {
  */
 async function waitSnapshot(page, pred, timeoutMs = 60000) {
   const end = Date.now() + timeoutMs;
-  let last = null;
   for (;;) {
-    last = await page.evaluate(() => window.s7twin.snapshot());
+    const last = await page.evaluate(() => window.s7twin.snapshot());
     if (last && pred(last)) return last;
     if (Date.now() > end) throw new BrowserError('E_PAGE_TIMEOUT', `the page did not get there within ${timeoutMs} ms; last snapshot: ${JSON.stringify(last && { mode: last.mode, connection: last.connection, counts: last.counts, log: last.log.slice(-5) })}`);
     await page.waitForTimeout(100);

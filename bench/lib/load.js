@@ -121,7 +121,7 @@ async function runLoad(o) {
 
   const t0 = performance.now();
   const endAt = cfg.durationMs ? t0 + cfg.durationMs : Infinity;
-  let seqBase = Math.floor(Math.random() * 1e6) * 1000; // fresh values per run: no stale match
+  const seqBase = Math.floor(Math.random() * 1e6) * 1000; // fresh values per run: no stale match
 
   async function userLoop(user, k) {
     if (!user.up) return;

@@ -119,7 +119,6 @@ async function startSystem(o) {
 function createTransport(protocol, endpoints, extra = {}) {
   const p = paths.get(protocol);
   if (!p) throw Object.assign(new Error(`unknown protocol path "${protocol}"`), { code: 'E_BENCH_ARGS' });
-  // eslint-disable-next-line global-require
   const mod = require(path.join(ROOT, p.transport));
   return mod.createTransport({ ...endpoints[protocol], ...extra, protocol: paths.wireOf(protocol) });
 }

@@ -138,7 +138,7 @@ async function startKafka(o = {}) {
   const classpath = path.join(KAFKA_DIR, 'libs', '*');
   const props = path.join(dir, 'server.properties');
   let server = null;
-  let formatMs = 0;
+  let formatMs;
   const t0 = performance.now();
   try {
     fs.writeFileSync(props, serverProperties({ host, advertisedHost, port: p.client, controllerPort: p.controller, ...cred, logDir: path.join(dir, 'data') }), { mode: 0o600 });

@@ -21,6 +21,8 @@
  * npm's cache makes the installs quick after the first run; on a clean machine they come from
  * the registry.
  */
+// The function handed to page.evaluate runs in the editor's page: its global.
+/* global RED */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { execFile } = require('node:child_process');

@@ -1,4 +1,3 @@
-/* global importScripts */
 /**
  * The browser twin's worker: the twin itself (twin/browser/session.js: the plant model, the
  * transport to the PLC, the recorder, who drives) runs here, off the page's main thread. Drawing

@@ -81,6 +81,8 @@ function collect(o) {
   return mods;
 }
 
+// runtime() runs in the page or its worker, whose global object is `self` where there is no globalThis.
+/* global self */
 /** The page side: a CommonJS `require` over the wrapped modules (runs in the browser). */
 function runtime() {
   /* eslint-disable no-var */

@@ -49,7 +49,7 @@ test('the bundle runs the very plant model in a browser-like context, in lock-st
   const program = require('../../../../plc/program');
   const plant = createPlant({ boxes: 6, damaged: '01', profile: 'fast' });
   let state = program.initialState();
-  let image = plant.inputs();
+  const image = plant.inputs();
   plant.press('st');
   for (let t = 0; t < 20000 && !plant.done; t += 10) {
     Object.assign(image, plant.tick(10));
