@@ -38,7 +38,11 @@ async function launchChromium() {
   const exe = chromiumPath();
   if (!fs.existsSync(exe)) throw new BrowserError('E_NO_BROWSER', `no Chromium at ${exe} (bash scripts/system-deps.sh installs Debian's, or set S7T_CHROMIUM)`);
   let chromium;
-  try { ({ chromium } = require('playwright-core')); } catch (err) { throw new BrowserError('E_NO_BROWSER', `playwright-core is not installed (a dev dependency): ${err.message}`); }
+  try {
+    ({ chromium } = require('playwright-core'));
+  } catch (err) {
+    throw new BrowserError('E_NO_BROWSER', `playwright-core is not installed (a dev dependency): ${err.message}`);
+  }
   return chromium.launch({ executablePath: exe, args: ARGS });
 }
 
@@ -82,7 +86,10 @@ async function waitSnapshot(page, pred, timeoutMs = 60000) {
   for (;;) {
     const last = await page.evaluate(() => window.s7twin.snapshot());
     if (last && pred(last)) return last;
-    if (Date.now() > end) throw new BrowserError('E_PAGE_TIMEOUT', `the page did not get there within ${timeoutMs} ms; last snapshot: ${JSON.stringify(last && { mode: last.mode, connection: last.connection, counts: last.counts, log: last.log.slice(-5) })}`);
+    if (Date.now() > end) {
+      const seen = last && { mode: last.mode, connection: last.connection, counts: last.counts, log: last.log.slice(-5) };
+      throw new BrowserError('E_PAGE_TIMEOUT', `the page did not get there within ${timeoutMs} ms; last snapshot: ${JSON.stringify(seen)}`);
+    }
     await page.waitForTimeout(100);
   }
 }

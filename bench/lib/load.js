@@ -114,7 +114,8 @@ async function runLoad(o) {
         user.pending = null;
         p.resolve(performance.now() - p.t0);
       });
-      batch.push(withTimeout(t.connect(), cfg.connectTimeoutMs, 'E_CONNECT_TIMEOUT', 'connect').then(() => { user.up = true; res.connected += 1; }, () => { res.connectErrors += 1; }));
+      batch.push(withTimeout(t.connect(), cfg.connectTimeoutMs, 'E_CONNECT_TIMEOUT', 'connect')
+        .then(() => { user.up = true; res.connected += 1; }, () => { res.connectErrors += 1; }));
     }
     await Promise.all(batch);
   }
