@@ -186,7 +186,9 @@ function supervise(list, o) {
         svc.upAt = Date.now();
         if (pending.delete(svc.name) && pending.size === 0) {
           if (o.onUp) o.onUp();
-        } else if (svc.restarts) out(`${prefix}back up (restart ${svc.restarts}, pid ${child.pid})`);
+        } else if (svc.restarts) {
+          out(`${prefix}back up (restart ${svc.restarts}, pid ${child.pid})`);
+        }
       }
     };
     child.stdout.on('data', onData);
