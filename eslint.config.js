@@ -11,6 +11,8 @@
 const js = require('@eslint/js');
 const globals = require('globals');
 
+/** Scripts that never run in Node.js: they get their own runtime's globals only, not Node's. */
+const NOT_NODE = ['resources/**', 'bench/k6/ws-probes.js'];
 /** What k6 gives its scripts besides its modules (k6's docs: init context, execution context variables). */
 const K6_GLOBALS = { __ENV: 'readonly', __VU: 'readonly', __ITER: 'readonly', open: 'readonly', console: 'readonly' };
 
@@ -28,6 +30,7 @@ module.exports = [
   js.configs.recommended,
   {
     files: ['**/*.js'],
+    ignores: NOT_NODE,
     languageOptions: { ecmaVersion: 2024, sourceType: 'commonjs', globals: { ...globals.node } },
   },
   {
@@ -35,7 +38,8 @@ module.exports = [
     languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { ...globals.node } },
   },
   {
-    // What runs in the browser twin's page and worker (served by nodes/lib/web/ui.js).
+    // What runs in the browser twin's page and worker (served by nodes/lib/web/ui.js); its CommonJS
+    // files run in Node.js too (the page bundle is made of them, and their tests load them).
     files: ['twin/browser/**'],
     languageOptions: { globals: { ...globals.browser, ...globals.worker } },
   },
@@ -43,12 +47,12 @@ module.exports = [
     // The edit dialogs' shared script: a classic script in the Node-RED editor, beside its jQuery
     // (`$`) and its `RED`.
     files: ['resources/**'],
-    languageOptions: { sourceType: 'script', globals: { ...globals.browser, $: 'readonly', RED: 'readonly' } },
+    languageOptions: { ecmaVersion: 2024, sourceType: 'script', globals: { ...globals.browser, $: 'readonly', RED: 'readonly' } },
   },
   {
     // k6 load scripts: ES modules run by k6, not Node.js (bench/k6/echo*.js are Node.js).
     files: ['bench/k6/ws-probes.js'],
-    languageOptions: { sourceType: 'module', globals: K6_GLOBALS },
+    languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: K6_GLOBALS },
   },
   {
     rules: {
