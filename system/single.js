@@ -59,9 +59,9 @@ const TWIN_PKI = path.join(os.tmpdir(), 's7twin-bench-opcua-pki');
  * @param {number} timeoutMs
  */
 async function waitStockOpcuaVariables(url, timeoutMs) {
-  const { createSide } = require('../nodes/lib/opcua/session');
+  const { createSession } = require('../nodes/lib/opcua/session');
   const { probeNodeId } = require('../nodes/lib/opcua/tags');
-  const side = createSide({ name: 'bench', endpointUrl: url, pkiDir: TWIN_PKI, monitor: [] });
+  const side = createSession({ name: 'bench', endpointUrl: url, pkiDir: TWIN_PKI, monitor: [] });
   const end = Date.now() + timeoutMs;
   try {
     await side.connect();

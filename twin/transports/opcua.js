@@ -24,7 +24,7 @@
  */
 const ot = require('../../nodes/lib/opcua/tags');
 const tags = require('../../nodes/lib/core/tags');
-const { createSide } = require('../../nodes/lib/opcua/session');
+const { createSession } = require('../../nodes/lib/opcua/session');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
 const { createWrites } = require('./opcua/writes');
 const { createOutputs } = require('./opcua/outputs');
@@ -77,7 +77,7 @@ function configure(opts) {
  */
 function createTransport(opts = {}) {
   const { o, url, pollMs, plant } = configure(opts);
-  const side = createSide({
+  const side = createSession({
     name: 'twin',
     endpointUrl: url,
     credentials: { user: String(o.user), password: String(o.password) },
