@@ -21,7 +21,8 @@ function render(table = demoTable()) {
     const m = t.modbus;
     let mb = '–';
     if (m) mb = m.bit !== undefined ? `HR${m.reg}.${m.bit}` : `HR${m.reg}${m.words > 1 ? `–${m.reg + m.words - 1}` : ''}`;
-    const timed = t.timed ? `${t.timed.trigger}=${t.timed.value}${Object.entries(t.timed.with || {}).map(([k, v]) => ` + ${k}=${v}`).join('')} → ${t.short}` : '';
+    const withAlso = Object.entries((t.timed && t.timed.with) || {}).map(([k, v]) => ` + ${k}=${v}`).join('');
+    const timed = t.timed ? `${t.timed.trigger}=${t.timed.value}${withAlso} → ${t.short}` : '';
     rows.push(`| ${t.name} | \`${t.short}\` | ${t.typeName} | \`${t.s7}\` | ${mb} | \`${t.opcua}\` | ${t.dir} | ${t.cloudWritable ? 'yes' : 'no'} | ${timed} |`);
   }
   return rows.join('\n');

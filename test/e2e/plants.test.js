@@ -20,7 +20,7 @@ const { waitFor, edgeReady } = require('../helpers/nodered');
 const TANK_FILE = path.join(__dirname, '..', '..', 'examples', 'tables', 'tank.json');
 const tank = loadTable({ file: TANK_FILE });
 const TANK = { plant: 'tank1', edgeToken: 'e2e-tank-edge-token', twinToken: 'e2e-tank-twin-token' };
-const PATHS = ['ws', 'mqtt', 'opcua', 'modbus'];
+const PATHS = ['ws', 'mqtt', 'opcua', 'modbus', 'http'];
 
 /** A twin of the tank over `protocol` with every value it sees recorded. */
 async function tankTwin(t, protocol, opts) {
@@ -39,9 +39,16 @@ test('the tank beside the demo plant in one cloud: every path carries the tank\'
     protocols: PATHS,
     cloudEnv: { S7T_TOKENS: `${TANK.edgeToken}:edge:${TANK.plant},${TANK.twinToken}:twin:${TANK.plant}` },
     extraFlows: {
-      cloud: plantTabs(['cloud-opcua', 'cloud-modbus'], {
-        suffix: 'tank', plant: TANK.plant, table: tank, env: { OPC_PORT: tankPorts.opcua, MB_PORT: tankPorts.modbus },
-      }),
+      cloud: [
+        ...plantTabs(['cloud-opcua', 'cloud-modbus'], {
+          suffix: 'tank', plant: TANK.plant, table: tank, env: { OPC_PORT: tankPorts.opcua, MB_PORT: tankPorts.modbus },
+        }),
+        // The tank's REST endpoint, on the cloud's one link (the demo plant's is /s7twin/rest).
+        {
+          id: 'rest.tank', type: 's7twin-rest', z: 'opc.cloud.tab.tank', name: 'tank REST', server: 'ws.cloud.twins', edge: 'ws.cloud.edge',
+          path: '/s7twin/rest-tank', plant: TANK.plant, timeoutS: 5, x: 200, y: 600, wires: [[]],
+        },
+      ],
     },
   });
   t.after(() => sys.stop());
@@ -61,6 +68,7 @@ test('the tank beside the demo plant in one cloud: every path carries the tank\'
     mqtt: { ...e.mqtt, plant: TANK.plant },
     opcua: { ...e.opcua, url: `opc.tcp://127.0.0.1:${tankPorts.opcua}`, plant: TANK.plant },
     modbus: { ...e.modbus, url: `modbus://127.0.0.1:${tankPorts.modbus}` },
+    http: { ...e.http, url: e.http.url.replace('/s7twin/rest', '/s7twin/rest-tank'), token: TANK.twinToken },
   };
 
   let k = 0;
@@ -82,13 +90,22 @@ test('the tank beside the demo plant in one cloud: every path carries the tank\'
     assert.equal(typeof twin.seen.sts, 'number', `${protocol}: the WORD status`);
   }
 
-  // A setpoint beyond the tank's range is refused before any write: the PLC keeps the last one.
+  // A setpoint beyond the tank's range is refused before any write, with the table's code; the
+  // PLC keeps the last one. A tag of the demo plant is no tag of the tank's.
   const before = await plcInputs();
-  const mqtt = await tankTwin(t, 'mqtt', opts.mqtt);
-  mqtt.tr.send({ sp: 150 });
-  await new Promise((r) => setTimeout(r, 500));
-  assert.equal((await plcInputs()).sp, before.sp, 'an out-of-range setpoint never reaches the PLC');
-  assert.ok(Object.keys(mqtt.tr.stats().errorCodes).length >= 0);
+  const ws = await tankTwin(t, 'ws', opts.ws);
+  const answers = new Map();
+  ws.tr.onAnswer((a) => answers.set(a.seq, a));
+  const over = ws.tr.send({ sp: 150 });
+  const foreign = ws.tr.send({ st: 1 });
+  await waitFor(() => answers.has(over) && answers.has(foreign), 20000, 'the refusals');
+  assert.deepEqual([answers.get(over).code, answers.get(foreign).code], ['E_RANGE', 'E_UNKNOWN_TAG']);
+  const res = await fetch(`${opts.http.url}/cmd`, {
+    method: 'POST', headers: { Authorization: `Bearer ${TANK.twinToken}` },
+    body: JSON.stringify({ v: 1, k: 'cmd', src: 'e2e-rest', seq: 1, ts: Date.now(), d: { rcp: 'x'.repeat(17) } }),
+  });
+  assert.deepEqual([res.status, (await res.json()).e.code], [400, 'E_RANGE'], 'a recipe longer than its STRING[16]');
+  assert.equal((await plcInputs()).sp, before.sp, 'nothing refused reached the PLC');
 
   // The demo plant runs beside it, on its own table.
   const { createTransport } = require('../../twin/transports/ws');

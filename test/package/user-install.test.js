@@ -21,6 +21,8 @@
  * npm's cache makes the installs quick after the first run; on a clean machine they come from
  * the registry.
  */
+// The function handed to page.evaluate runs in the editor's page: its global.
+/* global RED */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { execFile } = require('node:child_process');
@@ -33,6 +35,7 @@ const { spawnWithLifeline } = require('../../system/lifeline');
 const { launchBrowser } = require('../helpers/browser');
 const { openEditor, importExample, editorNodes, deploy } = require('../helpers/editor');
 const { startPlc } = require('../helpers/plc');
+const { startPlc: startPlcProcess } = require('../../system/plc');
 const { pkiDir } = require('../helpers/opcua');
 
 const PKG = require('../../package.json');
@@ -63,17 +66,23 @@ test.before(async () => {
   ctx.files = (await exec('tar', ['-tzf', ctx.tarball])).stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
   fs.mkdirSync(userDir);
   // The package.json Node-RED writes into a new user directory.
-  fs.writeFileSync(path.join(userDir, 'package.json'), `${JSON.stringify({ name: 'node-red-project', description: 'A Node-RED Project', version: '0.0.1', private: true }, null, 4)}\n`);
+  const project = { name: 'node-red-project', description: 'A Node-RED Project', version: '0.0.1', private: true };
+  fs.writeFileSync(path.join(userDir, 'package.json'), `${JSON.stringify(project, null, 4)}\n`);
   const tokens = { S7T_TWIN_TOKEN: 'example-twin-token', S7T_EDGE_TOKEN: 'example-edge-token' };
   // The counterparts of the examples that talk to a PLC or a cloud (test 5): the virtual PLC and a
   // cloud Node-RED running the cloud example.
-  [ctx.plc, ctx.cloud] = await Promise.all([
+  // The I/O table example's tank runs on a virtual PLC of its own (its table's data blocks).
+  const tank = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'tables', 'tank.json'), 'utf8'));
+  const started = await Promise.all([
     startPlc({ modbus: false, opcua: { pkiDir: pkiDir('plc') } }),
     startNodeRed({ role: 'cloud', flows: path.join(ROOT, 'examples', 's7twin-cloud.json'), env: tokens }),
     npm(['install', '--prefix', path.join(tmp, 'node-red'), `node-red@${TESTED.nodeRed}`], tmp),
     // 2. The module into the user directory.
     npm(['install', ctx.tarball], userDir),
+    startPlcProcess({ table: tank, scanMs: 10, s7: { host: '127.0.0.1', port: 0 }, opcua: false, modbus: false }),
   ]);
+  [ctx.plc, ctx.cloud] = started;
+  ctx.tankPlc = started[4];
 
   ctx.port = await freePort();
   ctx.url = `http://127.0.0.1:${ctx.port}`;
@@ -98,6 +107,7 @@ test.after(async () => {
   }
   if (ctx.cloud) await ctx.cloud.stop();
   if (ctx.plc) await ctx.plc.stop();
+  if (ctx.tankPlc) await ctx.tankPlc.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -155,7 +165,8 @@ test('node-red-contrib-modbus from the palette, with the README\'s override: the
 
 test('the Flow Library scorecard (node-red-dev validate) on the installed module: nothing left to fix', async (t) => {
   // In a process of its own, as CI and a maintainer run it: node-red-dev leaves stdin open.
-  const r = await exec(process.execPath, [path.join(ROOT, 'scripts', 'scorecard.js'), path.join(userDir, 'node_modules', PKG.name)], { cwd: ROOT, maxBuffer: 16 << 20 })
+  const r = await exec(process.execPath, [path.join(ROOT, 'scripts', 'scorecard.js'), path.join(userDir, 'node_modules', PKG.name)],
+    { cwd: ROOT, maxBuffer: 16 << 20 })
     .catch((err) => err);
   const lines = String(r.stdout).split('\n');
   for (const l of lines.filter((x) => /^(kept by choice|not checked|scorecard):/.test(x))) t.diagnostic(l);
@@ -180,6 +191,8 @@ async function examplesEnv() {
     S7T_PLC_HOST: '127.0.0.1',
     S7T_PLC_PORT: String(ctx.plc.ports.s7),
     S7T_PLC_OPCUA_PORT: String(ctx.plc.ports.opcua),
+    S7T_TANK_PLC_HOST: '127.0.0.1',
+    S7T_TANK_PLC_PORT: String(ctx.tankPlc.ports.s7),
     S7T_CLOUD_URL: `${ctx.cloud.url.replace('http', 'ws')}/s7twin/edge`,
   };
   for (const k of ['S7T_MQTT_PORT', 'S7T_MQTT_WS_PORT', 'S7T_OPCUA_PORT', 'S7T_MODBUS_PORT']) env[k] = String(await freePort());
@@ -188,7 +201,8 @@ async function examplesEnv() {
 
 test('every example imports from Import → Examples with no unknown or invalid node and deploys without a warning', async (t) => {
   const examples = fs.readdirSync(path.join(userDir, 'node_modules', PKG.name, 'examples')).map((f) => f.replace(/\.json$/, '')).sort();
-  const covered = new Set(examples.flatMap((e) => JSON.parse(fs.readFileSync(path.join(userDir, 'node_modules', PKG.name, 'examples', `${e}.json`), 'utf8')).map((n) => n.type)));
+  const exampleDir = path.join(userDir, 'node_modules', PKG.name, 'examples');
+  const covered = new Set(examples.flatMap((e) => JSON.parse(fs.readFileSync(path.join(exampleDir, `${e}.json`), 'utf8')).map((n) => n.type)));
   assert.deepEqual(TYPES.filter((type) => !covered.has(type)), [], 'every node type has an example');
 
   const browser = await launchBrowser();

@@ -26,13 +26,16 @@
  * sync     the edge's heartbeat; its ts is the send time t1 on the edge's clock
  * sync-res the cloud's answer: ref = the sync's {src, seq}, d = {t1, t2} (t2: arrival on the
  *          cloud's clock), ts = t3 (the answer's send time); lib/core/clock.js turns it into an offset
+ * table    the edge's first frame on each connection: t = {fingerprint, definition} of the plant's
+ *          I/O table (lib/core/io-table.js), so the cloud checks the plant's frames against it (or
+ *          refuses an edge whose table is not the one configured for the plant)
  *
  * Pure functions: parse/validate, build, and a receiver-side duplicate/gap tracker.
  */
 const { codedError } = require('./errors');
 
 const VERSION = 1;
-const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res']);
+const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res', 'table']);
 /** Kinds that ask the PLC for a write and get exactly one answer (ack/probe-res or err). */
 const REQUEST_KINDS = new Set(['cmd', 'probe']);
 /** Kinds that answer a request (they carry its ref). */
@@ -117,6 +120,10 @@ function validate(env) {
   if (env.k === 'err' && (typeof env.e !== 'object' || env.e === null || typeof env.e.code !== 'string')) {
     throw new EnvelopeError('E_SCHEMA', 'an "err" frame needs e.code', ref);
   }
+  if (env.k === 'table' && (!env.t || typeof env.t !== 'object' || typeof env.t.fingerprint !== 'string'
+    || (env.t.definition !== undefined && (env.t.definition === null || typeof env.t.definition !== 'object')))) {
+    throw new EnvelopeError('E_SCHEMA', 'a "table" frame needs t {fingerprint, definition?}', ref);
+  }
   return env;
 }
 
@@ -135,7 +142,7 @@ function createSender(src, opts = {}) {
     /**
      * Build one envelope.
      * @param {string} k kind
-     * @param {object} [fields] d, ref, e, cid, ttl, dl
+     * @param {object} [fields] d, ref, e, cid, ttl, dl, t (a table frame's table)
      */
     make(k, fields = {}) {
       seq += 1;
@@ -146,6 +153,7 @@ function createSender(src, opts = {}) {
       if (fields.cid !== undefined) env.cid = fields.cid;
       if (fields.ttl !== undefined) env.ttl = fields.ttl;
       if (fields.dl !== undefined) env.dl = fields.dl;
+      if (fields.t !== undefined) env.t = fields.t;
       return env;
     },
     /**
