@@ -1,4 +1,3 @@
-/* global $ */
 /**
  * The I/O table node's edit dialog around the grid (./s7twin-table-grid.js): the list itself, the
  * findings of the runtime's checks (on the rows, and the table's own above them), the summary,

@@ -1,4 +1,3 @@
-/* global $, RED */
 /**
  * The I/O table node's editor (served by Node-RED from this module's resources folder, loaded by
  * nodes/s7twin-io-table.html): the plant's tags as a grid a PLC programmer knows from a TIA tag

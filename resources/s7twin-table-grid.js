@@ -1,4 +1,3 @@
-/* global $ */
 /**
  * The I/O table node's edit dialog: the grid of tags (Node-RED's editableList, one row per tag,
  * dragged by its handle into order), the findings of the runtime's checks on the rows they are

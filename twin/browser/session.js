@@ -224,4 +224,4 @@ function createSession(o) {
   };
 }
 
-module.exports = { DEFAULTS, VARIABLES, createSession, createLeaseClient, summaryText, LABEL, timedPart };
+module.exports = { DEFAULTS, VARIABLES, createSession, createLeaseClient, createLog, summaryText, LABEL, timedPart };
