@@ -98,7 +98,7 @@ function build() {
       el('span', { class: 'tag-meta' }, `${tag.tia} · ${tag.typeName} · ${tag.dir === 'in' ? 'input' : 'output'}${tag.cloudWritable ? ' · writable' : ''}`));
     if (tag.desc) head.append(el('span', { class: 'tag-desc' }, tag.desc));
     const val = el('td', { class: 'val' });
-    val.append(el('output', { id: `val-${tag.short}` }, show(tag, values[tag.short])), el('span', { class: 'unit' }, tag.unit ? ` ${tag.unit}` : ''));
+    val.append(el('output', { id: `val-${tag.short}` }, show(tag, values[tag.short])), el('span', { class: 'unit' }, tag.unit || ''));
     const set = el('td', { class: 'set' });
     if (tag.cloudWritable) set.append(...control(tag));
     const trend = el('td', { class: 'trend' });
