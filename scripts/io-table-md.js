@@ -23,7 +23,8 @@ function render(table = demoTable()) {
     if (m) mb = m.bit !== undefined ? `HR${m.reg}.${m.bit}` : `HR${m.reg}${m.words > 1 ? `–${m.reg + m.words - 1}` : ''}`;
     const withAlso = Object.entries((t.timed && t.timed.with) || {}).map(([k, v]) => ` + ${k}=${v}`).join('');
     const timed = t.timed ? `${t.timed.trigger}=${t.timed.value}${withAlso} → ${t.short}` : '';
-    rows.push(`| ${t.name} | \`${t.short}\` | ${t.typeName} | \`${t.s7}\` | ${mb} | \`${t.opcua}\` | ${t.dir} | ${t.cloudWritable ? 'yes' : 'no'} | ${timed} |`);
+    const writable = t.cloudWritable ? 'yes' : 'no';
+    rows.push(`| ${t.name} | \`${t.short}\` | ${t.typeName} | \`${t.s7}\` | ${mb} | \`${t.opcua}\` | ${t.dir} | ${writable} | ${timed} |`);
   }
   return rows.join('\n');
 }

@@ -62,7 +62,10 @@ test('fleet: the tank\'s table learned from its edge on one instance, checked on
   m.onValues((d) => Object.assign(mqttSeen, d));
   await m.connect();
   t.after(() => m.close());
-  await waitFor(() => { m.send({ sp: 33.5, rcp: 'Beer' }); return mqttSeen.lvl === 33.5 && mqttSeen.rca === 'Beer'; }, 60000, 'a tank command over MQTT on instance 1');
+  await waitFor(() => {
+    m.send({ sp: 33.5, rcp: 'Beer' });
+    return mqttSeen.lvl === 33.5 && mqttSeen.rca === 'Beer';
+  }, 60000, 'a tank command over MQTT on instance 1');
   // A second MQTT twin sends a setpoint the tank's table refuses, then the first a recipe: once
   // the recipe is back, the refused command had its turn.
   const m2 = createMqtt({ ...fleet.mqttTwin('plant2', 0), id: 'over', table: tank, backoff: { initialMs: 100, maxMs: 1000 } });

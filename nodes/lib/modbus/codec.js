@@ -116,7 +116,8 @@ function codecOf(table = demoTable()) {
         if (!tag.modbus) throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" has no Modbus register`);
         const last = tag.modbus.reg + Math.max(1, tag.modbus.words) - 1;
         if (tag.modbus.reg < address || last >= address + count) {
-          throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" lives in registers ${tag.modbus.reg}..${last}, outside ${address}..${address + count - 1}`);
+          const where = `registers ${tag.modbus.reg}..${last}, outside ${address}..${address + count - 1}`;
+          throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" lives in ${where}`);
         }
         norm[tag.short] = table.normalise(tag, v);
       }

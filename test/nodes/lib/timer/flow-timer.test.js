@@ -54,7 +54,8 @@ test('cmd envelopes start one timer per timed pair; state stops them', () => {
 
 test('another plant\'s table times its own pairs: the tank\'s valve command and its feedback', () => {
   const path = require('node:path');
-  const tank = require('../../../../nodes/lib/core/io-table').loadTable({ file: path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables', 'tank.json') });
+  const file = path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables', 'tank.json');
+  const tank = require('../../../../nodes/lib/core/io-table').loadTable({ file });
   const now = clock();
   const ft = createFlowTimer({ protocol: 'ws', now, table: tank });
   assert.deepEqual(ft.handle({ payload: { k: 'cmd', src: 'twin-1', seq: 1, d: { sd: 1, dmg: 1 } } }).started, [], 'not the tank\'s tags');
