@@ -121,8 +121,9 @@ test('the generated page of the tank: its tags, writes that land on the PLC, the
   await waitSnapshot(h.page, (s) => s.protocol === 'http' && s.values.sp === 55 && s.values.rca === 'Milk');
 
   // A viewer watches: its controls are off, and a write it sends anyway is refused by the cloud.
-  const v = await openTwinPage(browser, { url: `${cloud}/s7twin/tank/`, token: TANK.viewerToken });
+  const v = await openTwinPage(browser, { url: `${cloud}/s7twin/tank/`, token: TANK.viewerToken, viewport: { width: 390, height: 844 } });
   await waitSnapshot(v.page, (s) => s.readOnly && s.values.sp === 55);
+  assert.ok(await v.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'at 390 px nothing needs sideways scrolling');
   assert.equal(await v.page.isDisabled('#set-sp'), true);
   assert.equal(await v.page.isDisabled('#set-vlv'), true);
   assert.match(await v.page.textContent('#mode'), /viewer token/);
