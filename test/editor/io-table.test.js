@@ -77,6 +77,7 @@ async function download(page, button) {
 
 /** Drag row `from` above row `to` by its handle, as a user does with the mouse. */
 async function drag(page, from, to) {
+  await row(page, from).locator('.red-ui-editableList-item-handle').scrollIntoViewIfNeeded();
   const h = await row(page, from).locator('.red-ui-editableList-item-handle').boundingBox();
   const t = await row(page, to).boundingBox();
   await page.mouse.move(h.x + h.width / 2, h.y + h.height / 2);
@@ -152,7 +153,9 @@ test('the I/O table editor: import, add, checks naming the tag, reorder, TIA sou
   await checked(page, async () => (await findingsOf(page, 4)).some((f) => /ENV.*tag "Setpoint": opcua comes from an environment variable/.test(f)), 'the deferred check');
   assert.match(await summary(page), /0 errors/);
 
-  // Drag the new tag to the top.
+  // Drag the new tag to the top, with the opened rows closed again so that the whole list is in view.
+  await row(page, 4).locator('.s7t-more-toggle').click();
+  await row(page, 8).locator('.s7t-more-toggle').click();
   await drag(page, 9, 0);
   await checked(page, async () => (await rows(page))[0].name === 'Pressure', 'Pressure on the first row');
   assert.deepEqual((await rows(page)).map((r) => r.short), ['prs', 'lvl', 'tmp', 'cnt', 'rca', 'sp', 'vlv', 'rcp', 'sts', 'vo']);
