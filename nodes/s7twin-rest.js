@@ -16,6 +16,7 @@
  * cloud as the other paths are.
  */
 const { createRestEndpoint } = require('./lib/web/rest');
+const { plantTables } = require('./lib/core/io-table');
 const { plantTokens } = require('./lib/access/auth');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
 const { positiveOr } = require('./lib/core/props');
@@ -53,6 +54,8 @@ module.exports = function register(RED) {
       src: `cloud-rest-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
       answerTimeoutMs: positiveOr(config.timeoutS, 5) * 1000,
       state: twins.endpoint && twins.endpoint.latestState ? twins.endpoint.latestState(node.plant) : {},
+      // The plant's table as the registry has it now (configured, or taught by its edge later).
+      table: () => plantTables.get(node.plant),
       relay: (env) => {
         node.send({ topic: 'cmd', payload: env, plant: node.plant });
         return edge.sendEnvelope(env, undefined, node.plant);
