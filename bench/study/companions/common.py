@@ -129,6 +129,7 @@ def ping_loop(args, send, replies):
     seq = 0
     for size in sizes_of(args.sizes):
         rtts, lost = [], 0
+        t_start = time.time()
         for i in range(args.warmup + args.count):
             seq += 1
             msg = payload(size, seq)
@@ -145,7 +146,8 @@ def ping_loop(args, send, replies):
                     if i >= args.warmup:
                         rtts.append((t1 - t0) // 1000)
                     break
-        emit({"size": size, "rtt_us": rtts, "lost": lost})
+        emit({"size": size, "rtt_us": rtts, "lost": lost, "t0": t_start, "t1": time.time(),
+              "messages": args.warmup + args.count})
     emit({"event": "done"})
 
 

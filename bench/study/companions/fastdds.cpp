@@ -203,6 +203,11 @@ struct Node {
   }
 };
 
+// Wall-clock seconds, the clock a capture stamps packets with.
+double epoch_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 std::string payload(int size, long seq) {
   if (size <= 0) return "";
   char head[16];
@@ -232,6 +237,7 @@ void ping(Node& node, const Args& a) {
   for (int size : a.sizes) {
     std::string rtts;
     int lost = 0;
+    double t_start = epoch_s();
     for (int i = 0; i < a.warmup + a.count; i++) {
       std::string msg = payload(size, ++seq);
       auto start = std::chrono::steady_clock::now();
@@ -247,7 +253,9 @@ void ping(Node& node, const Args& a) {
         break;
       }
     }
-    emit("{\"size\":" + std::to_string(size) + ",\"rtt_us\":[" + rtts + "],\"lost\":" + std::to_string(lost) + "}");
+    char win[128];
+    std::snprintf(win, sizeof win, ",\"t0\":%.6f,\"t1\":%.6f,\"messages\":%d", t_start, epoch_s(), a.warmup + a.count);
+    emit("{\"size\":" + std::to_string(size) + ",\"rtt_us\":[" + rtts + "],\"lost\":" + std::to_string(lost) + win + "}");
   }
   emit("{\"event\":\"done\"}");
 }

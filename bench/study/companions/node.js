@@ -37,6 +37,8 @@ const MATCH_TIMEOUT_MS = 60000; // the first answer after start
 
 const emit = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
 const nowNs = () => process.hrtime.bigint();
+/** Wall-clock seconds (microseconds kept), the clock a capture stamps packets with. */
+const epochS = () => (performance.timeOrigin + performance.now()) / 1000;
 
 /** `size` ASCII bytes starting with the sequence number's last digits (as common.py). */
 function payload(size, seq) {
@@ -82,6 +84,7 @@ async function pingLoop(args, send, inbox, same) {
   for (const size of args.sizes) {
     const rtts = [];
     let lost = 0;
+    const t0 = epochS();
     for (let i = 0; i < args.warmup + args.count; i++) {
       const msg = payload(size, ++seq);
       const start = nowNs();
@@ -94,7 +97,7 @@ async function pingLoop(args, send, inbox, same) {
         break;
       }
     }
-    emit({ size, rtt_us: rtts, lost });
+    emit({ size, rtt_us: rtts, lost, t0, t1: epochS(), messages: args.warmup + args.count });
   }
 }
 
