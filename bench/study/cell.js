@@ -135,7 +135,9 @@ async function taskChain(stack, tmp, spec) {
     }
     for (const p of fwd) await p.next((l) => l.event === 'ready', READY_MS * 3);
     const startedS = (Date.now() - t0) / 1000;
-    const cpu0 = fwd.map((p) => readProc(p.pid));
+    // Every process of the chain: the forwarders and the master or broker they talk through.
+    const measured = ctx.master ? [...fwd, ctx.master] : fwd;
+    const cpu0 = measured.map((p) => readProc(p.pid));
     const m0 = readMachine();
     const w0 = Date.now();
     const args = ['--streams', String(spec.streams), '--hops', String(spec.hops), '--rounds', String(spec.rounds), '--size', String(spec.size), ...ctx.extra];
@@ -143,7 +145,7 @@ async function taskChain(stack, tmp, spec) {
     procs.push(client);
     await client.next((l) => l.event === 'done' || l.event === 'error', RUN_MS);
     const wall = Date.now() - w0;
-    const cpu1 = fwd.map((p) => readProc(p.pid));
+    const cpu1 = measured.map((p) => readProc(p.pid));
     const m1 = readMachine();
     const rss = cpu1.reduce((a, r) => a + (r ? r.rss : 0), 0);
     const cpuMs = cpu1.reduce((a, r, i) => a + (r && cpu0[i] ? r.cpuMs - cpu0[i].cpuMs : 0), 0);
@@ -153,7 +155,8 @@ async function taskChain(stack, tmp, spec) {
       nodes, streams: spec.streams, hops: spec.hops, size: spec.size, startedS,
       matchedS: (client.lines.find((l) => l.event === 'matched') || {}).s,
       rttUs: res ? res.rtt_us : [], lost: res ? res.lost : spec.rounds, error: err ? `${err.code}: ${err.message}` : null,
-      alive: cpu1.filter(Boolean).length,
+      alive: cpu1.slice(0, fwd.length).filter(Boolean).length, master: ctx.master ? ctx.master.name : null,
+      masterRssMB: ctx.master && cpu1[fwd.length] ? cpu1[fwd.length].rss / 1048576 : null,
       rssTotalMB: rss / 1048576, rssPerNodeMB: rss / 1048576 / nodes,
       forwardersCpuPct: (100 * cpuMs) / wall,
       machineCpuPct: m0 && m1 && m1.total > m0.total ? (100 * (m1.busy - m0.busy)) / (m1.total - m0.total) : null,
