@@ -62,7 +62,10 @@ function parse(argv) {
     bytesSizes: nums(get('bytes-sizes', 'bytesSizes')), bytesCount: Number(get('bytes-count', 'bytesCount')),
     chainStreams: Number(get('chain-streams', 'chainStreams')), chainHops: nums(get('chain-hops', 'chainHops')),
     chainRounds: Number(get('chain-rounds', 'chainRounds')), chainSize: Number(get('chain-size', 'chainSize')),
-    chainStacks: pick(get('chain-stacks', 'chainStacks')).filter((s) => s.chain).map((s) => s.id),
+    chainStacks: pick(get('chain-stacks', 'chainStacks')).map((s) => {
+      if (!s.chain) throw Object.assign(new Error(`${s.id} has no forwarding role for the many-nodes test (${Object.values(STACKS).filter((x) => x.chain).map((x) => x.id).join(', ')})`), { code: 'E_STUDY_ARGS' });
+      return s.id;
+    }),
     ownProbes: Number(get('own-probes', 'ownProbes')), ownSamples: Number(get('own-samples', 'ownSamples')),
     net: { rateMbit: Number(get('net-rate', 'netRate')), queueMs: Number(get('net-queue-ms', 'netQueueMs')) },
   };

@@ -161,7 +161,8 @@ async function waitLive(file, dead) {
 }
 
 function readWithTshark(file) {
-  const args = ['-r', file, '-n', '-T', 'fields', '-E', 'separator=,'];
+  // occurrence=f: one value per field (a packet quoted inside an ICMP error repeats its ports).
+  const args = ['-r', file, '-n', '-T', 'fields', '-E', 'separator=,', '-E', 'occurrence=f'];
   for (const f of FIELDS) args.push('-e', f);
   return new Promise((resolve, reject) => {
     execFile('tshark', args, { maxBuffer: 1 << 30 }, (e, stdout, stderr) => {

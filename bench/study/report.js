@@ -106,7 +106,7 @@ function rttSection(cells, o = {}) {
     const tails = Object.keys(stats).filter((id) => stats[id][load]).map((id) => {
       const s = stats[id][load];
       const lost = sizes.reduce((a, size) => a + (s[size] ? s[size].lost : 0), 0);
-      return [label(id), ...sizes.map((size) => (s[size] ? `${fmt(s[size].median)} / ${fmt(s[size].p99)}` : '–')), fmt(lost)];
+      return [label(id), ...sizes.map((size) => (s[size] && s[size].n ? `${fmt(s[size].median)} / ${fmt(s[size].p99)}` : '–')), fmt(lost)];
     });
     out.push('', `Median / p99 (µs), ${LOAD_LABEL[load] || load}:`, '', table(['stack', ...sizes.map((x) => `${fmt(x)} B`), 'lost'], tails));
   }
