@@ -228,7 +228,7 @@ void ping(Node& node, const Args& a) {
     send(payload(8, seq++));
     if (in->get(std::chrono::milliseconds(100), &got)) { matched = true; break; }
   }
-  if (!matched) { emit("{\"event\":\"error\",\"code\":\"E_NOT_MATCHED\",\"message\":\"no answer from the echo within 60 s\"}"); return; }
+  if (!matched) { emit("{\"event\":\"error\",\"code\":\"E_COMPANION_TIMEOUT\",\"message\":\"no answer from the echo within 60 s\"}"); return; }
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   in->drain();
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
