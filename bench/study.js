@@ -10,6 +10,7 @@
  *   node bench/study.js                                   # everything (about an hour here)
  *   node bench/study.js --smoke                           # each stack once, a few messages
  *   node bench/study.js --stacks ros,dds --tasks rtt --loads idle,cpu
+ *   node bench/study.js --stacks udp --tasks rtt --loads net --into bench/results/<run>   # one cell again
  *
  * Every measurement runs in a network namespace of its own (`unshare -n`, so root), which is
  * what lets a capture see only its packets and the network load shape only its loopback.
@@ -41,7 +42,7 @@ function parse(argv) {
   const { values } = parseArgs({
     args: argv,
     options: {
-      smoke: { type: 'boolean', default: false }, out: { type: 'string' },
+      smoke: { type: 'boolean', default: false }, out: { type: 'string' }, into: { type: 'string' },
       stacks: { type: 'string' }, loads: { type: 'string' }, tasks: { type: 'string' }, sizes: { type: 'string' },
       count: { type: 'string' }, warmup: { type: 'string' }, 'bytes-sizes': { type: 'string' }, 'bytes-count': { type: 'string' },
       'chain-streams': { type: 'string' }, 'chain-hops': { type: 'string' }, 'chain-rounds': { type: 'string' }, 'chain-size': { type: 'string' },
@@ -55,7 +56,8 @@ function parse(argv) {
   const nums = (v) => list(v).map(Number);
   const o = {
     smoke: values.smoke,
-    out: values.out || path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-study`),
+    out: values.into || values.out || path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-study`),
+    into: Boolean(values.into),
     stacks: pick(get('stacks', 'stacks')).map((s) => s.id),
     loads: list(get('loads', 'loads')), tasks: list(get('tasks', 'tasks')), sizes: nums(get('sizes', 'sizes')),
     count: Number(get('count', 'count')), warmup: Number(get('warmup', 'warmup')),
@@ -140,6 +142,7 @@ function machine() {
  */
 async function runStudy(o) {
   fs.mkdirSync(o.out, { recursive: true });
+  if (o.into && !fs.existsSync(path.join(o.out, 'cells.json'))) throw Object.assign(new Error(`--into ${o.out}: no earlier run there (cells.json)`), { code: 'E_STUDY_ARGS' });
   const startedAt = new Date().toISOString();
   const loadavg = os.loadavg();
   const cells = [];
@@ -184,18 +187,39 @@ async function runStudy(o) {
   if (o.tasks.includes('own')) {
     for (const load of o.loads) { log(`our WebSocket–S7 path: ${load}`); own[load] = await runOwn(o, load); }
   }
-  const summary = {
-    startedAt, finishedAt: new Date().toISOString(), command: `node bench/study.js ${process.argv.slice(2).join(' ')}`.trim(),
+  const command = `node bench/study.js ${process.argv.slice(2).join(' ')}`.trim();
+  let summary = {
+    startedAt, finishedAt: new Date().toISOString(), command,
     options: o, machine: { ...machine(), loadavgAtStart: loadavg }, skipped,
     stacks: Object.fromEntries(o.stacks.map((id) => [id, { label: STACKS[id].label, impl: STACKS[id].impl, transport: STACKS[id].transport }])),
-    rtt: report.rttStats(cells), own,
+    own,
   };
-  fs.writeFileSync(path.join(o.out, 'cells.json'), `${JSON.stringify(cells, null, 1)}\n`);
+  let all = cells;
+  if (o.into) ({ summary, cells: all } = mergeInto(o.out, summary, cells, own));
+  summary.rtt = report.rttStats(all);
+  fs.writeFileSync(path.join(o.out, 'cells.json'), `${JSON.stringify(all, null, 1)}\n`);
   fs.writeFileSync(path.join(o.out, 'summary.json'), `${JSON.stringify(summary, null, 1)}\n`);
-  const md = renderReport(summary, cells, own);
   const reportPath = path.join(o.out, 'report.md');
-  fs.writeFileSync(reportPath, md);
-  return { cells, own, summary, reportPath };
+  fs.writeFileSync(reportPath, renderReport(summary, all, summary.own));
+  return { cells: all, own: summary.own, summary, reportPath };
+}
+
+/** What a cell measured: the same key is the same measurement, to be replaced by a rerun. */
+const cellKey = (c) => [c.stack, c.task, c.load, c.task === 'chain' ? `${c.spec.streams}x${c.spec.hops}` : ''].join('/');
+
+/**
+ * Put a rerun's cells into an earlier run's results (`--into`): each replaces the earlier cell of
+ * the same stack, task, load (and chain size), the rest stay; the rerun is listed in the summary.
+ */
+function mergeInto(dir, rerun, cells, own) {
+  const before = JSON.parse(fs.readFileSync(path.join(dir, 'cells.json'), 'utf8'));
+  const summary = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+  const fresh = new Map(cells.map((c) => [cellKey(c), c]));
+  const merged = before.map((c) => fresh.get(cellKey(c)) || c);
+  for (const c of cells) if (!before.some((b) => cellKey(b) === cellKey(c))) merged.push(c);
+  summary.own = { ...(summary.own || {}), ...own };
+  summary.reruns = [...(summary.reruns || []), { command: rerun.command, startedAt: rerun.startedAt, finishedAt: rerun.finishedAt, cells: cells.map(cellKey), own: Object.keys(own) }];
+  return { summary, cells: merged };
 }
 
 /** The whole report.md. */
@@ -207,6 +231,7 @@ function renderReport(summary, cells, own) {
     '# Protocol study: OPC UA, ROS, DDS, MQTT and WebSocket on one host',
     '',
     `\`${summary.command}\`, ${summary.startedAt} – ${summary.finishedAt}; ${m.cpus} × ${m.cpuModel}, ${m.memGB.toFixed(1)} GB, ${m.os}, load average ${m.loadavgAtStart.map((x) => x.toFixed(2)).join(' ')} at the start.`,
+    ...(summary.reruns || []).map((r) => `\nRerun into this run: \`${r.command}\` (${r.startedAt} – ${r.finishedAt}): ${[...r.cells, ...r.own.map((l) => `own path/${l}`)].join(', ')}.`),
     '',
     'Rerun of S. Profanter et al., "OPC UA versus ROS, DDS, and MQTT: Performance Evaluation of Industry 4.0 Protocols" (shared/reference/opcua-ros-dds-mqtt-study.txt); its figures in brackets. It measured C/C++ stacks between two hosts over a gigabit switch with a real-time kernel; here every stack runs on one 2-core host over loopback, each measurement in a network namespace of its own, at normal priority. ROS here is ROS 1 (rospy; ROS 2 is not installable from the registries this project uses); DDS is Cyclone DDS (Python binding) and eProsima Fast DDS (C++, the study\'s Fast RTPS grown up), both discovering by unicast on 127.0.0.1 with multicast off.',
     '',
@@ -234,4 +259,4 @@ if (require.main === module) {
   }, (e) => { process.stderr.write(`${e.code || 'E_STUDY'} ${e.stack}\n`); process.exit(1); });
 }
 
-module.exports = { parse, runStudy, renderReport, DEFAULTS, SMOKE };
+module.exports = { parse, runStudy, renderReport, mergeInto, DEFAULTS, SMOKE };

@@ -181,6 +181,10 @@ async function runCell(spec) {
   else if (spec.task === 'bytes' || spec.load === 'net') throw Object.assign(new Error('captures and network load need a namespace of their own (run as root: unshare -n)'), { code: 'E_STUDY_NETNS' });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-study-'));
   const load = await loads.applyLoad(spec.load, spec.net);
+  // The load runs in process groups of its own: stop it when this cell is stopped, too.
+  const onSignal = () => { load.stop().finally(() => process.exit(1)); };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
   try {
     if (spec.task === 'rtt') return await taskRtt(stack, tmp, spec);
     if (spec.task === 'bytes') return await taskBytes(stack, tmp, spec, load.ignorePorts);

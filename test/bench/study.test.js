@@ -33,3 +33,24 @@ test('unknown loads, tasks and stacks, and a many-nodes stack without forwarders
   assert.throws(() => parse(['--stacks', 'zenoh']), { code: 'E_STUDY_ARGS' });
   assert.throws(() => parse(['--chain-stacks', 'opcua']), { code: 'E_STUDY_ARGS', message: /no forwarding role/ });
 });
+
+test('a rerun replaces the earlier cells it measured again and keeps the others, and says so', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { mergeInto } = require('../../bench/study');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-study-merge-'));
+  try {
+    const cell = (stack, load, v) => ({ stack, task: 'rtt', load, spec: {}, result: { v } });
+    fs.writeFileSync(path.join(dir, 'cells.json'), JSON.stringify([cell('udp', 'net', 'old'), cell('ros', 'idle', 'kept')]));
+    fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify({ command: 'first', own: { idle: { probe: 1 } } }));
+    const rerun = { command: 'node bench/study.js --into x', startedAt: 'a', finishedAt: 'b' };
+    const { summary, cells } = mergeInto(dir, rerun, [cell('udp', 'net', 'new'), cell('dds', 'net', 'added')], { net: { probe: 2 } });
+    assert.deepEqual(cells.map((c) => `${c.stack}/${c.load}:${c.result.v}`), ['udp/net:new', 'ros/idle:kept', 'dds/net:added']);
+    assert.deepEqual(summary.own, { idle: { probe: 1 }, net: { probe: 2 } });
+    assert.equal(summary.command, 'first');
+    assert.deepEqual(summary.reruns[0].cells, ['udp/rtt/net/', 'dds/rtt/net/']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -27,7 +27,8 @@ import sys
 import threading
 import time
 
-REPLY_TIMEOUT_S = 5.0  # one round trip longer than this is counted as lost, not waited for
+REPLY_TIMEOUT_S = 1.0  # a round trip longer than this is counted as lost, not waited for (a datagram
+# dropped by a full queue never comes back, and the next one must not wait long for it)
 MATCH_TIMEOUT_S = 60.0  # discovery on a loaded 2-core machine can take seconds
 
 

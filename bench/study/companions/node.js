@@ -32,7 +32,7 @@ const fs = require('node:fs');
 const { parseArgs } = require('node:util');
 const envelope = require('../../../nodes/lib/core/envelope');
 
-const REPLY_TIMEOUT_MS = 5000; // a round trip longer than this counts as lost
+const REPLY_TIMEOUT_MS = 1000; // a round trip longer than this counts as lost (a dropped datagram never comes back)
 const MATCH_TIMEOUT_MS = 60000; // the first answer after start
 
 const emit = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
