@@ -30,11 +30,11 @@ const DEFAULTS = {
   stacks: 'all', loads: 'idle,cpu,net', tasks: 'bytes,rtt,chain,own',
   sizes: TABLE3_SIZES.join(','), count: 500, warmup: 20, bytesSizes: '0,100,1000,10000', bytesCount: 100,
   chainStreams: 2, chainHops: '5,25,50,100', chainRounds: 10, chainSize: 10240, chainStacks: 'ros,dds,mqtt',
-  ownProbes: 300, ownSamples: 30, netRate: 1000, netQueueMs: 1,
+  ownProbes: 300, ownSamples: 30, netRate: 1000, netQueueMs: 1, mtu: 1500, prewarm: 300,
 };
 const SMOKE = {
   stacks: 'all', loads: 'idle', tasks: 'bytes,rtt', sizes: '2,1024', count: 5, warmup: 2, bytesSizes: '0,100', bytesCount: 5,
-  chainStreams: 1, chainHops: '2', chainRounds: 2, ownProbes: 20, ownSamples: 5,
+  chainStreams: 1, chainHops: '2', chainRounds: 2, ownProbes: 20, ownSamples: 5, prewarm: 10,
 };
 const CELL_TIMEOUT_MS = 40 * 60000;
 
@@ -47,7 +47,7 @@ function parse(argv) {
       count: { type: 'string' }, warmup: { type: 'string' }, 'bytes-sizes': { type: 'string' }, 'bytes-count': { type: 'string' },
       'chain-streams': { type: 'string' }, 'chain-hops': { type: 'string' }, 'chain-rounds': { type: 'string' }, 'chain-size': { type: 'string' },
       'chain-stacks': { type: 'string' }, 'own-probes': { type: 'string' }, 'own-samples': { type: 'string' },
-      'net-rate': { type: 'string' }, 'net-queue-ms': { type: 'string' },
+      'net-rate': { type: 'string' }, 'net-queue-ms': { type: 'string' }, mtu: { type: 'string' }, prewarm: { type: 'string' },
     },
   });
   const d = { ...DEFAULTS, ...(values.smoke ? SMOKE : {}) };
@@ -69,7 +69,8 @@ function parse(argv) {
       return s.id;
     }),
     ownProbes: Number(get('own-probes', 'ownProbes')), ownSamples: Number(get('own-samples', 'ownSamples')),
-    net: { rateMbit: Number(get('net-rate', 'netRate')), queueMs: Number(get('net-queue-ms', 'netQueueMs')) },
+    net: { rateMbit: Number(get('net-rate', 'netRate')), queueMs: Number(get('net-queue-ms', 'netQueueMs')), mtu: Number(get('mtu', 'mtu')) },
+    prewarm: Number(get('prewarm', 'prewarm')),
   };
   for (const l of o.loads) if (!['idle', 'cpu', 'net'].includes(l)) throw Object.assign(new Error(`unknown load "${l}" (idle, cpu, net)`), { code: 'E_STUDY_ARGS' });
   for (const t of o.tasks) if (!['bytes', 'rtt', 'chain', 'own'].includes(t)) throw Object.assign(new Error(`unknown task "${t}" (bytes, rtt, chain, own)`), { code: 'E_STUDY_ARGS' });
@@ -79,7 +80,7 @@ function parse(argv) {
 /** Run a command in a network namespace of its own; resolves with its stdout and exit code. */
 function inNetns(args, o = {}) {
   return new Promise((resolve) => {
-    const env = { ...process.env, [loads.OUTER_ENV]: loads.netnsId() || '' };
+    const env = { ...process.env, ...(o.env || {}), [loads.OUTER_ENV]: loads.netnsId() || '' };
     const child = spawn('unshare', ['-n', ...args], { env, stdio: ['ignore', 'pipe', o.inherit ? 'inherit' : 'pipe'] });
     let out = '';
     let err = '';
@@ -112,7 +113,7 @@ async function runOwn(o, load) {
   const args = [path.join(__dirname, 'run.js'), '--protocols', 'ws', '--profiles', 'local', '--no-load', '--no-browser',
     '--probe-samples', String(o.ownProbes), '--samples', String(o.ownSamples), '--floor-samples', '30', '--out', dir];
   const wrapped = [process.execPath, path.join(__dirname, 'study', 'netns-exec.js'), load, '--', process.execPath, ...args];
-  const { code, err } = await inNetns(wrapped, { timeoutMs: CELL_TIMEOUT_MS });
+  const { code, err } = await inNetns(wrapped, { timeoutMs: CELL_TIMEOUT_MS, env: { S7T_STUDY_NET: JSON.stringify(o.net) } });
   if (code !== 0) return { error: `bench/run.js exited ${code}: ${err.slice(-1500)}` };
   const rows = fs.readFileSync(path.join(dir, 'samples.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
   const ms = (section) => rows.filter((r) => r[1] === section && r[2] === 'ws').map((r) => Number(r[6]));
@@ -161,7 +162,7 @@ async function runStudy(o) {
     for (const load of o.loads) {
       for (const stack of stacks) {
         log(`round trips: ${stack}, ${load}`);
-        cells.push(await runCell({ ...base, stack, task: 'rtt', load, sizes: o.sizes, count: o.count, warmup: o.warmup, mode: 'echo' }));
+        cells.push(await runCell({ ...base, stack, task: 'rtt', load, sizes: o.sizes, count: o.count, warmup: o.warmup, prewarm: o.prewarm, mode: 'echo' }));
       }
     }
   }
@@ -237,7 +238,7 @@ function renderReport(summary, cells, own) {
     '',
     report.table(['stack', 'implementation', 'transport', ''], stackRows),
     '',
-    `Loads: **idle**; **every core busy**: stress-ng \`--cpu 0\` (one hog per core) for the whole measurement; **network loaded**: the namespace's loopback shaped to ${o.net.rateMbit} Mbit/s with tbf (queue ≤ ${o.net.queueMs} ms) and an iperf3 bulk TCP transfer (2 streams) flat out over it.`,
+    `Every measurement's loopback has Ethernet's frame size (MTU ${o.net.mtu || 65536} bytes). Loads: **idle**; **every core busy**: stress-ng \`--cpu 0\` (one hog per core) for the whole measurement; **network loaded**: the namespace's loopback shaped to ${o.net.rateMbit} Mbit/s with tbf (queue ≤ ${o.net.queueMs} ms) and an iperf3 bulk TCP transfer (2 streams) flat out over it.`,
     '',
     report.bytesSection(cells),
     '',

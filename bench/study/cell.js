@@ -97,7 +97,8 @@ async function echoPing(stack, tmp, pingArgs, mode, capture) {
 }
 
 async function taskRtt(stack, tmp, spec) {
-  const { lines } = await echoPing(stack, tmp, ['--sizes', spec.sizes.join(','), '--count', String(spec.count), '--warmup', String(spec.warmup)], spec.mode, null);
+  const args = ['--sizes', spec.sizes.join(','), '--count', String(spec.count), '--warmup', String(spec.warmup), '--prewarm', String(spec.prewarm || 0)];
+  const { lines } = await echoPing(stack, tmp, args, spec.mode, null);
   const bySize = {};
   for (const l of lines) if (l.size !== undefined) bySize[l.size] = { rttUs: l.rtt_us, lost: l.lost };
   return { bySize, matchedS: (lines.find((l) => l.event === 'matched') || {}).s };
@@ -163,7 +164,9 @@ async function taskChain(stack, tmp, spec) {
       cores: m1 ? m1.cores : os.cpus().length,
     };
   } finally {
-    for (const p of procs.slice().reverse()) await p.stop();
+    // All forwarders at once (hundreds, one by one, would take minutes), then the master.
+    await Promise.all(procs.filter((p) => p !== ctx.master).map((p) => p.stop()));
+    if (ctx.master) await ctx.master.stop();
   }
 }
 
@@ -177,7 +180,7 @@ async function runCell(spec) {
   if (!stack) throw Object.assign(new Error(`unknown stack ${spec.stack}`), { code: 'E_STUDY_ARGS' });
   const why = stack.missing();
   if (why) throw Object.assign(new Error(why), { code: 'E_STUDY_MISSING' });
-  if (loads.inOwnNetns()) loads.loopbackUp();
+  if (loads.inOwnNetns()) loads.loopbackUp(spec.net);
   else if (spec.task === 'bytes' || spec.load === 'net') throw Object.assign(new Error('captures and network load need a namespace of their own (run as root: unshare -n)'), { code: 'E_STUDY_NETNS' });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-study-'));
   const load = await loads.applyLoad(spec.load, spec.net);

@@ -17,7 +17,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 
 const BULK_PORT = 5201; // iperf3's own port, inside a namespace nothing else uses
-const NET_DEFAULTS = { rateMbit: 1000, queueMs: 1, bulkStreams: 2 };
+const NET_DEFAULTS = { rateMbit: 1000, queueMs: 1, bulkStreams: 2, mtu: 1500 };
 
 /** The environment variable through which the bench tells a child the namespace it came from. */
 const OUTER_ENV = 'S7T_STUDY_OUTER_NETNS';
@@ -38,9 +38,16 @@ function inOwnNetns() {
   return Boolean(outer && own && outer !== own);
 }
 
-/** Bring up the loopback of a fresh namespace (it starts down). */
-function loopbackUp() {
-  execFileSync('ip', ['link', 'set', 'lo', 'up']);
+/**
+ * Bring up the loopback of a fresh namespace (it starts down), with Ethernet's frame size: at
+ * loopback's own 64 KiB a 32 KiB message is one segment, and one dropped behind bulk data waits
+ * for TCP's retransmission timeout (200 ms and more) where on a real link the segments after it
+ * would have it resent at once. The study's hosts were on Ethernet; so is this loopback.
+ * @throws {Error} E_STUDY_NETNS outside a namespace of our own
+ */
+function loopbackUp(o = {}) {
+  if (!inOwnNetns()) throw Object.assign(new Error('refusing to change the machine\'s loopback: run in a namespace of its own (unshare -n)'), { code: 'E_STUDY_NETNS' });
+  execFileSync('ip', ['link', 'set', 'lo', 'up', 'mtu', String(o.mtu || NET_DEFAULTS.mtu)]);
 }
 
 /**

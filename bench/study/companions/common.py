@@ -8,7 +8,8 @@ leaves it behind. The roles:
 
   echo     answer every request on the request topic with the same bytes (mode echo) or with one
            byte (mode ack) on the response topic
-  ping     wait until the echo answers, then time `count` round trips per payload size; write
+  ping     wait until the echo answers, `prewarm` round trips untimed, then time `count` round
+           trips per payload size (each after `warmup` untimed); write
            {"size":S,"rtt_us":[...]} per size and {"event":"done"}
   forward  subscribe to one topic and publish every message unchanged on another (a node of the
            many-nodes chain)
@@ -45,6 +46,7 @@ def parse_args(argv=None):
     p.add_argument("--sizes", default="2")
     p.add_argument("--count", type=int, default=100)
     p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--prewarm", type=int, default=0)
     p.add_argument("--mode", choices=["echo", "ack"], default="echo")
     p.add_argument("--name", default="")
     p.add_argument("--in-topic", dest="in_topic", default="")
@@ -128,6 +130,13 @@ def ping_loop(args, send, replies):
     matched_s = wait_echo(send, replies)
     emit({"event": "matched", "s": round(matched_s, 3)})
     seq = 0
+    # Round trips before any size is timed, so that the first sizes do not carry the stacks'
+    # start (caches, a JIT compiler) that the later ones no longer pay.
+    for _ in range(args.prewarm):
+        seq += 1
+        send(payload(64, seq))
+        replies.get(REPLY_TIMEOUT_S)
+    replies.drain()
     for size in sizes_of(args.sizes):
         rtts, lost = [], 0
         t_start = time.time()

@@ -3,7 +3,7 @@
 // machine's g++ against Debian's headers; speaks to the bench like the Python companions
 // (common.py): one JSON object a line on stdout, ends when stdin closes.
 //
-//   fastdds echo|ping|forward [--sizes 2,4] [--count N] [--warmup N] [--mode echo|ack]
+//   fastdds echo|ping|forward [--sizes 2,4] [--count N] [--warmup N] [--prewarm N] [--mode echo|ack]
 //                             [--in-topic T] [--out-topic T] [--peers N]
 //
 // The type is one string (4 bytes of length, the text, a NUL), as the other companions carry, with
@@ -86,7 +86,7 @@ class BlobType : public TopicDataType {
 struct Args {
   std::string role;
   std::vector<int> sizes{2};
-  int count = 100, warmup = 10, peers = 4;
+  int count = 100, warmup = 10, peers = 4, prewarm = 0;
   std::string mode = "echo", in_topic, out_topic;
 };
 
@@ -102,6 +102,7 @@ Args parse(int argc, char** argv) {
       while (std::getline(ss, item, ',')) if (!item.empty()) a.sizes.push_back(std::stoi(item));
     } else if (k == "--count") a.count = std::stoi(v);
     else if (k == "--warmup") a.warmup = std::stoi(v);
+    else if (k == "--prewarm") a.prewarm = std::stoi(v);
     else if (k == "--peers") a.peers = std::stoi(v);
     else if (k == "--mode") a.mode = v;
     else if (k == "--in-topic") a.in_topic = v;
@@ -234,6 +235,12 @@ void ping(Node& node, const Args& a) {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   emit("{\"event\":\"matched\",\"s\":" + std::to_string(s) + "}");
   seq = 0;
+  // Round trips before any size is timed, as the other companions do.
+  for (int i = 0; i < a.prewarm; i++) {
+    send(payload(64, ++seq));
+    in->get(std::chrono::milliseconds(1000), &got);
+  }
+  in->drain();
   for (int size : a.sizes) {
     std::string rtts;
     int lost = 0;
