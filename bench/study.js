@@ -198,7 +198,8 @@ async function runStudy(o) {
   let all = cells;
   if (o.into) ({ summary, cells: all } = mergeInto(o.out, summary, cells, own));
   summary.rtt = report.rttStats(all);
-  fs.writeFileSync(path.join(o.out, 'cells.json'), `${JSON.stringify(all, null, 1)}\n`);
+  // One cell a line: its samples stay on that line, so the file diffs and reads cell by cell.
+  fs.writeFileSync(path.join(o.out, 'cells.json'), `[\n${all.map((c) => JSON.stringify(c)).join(',\n')}\n]\n`);
   fs.writeFileSync(path.join(o.out, 'summary.json'), `${JSON.stringify(summary, null, 1)}\n`);
   const reportPath = path.join(o.out, 'report.md');
   fs.writeFileSync(reportPath, renderReport(summary, all, summary.own));
