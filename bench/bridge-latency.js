@@ -14,8 +14,9 @@
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { summarise } = require('../nodes/lib/core/stats');
-const { startNodeRed } = require('../test/helpers/nodered');
-const { startBareS7, openClient, waitFor } = require('../test/helpers/nodes');
+const { startNodeRed, waitFor } = require('../system');
+const { startBareS7 } = require('../system/bare-s7');
+const { openClient } = require('../system/ws-client');
 
 const arg = (name, d) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : d; };
 const N = arg('n', 300);

@@ -21,7 +21,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { startNodeRed, freePort, waitFor } = require('../test/helpers/nodered');
+const { startNodeRed, waitFor } = require('../system');
+const { freePort } = require('../plc/net');
 const { createPlc } = require('../plc');
 const { runTwin } = require('../twin/run');
 const { summarise } = require('../nodes/lib/core/stats');

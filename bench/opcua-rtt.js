@@ -25,8 +25,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { startNodeRed, freePort, waitFor } = require('../test/helpers/nodered');
-const { pkiDir, countMonitoredItems } = require('../test/helpers/opcua');
+const { startNodeRed, waitFor } = require('../system');
+const { pkiDir, countMonitoredItems } = require('../system/opcua');
+const { freePort } = require('../plc/net');
 const { createPlc } = require('../plc');
 const { runTwin } = require('../twin/run');
 const { summarise } = require('../nodes/lib/core/stats');

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Figures of the virtual S7-1500's S7 interface (docs/plc.md), measured with nodes7 as an edge
- * would use it, against the PLC running in its own process (`node plc/cli.js`):
+ * would use it, against the PLC running in its own process (system/plc.js):
  *
  *   node bench/plc-bench.js [--n 1000] [--scan-ms 10] [--inproc]
  *
@@ -23,11 +23,10 @@
  * Do not over-read: loopback on one shared 2-core machine, the scan is a Node.js timer, and
  * nodes7 runs one job at a time. Compare runs made on the same machine only.
  */
-const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const { summarise, round } = require('../nodes/lib/core/stats');
-const { s7Connect } = require('../test/helpers/plc');
+const { startPlc } = require('../system/plc');
+const { s7Connect } = require('../system/s7');
 const { PROBE_SLOTS } = require('../nodes/lib/core/tags');
 
 const argv = process.argv.slice(2);
@@ -37,23 +36,10 @@ const SCAN_MS = arg('scan-ms', 10);
 const INPROC = argv.includes('--inproc');
 const WARMUP = 50;
 
-/** Start the PLC in a child process (S7 only) and return {port, stop}. */
+/** Start the PLC in a child process (S7 only, the launcher's) and return {port, stop}. */
 async function startChildPlc() {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'plc', 'cli.js'), '--s7-port', '0', '--no-opcua', '--no-modbus', '--scan-ms', String(SCAN_MS)],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /S7 127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`PLC exited with ${code}`)));
-  });
-  return {
-    port,
-    stop: () => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM'); }),
-  };
+  const plc = await startPlc({ scanMs: SCAN_MS, s7: { host: '127.0.0.1', port: 0 }, opcua: false, modbus: false, mqtt: false });
+  return { port: plc.ports.s7, stop: () => plc.stop() };
 }
 
 async function startInprocPlc() {

@@ -15,14 +15,15 @@
  * With the PLC's own client: 0 of 3,000 (2026-11-23). All on this project's 2-core machine.
  * test/plc/s7-race.test.js places the client writes deterministically instead.
  */
-const { startPlc, s7Connect } = require('../test/helpers/plc');
+const { startPlcInProcess } = require('../system/plc');
+const { s7Connect } = require('../system/s7');
 
 const argv = process.argv.slice(2);
 const i = argv.indexOf('--n');
 const N = i >= 0 ? Number(argv[i + 1]) : 3000;
 
 async function main() {
-  const plc = await startPlc({ opcua: false, modbus: false, scanMs: 2, scanCountEvery: 1 });
+  const plc = await startPlcInProcess({ opcua: false, modbus: false, scanMs: 2, scanCountEvery: 1 });
   const s7 = await s7Connect(plc.ports.s7);
   let junk = [];
   const hog = setInterval(() => { junk.push(Buffer.alloc(1e5)); if (junk.length > 200) junk = []; }, 1);

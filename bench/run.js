@@ -13,11 +13,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { startSystem, availablePaths, createTransport, hasProbe, firstProbeSlot, BUNDLE_PROTOCOLS, PROBE_SLOTS, STOCK, STUDY_OPCUA_SAMPLING_MS } = require('./lib/system');
+const { startSystem, createTransport, hasProbe, firstProbeSlot, BUNDLE_PROTOCOLS, PROBE_SLOTS, STUDY_OPCUA_SAMPLING_MS } = require('./lib/system');
+const { availablePaths } = require('../system/flows');
+const paths = require('../nodes/lib/core/paths');
 const { measureFloor } = require('./lib/floor');
 const { runLoad, waitPathReady } = require('./lib/load');
 const { runProductions } = require('./lib/productions');
-const { createCostMeter } = require('./lib/procs');
+const { createCostMeter } = require('./lib/cost');
 const { writeReport } = require('./lib/report');
 const { createProgress } = require('./lib/progress');
 const { launchChromium, measureTwinPage } = require('./lib/browser');
@@ -25,18 +27,19 @@ const faults = require('./lib/faults');
 const fleetBench = require('./lib/fleet-bench');
 
 const ROOT = path.join(__dirname, '..');
-const ALL_PROTOCOLS = ['ws', 'mqtt', 'opcua', 'modbus', 'mqttws', 'http', ...Object.keys(STOCK)];
+/** Every path of the table (nodes/lib/core/paths.js), in its order. */
+const ALL_PROTOCOLS = paths.ids();
 /** Paths that carry twin productions: the bundle's and the stock replicas that map the whole plant. */
-const carriesProductions = (p) => BUNDLE_PROTOCOLS.includes(p) || Boolean(STOCK[p] && STOCK[p].productions);
-/** What the browser twin's page speaks, and the bench path each rides on. */
-const PAGE_PROTOCOLS = { ws: 'ws', mqttws: 'mqttws', http: 'http' };
+const carriesProductions = (p) => Boolean(paths.get(p) && paths.get(p).bench.productions);
+/** What the browser twin's page speaks (each a bench path of its own). */
+const PAGE_PROTOCOLS = paths.PATHS.filter((p) => p.bench.page).map((p) => p.id);
 
 /** Full run and smoke run defaults (units in the names). */
 const DEFAULTS = {
   full: {
     profiles: ['local', 'wan'],
     samples: 300, // Table 1 samples per protocol and profile (the study had 1,083-2,200)
-    probeSamples: 1000, // sequential probe round trips per protocol and profile (issue 3: >= 1,000)
+    probeSamples: 1000, // sequential probe round trips per protocol and profile (at least 1,000 for a p99 that means something)
     floorSamples: 500,
     users: [1, 5, 10, 20, 40, 60, 80, 200, 500, 1000],
     loadSeconds: 10, // per level and protocol
@@ -91,8 +94,8 @@ function probeThink(o) {
 
 const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for the quick end-to-end run)
 
-  --protocols <list>   ws,mqtt,opcua,modbus,mqttws,http and the study's stock replicas
-                       ${Object.keys(STOCK).join(',')} (default: every available path)
+  --protocols <list>   ${BUNDLE_PROTOCOLS.join(',')} and the study's stock replicas
+                       ${paths.comparisons().join(',')} (default: every available path)
   --profiles <list>    network profiles from the profile file (default local,wan)
   --profile-file <f>   JSON profiles (default bench/profiles.json)
   --users <list>       load levels (default 1,5,10,20,40,60,80,200,500,1000)
@@ -110,9 +113,9 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
                        (study = ${STUDY_OPCUA_SAMPLING_MS}), by preload; default: the node as installed
   --browser-seconds <s> the browser twin's twin-side cost per protocol and profile (default 20)
   --no-productions, --no-load, --no-probes, --no-browser   skip a section
-  --faults <list|all>  also run the fault suite (issue 16) on its own system, Toxiproxy in both links:
+  --faults <list|all>  also run the fault suite on its own system, Toxiproxy in both links:
                        ${Object.keys(faults.FAULTS).join(', ')}
-  --fleet              also run the fleet section (issue 17) on a fleet of its own: redis-server,
+  --fleet              also run the fleet section on a fleet of its own: redis-server,
                        2 cloud instances, 2 plants (backplane cost, load, failover, watch-only twins)
   --fleet-twins <l>    probing twins per plant, per load level (default ${fleetBench.DEFAULTS.twinsPerPlant.join(',')}; failover under the first)
   --fleet-watchers <l> watch-only twin levels (default ${fleetBench.DEFAULTS.watchers.join(',')})
@@ -302,7 +305,7 @@ async function runBench(cli = {}) {
   const running = protocolsFor();
   const bundleProtos = running.filter(carriesProductions);
   const probing = running.filter(hasProbe);
-  const pageProtos = Object.keys(PAGE_PROTOCOLS).filter((p) => running.includes(PAGE_PROTOCOLS[p]));
+  const pageProtos = PAGE_PROTOCOLS.filter((p) => running.includes(p));
   // Progress in weighted steps: 1 per 10 echoes/probes, 1 per production, 1 per load second.
   const steps = o.profiles.length * (
     Math.ceil(o.floorSamples / 10)
@@ -354,7 +357,7 @@ async function runBench(cli = {}) {
           onProgress: (n) => { if (Math.floor(n / 10) > done) { progress.tick(Math.floor(n / 10) - done); done = Math.floor(n / 10); } },
         });
 
-        // Probe series, interleaved blocks (issue 3: ours vs the stock replica; every path).
+        // Probe series, interleaved blocks: ours beside the stock replicas, every path.
         if (o.probes) {
           const acc = {};
           for (let got = 0, b = 0; got < o.probeSamples; b++) {
@@ -485,7 +488,7 @@ async function runFaultSection(o, profileDefs, progress) {
 }
 
 /**
- * The fleet section (issue 17) on a fleet of its own (bench/lib/fleet-bench.js).
+ * The fleet section on a fleet of its own (bench/lib/fleet-bench.js).
  * @returns {Promise<object>}
  */
 async function runFleetSection(o, progress) {
@@ -522,7 +525,7 @@ if (require.main === module) {
     setTimeout(() => process.exit(130), 20000).unref();
   });
   // Terminated (a CI timeout, `kill`): exit at once; the children stop themselves when our end of
-  // their IPC lifeline closes (scripts/exit-with-parent.js).
+  // their IPC lifeline closes (system/exit-with-parent.js).
   process.on('SIGTERM', () => {
     process.stderr.write('\nterminated: the PLC and Node-RED children stop with this process\n');
     process.exit(143);

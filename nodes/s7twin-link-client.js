@@ -5,6 +5,7 @@
  */
 const { createDialer } = require('./lib/link/dialer');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
+const { positiveOr } = require('./lib/core/props');
 const registry = require('./lib/runtime/registry');
 const { caFile } = require('./lib/access/tls');
 
@@ -15,7 +16,6 @@ module.exports = function register(RED) {
     node.kind = 'client';
     node.users = new Set();
     const token = (node.credentials && node.credentials.token) || process.env.S7T_EDGE_TOKEN || '';
-    const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
     node.url = config.url || 'ws://127.0.0.1:1880/s7twin/edge';
     // The plant this edge serves (issue 17): the node's, else S7T_PLANT, else plant1.
     node.plant = String(config.plant || '').trim() || process.env.S7T_PLANT || DEFAULT_PLANT;
@@ -31,9 +31,9 @@ module.exports = function register(RED) {
         plant: node.plant,
         token,
         src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
-        pingMs: num(config.pingS, 10) * 1000,
-        maxPayload: num(config.maxPayloadKiB, 64) * 1024,
-        backoff: { initialMs: num(config.backoffInitialMs, 200), maxMs: num(config.backoffMaxMs, 5000) },
+        pingMs: positiveOr(config.pingS, 10) * 1000,
+        maxPayload: positiveOr(config.maxPayloadKiB, 64) * 1024,
+        backoff: { initialMs: positiveOr(config.backoffInitialMs, 200), maxMs: positiveOr(config.backoffMaxMs, 5000) },
       });
     } catch (err) {
       node.error(`${err.code || 'E_URL'}: ${err.message} (URL: ${config.url}, plant: ${node.plant})`);

@@ -7,6 +7,7 @@
 const { createEndpoint } = require('./lib/link/endpoint');
 const { parseTokens, parseGrants, mergeGrants } = require('./lib/access/auth');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
+const { positiveOr, numberOr } = require('./lib/core/props');
 const { acquireBackplane } = require('./lib/fleet/backplane');
 const registry = require('./lib/runtime/registry');
 
@@ -100,23 +101,21 @@ module.exports = function register(RED) {
         return;
       }
     }
-    const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
-    const numOrOff = (v, d) => (v === undefined || v === '' || !(Number(v) >= 0) ? d : Number(v));
     node.endpoint = createEndpoint({
       path: node.path,
       role: node.role,
       grants,
       backplane: backplane ? backplane.backplane : undefined,
       src: `cloud-${node.role}-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
-      pingMs: num(config.pingS, 10) * 1000,
-      linkTimeoutMs: num(config.linkTimeoutS, 3) * 1000,
-      maxPayload: num(config.maxPayloadKiB, 64) * 1024,
-      highWaterBytes: num(config.highWaterKiB, 256) * 1024,
-      maxClients: num(config.maxClients, 1000),
-      lifetimeMs: num(config.lifetimeMs, 1000),
-      maxLifetimeMs: num(config.maxLifetimeMs, 10000),
-      ratePerS: numOrOff(config.ratePerS, 200),
-      burst: 2 * numOrOff(config.ratePerS, 200),
+      pingMs: positiveOr(config.pingS, 10) * 1000,
+      linkTimeoutMs: positiveOr(config.linkTimeoutS, 3) * 1000,
+      maxPayload: positiveOr(config.maxPayloadKiB, 64) * 1024,
+      highWaterBytes: positiveOr(config.highWaterKiB, 256) * 1024,
+      maxClients: positiveOr(config.maxClients, 1000),
+      lifetimeMs: positiveOr(config.lifetimeMs, 1000),
+      maxLifetimeMs: positiveOr(config.maxLifetimeMs, 10000),
+      ratePerS: numberOr(config.ratePerS, 200),
+      burst: 2 * numberOr(config.ratePerS, 200),
     });
     const ep = node.endpoint;
     endpoints.set(node.path, node);

@@ -18,6 +18,7 @@
 const { createRestEndpoint } = require('./lib/web/rest');
 const { plantTokens } = require('./lib/access/auth');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
+const { positiveOr } = require('./lib/core/props');
 const { mount, cleanPath } = require('./lib/web/http');
 const { statusSetter } = require('./lib/runtime/status');
 const registry = require('./lib/runtime/registry');
@@ -43,12 +44,11 @@ module.exports = function register(RED) {
     node.path = cleanPath(config.path, '/s7twin/rest');
     // In a fleet the plant's edge may be on another instance: take its states from there.
     if (edge.endpoint && edge.endpoint.watch) edge.endpoint.watch(node.plant).catch((err) => node.warn(`fleet: ${err.message}`));
-    const num = (v, d) => (Number(v) > 0 ? Number(v) : d);
     const rest = createRestEndpoint({
       tokens,
       viewerTokens,
       src: `cloud-rest-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
-      answerTimeoutMs: num(config.timeoutS, 5) * 1000,
+      answerTimeoutMs: positiveOr(config.timeoutS, 5) * 1000,
       state: twins.endpoint && twins.endpoint.latestState ? twins.endpoint.latestState(node.plant) : {},
       relay: (env) => {
         node.send({ topic: 'cmd', payload: env, plant: node.plant });

@@ -6,9 +6,11 @@
  * Ids must be unique across the parts of a role; config nodes a part shares with another are
  * written once per part with the same id and content, and kept once.
  *
- * The study's stock replicas (bench/flows/<name>-cloud.json and <name>-edge.json, the benchmark's
- * rows <name>) are joined the same way into one importable example each,
- * examples/s7twin-<name>.json: cloud tab and edge tab, as the benchmark deploys them.
+ * The study's stock replicas (the replica paths of nodes/lib/core/paths.js: bench/flows/<name>-cloud.json
+ * and <name>-edge.json, the benchmark's rows <name>) are joined the same way into one importable
+ * example each, examples/s7twin-<name>.json: cloud tab and edge tab, as the benchmark deploys them.
+ * A part no protocol path of that table runs on is named in a note: the launcher never disables
+ * its tab, and the benchmark never measures it.
  *
  *   node scripts/build-flows.js                write the flows and the examples
  *   node scripts/build-flows.js --check        exit 1 if any of them is not what the parts make
@@ -23,6 +25,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
+const paths = require('../nodes/lib/core/paths');
 
 const DIR = path.join(__dirname, '..', 'flows');
 const STOCK_DIR = path.join(__dirname, '..', 'bench', 'flows');
@@ -40,8 +43,7 @@ function outputs(role) {
  */
 function buildStockExamples() {
   const out = new Map();
-  for (const f of fs.readdirSync(STOCK_DIR).filter((x) => x.endsWith('-cloud.json')).sort()) {
-    const name = f.slice(0, -'-cloud.json'.length);
+  for (const name of paths.comparisons().map((id) => paths.get(id).flows).sort()) {
     const read = (role) => {
       const file = path.join(STOCK_DIR, `${name}-${role}.json`);
       return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : [];
@@ -214,6 +216,15 @@ function split(flow, role, partsDir = path.join(DIR, 'parts')) {
   return { write, remove: existing.filter((p) => !used.has(p.file)).map((p) => p.file) };
 }
 
+/**
+ * The parts of flows/parts/ that no protocol path of nodes/lib/core/paths.js runs on.
+ * @returns {string[]} part names
+ */
+function partsOfNoPath() {
+  const known = new Set(paths.bundle().flatMap((id) => Object.values(paths.get(id).tabs).flat()));
+  return fs.readdirSync(path.join(DIR, 'parts')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter((n) => !known.has(n)).sort();
+}
+
 /** The role a deployed flow belongs to: the one whose parts hold most of its tabs. */
 function roleOf(flow) {
   const tabs = new Set(flow.filter((n) => n.type === 'tab').map((n) => n.id));
@@ -268,8 +279,9 @@ function main() {
       }
     }
   }
+  for (const n of partsOfNoPath()) console.log(`note: flows/parts/${n}.json is on no protocol path of nodes/lib/core/paths.js (docs/protocol-paths.md): the launcher never disables its tab`);
   if (stale) process.exit(1);
 }
 
 if (require.main === module) main();
-module.exports = { build, buildStockExamples, lint, split, outputs, formatFlow, styleOf };
+module.exports = { build, buildStockExamples, partsOfNoPath, lint, split, outputs, formatFlow, styleOf };

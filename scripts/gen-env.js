@@ -56,7 +56,7 @@ function freshSecrets() {
 }
 
 /**
- * Secrets only a fleet uses (issue 17, docker-compose.fleet.yml): written into every .env so that
+ * Secrets only a fleet uses (docker-compose.fleet.yml: cloud instances sharing plants over Redis): written into every .env so that
  * adding the fleet file later needs no new one; no part of a single instance reads them.
  */
 const FLEET_SECRETS = { S7T_REDIS_PASSWORD: 'the fleet\'s Redis (docker-compose.fleet.yml): S7T_REDIS_URL redis://:<it>@redis:6379' };

@@ -5,6 +5,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # Debian packages the tests drive for real (chromium, redis-server, podman, ...), where missing.
 bash "$ROOT/scripts/system-deps.sh"
+# The real brokers the broker tests start (RabbitMQ and Mosquitto from Debian, Kafka's jars from Maven Central), where missing.
+bash "$ROOT/scripts/broker-deps.sh"
 cd "$ROOT"
 # The container tests run the project's image with Podman: make the base image once (cached in
 # .tools/containers) and build the image (layers cached across runs), before the test runner's

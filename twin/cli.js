@@ -14,10 +14,11 @@
 const path = require('node:path');
 const { DEFAULTS, TwinError, runTwin, formatTable } = require('./run');
 const { transportDefaults } = require('../nodes/lib/core/local');
+const paths = require('../nodes/lib/core/paths');
 const { caFile } = require('../nodes/lib/access/tls');
 
 const USAGE = `usage: npm run twin -- [options]
-  --protocol ws|mqtt|mqttws|http|opcua|modbus   transport (default ws)
+  --protocol ${paths.bundle().join('|')}   transport (default ws)
   --url URL                         endpoint, e.g. ws://127.0.0.1:1880/s7twin/twin
   --token T                         bearer token (or S7T_TWIN_TOKEN)
   --ca FILE                         CA certificate(s) for wss:// or mqtts:// (or S7T_CA_FILE)

@@ -4,7 +4,9 @@
  * reached over one protocol, records the round trip of every timed variable, and reports. The
  * command line is twin/cli.js (`npm run twin`); tests and the benchmark call `runTwin(opts)` here.
  */
+const path = require('node:path');
 const { codedError } = require('../nodes/lib/core/errors');
+const paths = require('../nodes/lib/core/paths');
 const { createPlant, PROFILES } = require('./plant');
 const { createRecorder } = require('./recorder');
 const tags = require('../nodes/lib/core/tags');
@@ -28,19 +30,15 @@ const DEFAULTS = {
 const TwinError = codedError('TwinError');
 
 /**
- * Load a transport by protocol name (twin/transports/<protocol>.js, contract 5).
- * @param {string} protocol
+ * Load the twin transport of one of the bundle's protocol paths (nodes/lib/core/paths.js): a
+ * module of twin/transports/ with createTransport(opts) → connect, send, onState, onAnswer, close.
+ * @param {string} protocol a bundle path id
+ * @throws {TwinError} E_PROTOCOL for a name that is no such path
  */
 function loadTransport(protocol) {
-  if (!/^[a-z0-9-]+$/.test(protocol)) throw new TwinError('E_PROTOCOL', `invalid protocol name "${protocol}"`);
-  try {
-    return require(`./transports/${protocol}`);
-  } catch (err) {
-    if (err.code === 'MODULE_NOT_FOUND' && String(err.message).includes(`transports/${protocol}`)) {
-      throw new TwinError('E_PROTOCOL', `no transport for protocol "${protocol}" (twin/transports/${protocol}.js)`);
-    }
-    throw err;
-  }
+  const p = paths.get(protocol);
+  if (!p || p.kind !== 'bundle') throw new TwinError('E_PROTOCOL', `no transport for protocol "${protocol}" (have: ${paths.bundle().join(', ')})`);
+  return require(path.join(__dirname, '..', p.transport));
 }
 
 /**
@@ -48,7 +46,8 @@ function loadTransport(protocol) {
  * @param {object} opts DEFAULTS plus url, token, csv, transport options; `transport` may be a
  *   ready transport object; `onProgress(summary, event, box)` is called on every box event;
  *   `log(line)` gets diagnostics; `plantModel` options of the plant model (twin/plant.js:
- *   speeds, sizes), where `plant` is the plant id the transports use (issue 17)
+ *   speeds, sizes), where `plant` is the plant id the transports use (a twin names its plant
+ *   where its token is valid for several)
  * @returns {Promise<{ok:boolean, reason?:string, boxes:number, packed:number, rejected:number,
  *   missorted:number, damaged:number, samples:object, summary:object, errors:number,
  *   expired:number, errorCodes:object, transport:object, durationMs:number}>}

@@ -17,14 +17,15 @@
  * i mod 1023 + 1), so every change in the input log names the command that made it.
  *
  * Used by test/e2e/faults.test.js (assertions) and bench/run.js --faults (the report's faults
- * section). The system comes from bench/lib/system.js with Toxiproxy on both links ('proxied').
+ * section). The system comes from bench/lib/system.js (the launcher's) with Toxiproxy on both
+ * links ('proxied').
  */
 const path = require('node:path');
 const { createTransport } = require('../../twin/transports/ws');
 const { readInputLog } = require('../../plc/input-log');
 const clock = require('../../nodes/lib/core/clock');
 const tags = require('../../nodes/lib/core/tags');
-const { waitFor } = require('../../test/helpers/wait');
+const { waitFor } = require('../../system/wait');
 
 // Two processes' clocks (lib/clock.js, monotonic anchored to the wall clock) on one machine
 // differ by their anchors' error, under 1 ms each (Date.now() is whole milliseconds).
@@ -33,7 +34,7 @@ const INPUTS = tags.inputs.map((t) => t.short); // ten inputs: a pattern is a 10
 const PATTERNS = 2 ** INPUTS.length - 1; // 1..1023: never all zeros (a PLC's fresh start)
 
 const DEFAULTS = {
-  intervalMs: 50, // one command every 50 ms, as in the issue's runs
+  intervalMs: 50, // one command every 50 ms: a twin streaming its inputs
   ttlMs: 1000, // each command's lifetime
   preMs: 1500, // commands before the fault
   postMs: 2000, // commands after recovery

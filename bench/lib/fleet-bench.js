@@ -1,7 +1,7 @@
 'use strict';
 /**
- * The benchmark's fleet section (issue 17): `node bench/run.js --fleet` runs it on a fleet of its
- * own (bench/lib/fleet.js: redis-server, N cloud instances, M plants each with a virtual PLC and
+ * The benchmark's fleet section (cloud instances sharing plants over Redis): `node bench/run.js
+ * --fleet` runs it on a fleet of its own (system/fleet.js: redis-server, N cloud instances, M plants each with a virtual PLC and
  * an edge) and the report gets a fleet section (bench/lib/report.js). Four measurements:
  *
  * - backplane: probe round trips of one twin of plant1 on the instance holding plant1's edge
@@ -10,7 +10,7 @@
  * - load: per level of `twinsPerPlant`, that many probing twins on every plant at once, spread
  *   over the instances (twin k of a plant on instance k mod N): p50/p99, errors, throughput, and
  *   CPU and memory of every cloud instance, edge, PLC, Redis and the load generator
- *   (bench/lib/procs.js); the capacity model in docs/fleet.md is built from these.
+ *   (bench/lib/cost.js); the capacity model in docs/fleet.md is built from these.
  * - failover: the same load, and instance 1 killed (-9) while one twin per plant streams commands
  *   with the fault suite's bookkeeping (bench/lib/fleet-faults.js): time until commands are
  *   acknowledged again, unanswered, applied late, undone; probes lost by the load twins.
@@ -21,10 +21,10 @@
  *   stall of a shared machine costs a level its p99; they stop at one far off).
  */
 const WebSocket = require('ws');
-const { startFleet } = require('./fleet');
+const { startFleet } = require('../../system/fleet');
 const { runInstanceKill } = require('./fleet-faults');
 const { runLoad } = require('./load');
-const { createCostMeter } = require('./procs');
+const { createCostMeter } = require('./cost');
 const { createHist } = require('./hist');
 const { createTransport } = require('../../twin/transports/ws');
 

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * A cloud instance of a fleet killed (-9) while twins stream commands (issue 17), with the
+ * A cloud instance of a fleet killed (-9) while twins stream commands, with the
  * fault suite's bookkeeping (bench/lib/faults.js): every command answered exactly once, nothing
  * written after its deadline, nothing refused written, nothing acknowledged undone, the PLC ends
  * with the last acknowledged inputs, and commands acknowledged again after the kill (time taken).
@@ -10,7 +10,8 @@
  * in its URL list: a twin on the killed instance fails over, a twin elsewhere whose commands
  * crossed to the killed instance (it held the plant's edge) sees its edge move.
  *
- * Used by test/e2e/fleet.test.js (assertions) and bench/fleet.js (failover time in the report).
+ * Used by test/e2e/fleet.test.js (assertions) and bench/lib/fleet-bench.js (failover time in the
+ * report).
  */
 const { createTwin, waitHealthy, waitUntil, patternValues, analyse, DEFAULTS: FAULT_DEFAULTS } = require('./faults');
 const { readInputLog } = require('../../plc/input-log');
@@ -25,7 +26,7 @@ const DEFAULTS = {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * @param {object} fleet from bench/lib/fleet.js startFleet({inputLogs: true})
+ * @param {object} fleet from system/fleet.js startFleet({inputLogs: true})
  * @param {object} o
  * @param {Array<{id: string, plant: string, instance: number}>} o.twins one per plant at most
  * @param {number} o.kill the instance to kill (0-based)

@@ -73,7 +73,7 @@ function startOffset(mean, width = mean) {
  * @param {object} o
  * @param {string} o.protocol
  * @param {number} o.users
- * @param {(user:number)=>object} o.makeTransport a fresh transport per user (contract 5, with probe/onProbe)
+ * @param {(user:number)=>object} o.makeTransport a fresh twin transport per user (twin/transports/: connect, send, onState, with probe/onProbe)
  * @param {number} [o.durationMs] measure for this long (after connecting); or
  * @param {number} [o.probesPerUser] stop each user after this many measured probes
  * @param {number} [o.thinkMs] mean pause between a user's probes

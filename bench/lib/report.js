@@ -10,30 +10,21 @@ const { summarise } = require('../../nodes/lib/core/stats');
 const tags = require('../../nodes/lib/core/tags');
 const plots = require('./plots');
 const STUDY = require('../study-figures.json');
-const { TUNINGS, STOCK } = require('./system');
+const paths = require('../../nodes/lib/core/paths');
+const { TUNINGS } = require('./system');
 
-const PROTOCOL_LABEL = {
-  ws: 'WebSocket–S7', mqtt: 'MQTT', opcua: 'OPC UA', modbus: 'Modbus', mqttws: 'MQTT over WebSocket', http: 'HTTP polling',
-  stock: 'stock WS-S7 replica', 'stock-mqtt': 'stock MQTT replica', 'stock-opcua': 'stock OPC UA replica', 'stock-modbus': 'stock Modbus replica',
-};
 /**
- * The study's protocol a row compares with: a stock replica is the study's own stack for its
- * protocol, so its cells carry the study's figures of that protocol, as our path's do.
+ * The study's protocol a row compares with (nodes/lib/core/paths.js bench.study): a stock replica
+ * is the study's own stack for its protocol, so its cells carry the study's figures of that
+ * protocol, as our path's do. A path the study did not measure compares with nothing.
  */
-const studyKey = (p) => (STOCK[p] ? STOCK[p].transport || 'ws' : p);
-/** What each path's twin transport counts as bytes on the wire (Table 3); a replica: its transport's. */
-const BYTES_COUNTED = {
-  ws: 'frame payloads (without the 2–8 bytes of WebSocket framing per frame)',
-  mqtt: 'TCP bytes of the connection',
-  mqttws: 'TCP bytes of the connection (MQTT in WebSocket frames, the upgrade included)',
-  http: 'TCP bytes of the keep-alive connections (request and response headers included)',
-  modbus: 'TCP bytes of the connection',
-  opcua: 'bytes of the secure channel',
-};
+const studyKey = (p) => (paths.get(p) && paths.get(p).bench.study) || p;
+/** What each bundle path's twin transport counts as bytes on the wire (Table 3). */
+const BYTES_COUNTED = Object.fromEntries(paths.PATHS.filter((p) => p.bench.bytes).map((p) => [p.id, p.bench.bytes]));
 const VAR_LABEL = { c1: 'Conveyor Belt', p1bw: 'Piston1 Backward', p2fw: 'Piston2 Forward', p3fw: 'Piston3 Forward', red: 'Red Lamp', overall: 'Overall Average' };
 const STUDY_PROFILE = { local: 'local', wan: 'wan' }; // which of the study's Table 5 columns a profile compares with
 
-/** Targets of issues 3 and 5 (ms). */
+/** The benchmark's targets (ms): beat the study's WAN figures, hold 1,000 twins, loopback within a scan or so. */
 const TARGETS = {
   // Half the study's WAN WebSocket–S7 mean (Table 1 overall, 87 ms), whole milliseconds down.
   wanWsMean: Math.floor(STUDY.table1.rows.ws.overall.mean / 2),
@@ -46,7 +37,7 @@ const TARGETS = {
 
 const fmt = (v, d = 1) => (v === undefined || v === null || Number.isNaN(v) ? '–' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(d)) : String(v));
 const cell = (ours, study, d = 1) => (study === undefined || study === null ? fmt(ours, d) : `${fmt(ours, d)} (${fmt(study, d)})`);
-const label = (p) => PROTOCOL_LABEL[p] || p;
+const label = (p) => (paths.get(p) ? paths.get(p).label : p);
 
 /** A Markdown table. */
 function table(head, rows) {
@@ -239,14 +230,14 @@ function loadTimeLines(s) {
 }
 
 /**
- * Our paths beside the study's own stacks (issue 14): per protocol and profile, the bundle's path
+ * Our paths beside the study's own stacks: per protocol and profile, the bundle's path
  * and its stock replica side by side, probe and production means, failed productions, and the
  * study's figure for that protocol (Table 5 of the profile).
  * @param {object} s summarize(results)
  * @returns {string[]} markdown lines, none when no replica ran
  */
 function stockLines(s) {
-  const pairs = Object.entries(STOCK).map(([stock]) => [studyKey(stock), stock]);
+  const pairs = paths.inTable('stock').filter((p) => paths.get(p).kind === 'comparison').map((stock) => [studyKey(stock), stock]);
   const rows = [];
   for (const [name, p] of Object.entries(s.profiles)) {
     for (const [ours, stock] of pairs) {
@@ -305,7 +296,7 @@ function markdown(s, plotFiles) {
   L.push('');
 
   // Targets.
-  L.push('## Targets (issues 3 and 5)', '');
+  L.push('## Targets', '');
   L.push('| target | result | detail |', '| --- | --- | --- |');
   const wan = s.profiles.wan;
   const loc = s.profiles.local;
@@ -325,7 +316,7 @@ function markdown(s, plotFiles) {
   const big = wan && wan.load.ws && wan.load.ws[TARGETS.loadUsers];
   L.push(targetLine(`${TARGETS.loadUsers} concurrent WS twins on WAN: 0 % errors, p99 < ${TARGETS.loadP99} ms`, big ? big.errors === 0 && big.summary.p99 < TARGETS.loadP99 : null,
     big ? `errors ${big.errors} (${fmt(big.errorPct, 2)} %), p99 ${fmt(big.summary.p99)}` : (wan && wan.load.ws ? `level not run (largest WAN ws level: ${Math.max(...Object.keys(wan.load.ws).map(Number))})` : notRun(wan, 'wan', 'ws', 'load levels'))));
-  for (const proto of ['mqtt', 'opcua', 'modbus']) {
+  for (const proto of paths.inTable('targets')) {
     const pp = wan && wan.productions[proto];
     const r = pp && pp.variables.overall;
     const st = STUDY.table1.rows[proto].overall.mean;
@@ -336,8 +327,8 @@ function markdown(s, plotFiles) {
   }
   L.push('');
 
-  // Floor + probe (issue 3 comparison).
-  L.push('## Network floor and probe round trips (issue 3: our bridge vs the stock-node replica)', '');
+  // Floor + probe: our bridge beside the stock-node replicas.
+  L.push('## Network floor and probe round trips (our bridge beside the stock-node replica)', '');
   const pt = o.probeThink;
   const ptText = pt ? ` Each probe starts ${fmt(pt.thinkMs - pt.thinkWidthMs / 2)}–${fmt(pt.thinkMs + pt.thinkWidthMs / 2)} ms (uniform) after the previous answer: a whole number of scans and stock read cycles, so it lands at a random point of the scan as a plant event does (a probe sent right after an answer would wait a whole scan every time).` : '';
   L.push(`One virtual twin, sequential probes: write a fresh UDInt to a PLC probe request slot, time until it comes back from the response slot (the PLC copies it every scan).${ptText} The floor is a plain TCP echo through the same emulated links (twin → cloud → edge and back). "adds" = mean − floor mean: what the stack costs above the network.`, '');
@@ -396,8 +387,12 @@ function markdown(s, plotFiles) {
   }
 
   // Table 5.
-  // Our paths, then the stock replicas that carried productions in this run, beside them.
-  const t5protos = ['ws', 'opcua', 'modbus', 'mqtt', ...Object.keys(STOCK).filter((p) => Object.values(s.profiles).some((x) => x.productions[p]))];
+  // Our paths in the study's column order, then the stock replicas that carried productions in
+  // this run, beside them.
+  const studyOrder = Object.keys(STUDY.table5.rows.local);
+  const t5ours = paths.inTable('table5').filter((p) => paths.get(p).kind === 'bundle')
+    .sort((a, b) => (studyOrder.indexOf(studyKey(a)) + 1 || 1e9) - (studyOrder.indexOf(studyKey(b)) + 1 || 1e9));
+  const t5protos = [...t5ours, ...paths.inTable('table5').filter((p) => paths.get(p).kind === 'comparison' && Object.values(s.profiles).some((x) => x.productions[p]))];
   const t5have = Object.values(s.profiles).some((p) => Object.keys(p.productions).length);
   if (t5have) {
     L.push('## Table 5 — local vs WAN round trip', '');
@@ -466,8 +461,9 @@ function markdown(s, plotFiles) {
       if (c) L.push(`- cloud CPU at ${maxCommon} users: lightest ${c}`);
     }
     for (const [proto, slots] of Object.entries(p.loadCapped)) {
-      if (STOCK[proto]) continue; // a replica with an edge maps one probe slot by design (slot 0)
-      L.push(`- ${label(proto)} was not run with more than ${slots - 1} twins: its edge relays probe slots 0..${slots - 1} only (the benchmark sets ${proto === 'modbus' ? 'S7T_MODBUS_PROBE_SLOTS' : 'S7T_OPCUA_PROBE_SLOTS'} = ${slots}; each relayed slot costs the edge reads on every poll).`);
+      const path = paths.get(proto);
+      if (!path || !path.probeSlotsEnv) continue; // a replica with an edge maps one probe slot by design (slot 0)
+      L.push(`- ${label(proto)} was not run with more than ${slots - 1} twins: its edge relays probe slots 0..${slots - 1} only (the benchmark sets ${path.probeSlotsEnv} = ${slots}; each relayed slot costs the edge reads on every poll).`);
     }
     for (const [proto, stopped] of Object.entries(p.loadStopped)) {
       L.push(`- ${label(proto)} was not run beyond ${stopped} users: it did not hold there (over 1 % errors or p99 over 1 s).`);
@@ -516,7 +512,7 @@ function markdown(s, plotFiles) {
   const rel = STUDY.related && STUDY.related.table1;
   const relRows = [];
   for (const [name, p] of Object.entries(s.profiles)) {
-    for (const proto of ['mqtt', 'mqttws', 'http']) {
+    for (const proto of paths.inTable('related')) {
       const ours = p.productions[proto] && p.productions[proto].variables.overall;
       if (!ours || !ours.n) continue;
       const st = rel.rows[proto] || {};
@@ -528,7 +524,7 @@ function markdown(s, plotFiles) {
     L.push(`Our full loop per production round trip (input event → PLC output at the twin, every timed variable) beside ${STUDY.related.title} (doi:${STUDY.related.doi}), ${rel.cite}. Theirs is one hop on a Wi-Fi LAN: an ESP32 publishing at QoS 1 and timing the broker's acknowledgement, and a Python client timing HTTP GETs to the ESP32, a new connection each; ours crosses cloud, edge and PLC and back, HTTP with keep-alive and a poll every 10 ms. Read the columns within each study first.`, '');
     L.push(table(['profile', 'path', 'n', ...rel.columns, 'p95', 'p99'], relRows), '');
     for (const [name, p] of Object.entries(s.profiles)) {
-      const r = ratios(['mqtt', 'mqttws', 'http'].filter((k) => p.productions[k]).map((k) => [k, p.productions[k].variables.overall.mean]));
+      const r = ratios(paths.inTable('related').filter((k) => p.productions[k]).map((k) => [k, p.productions[k].variables.overall.mean]));
       if (r) L.push(`- ${name}, mean: fastest ${r} (the related study: MQTT over TCP 290.5, MQTT over WebSocket 342.0, HTTP 342.6 ms)`);
     }
     L.push('');
@@ -614,12 +610,12 @@ function markdown(s, plotFiles) {
 }
 
 /**
- * The faults section (issue 16): per fault, what the command stream got and what the PLC applied.
+ * The faults section: per fault, what the command stream got and what the PLC applied.
  * @param {{results?: object[], options?: object, error?: string}} f results.faults
  * @returns {string[]} markdown lines
  */
 function faultLines(f) {
-  const L = ['## Faults (issue 16)', ''];
+  const L = ['## Faults', ''];
   if (f.error) { L.push(`The fault suite did not run: ${f.error}`, ''); return L; }
   const o = f.options || {};
   L.push(`A twin sends one command every ${o.intervalMs} ms (lifetime ${o.ttlMs} ms, all ten inputs, a pattern unique to each command) over the WebSocket–S7 path while one fault at a time hits the system; the MQTT, OPC UA and Modbus paths run beside it, Toxiproxy sits in both links (no latency). The columns from "unanswered" to "undone" come from the twin's answers and the virtual PLC's input log (one line per scan whose inputs changed), and must all be 0. "First non-ack answer": from the start of the fault until the twin is first told something is wrong. "Acknowledged again": from the end of the fault (link healed, process resumed, or the kill, whose restart is counted in) until the first command sent after it is acknowledged.`, '');
@@ -640,13 +636,13 @@ function faultLines(f) {
 }
 
 /**
- * The fleet section (issue 17): instances, plants and twins on one Redis; what the backplane adds
+ * The fleet section: instances, plants and twins on one Redis; what the backplane adds
  * to a round trip; load with CPU and memory per process; failover under load; watch-only twins.
  * @param {object} f results.fleet (bench/lib/fleet-bench.js)
  * @returns {string[]} markdown lines
  */
 function fleetLines(f) {
-  const L = ['## Fleet (issue 17)', ''];
+  const L = ['## Fleet', ''];
   const o = f.options || {};
   const ms = (v, d = 1) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : fmt(v, d));
   if (!f.backplane && f.errors && f.errors.length) { L.push(`The fleet section did not run: ${f.errors.join('; ')}`, ''); return L; }

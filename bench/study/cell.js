@@ -21,7 +21,7 @@ const { STACKS } = require('./stacks');
 const { startCompanion } = require('./companion');
 const { startCapture, splitByWindows } = require('./capture');
 const loads = require('./loads');
-const { readProc, readMachine } = require('../lib/procs');
+const { readProc, readMachine } = require('../lib/cost');
 const { cycloneConfig } = require('./dds-config');
 
 const READY_MS = 120000; // a companion's start (rospy and node-opcua take seconds on a loaded machine)

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runBench } = require('../../bench/run');
-const { availablePaths } = require('../../bench/lib/system');
+const { availablePaths } = require('../../system/flows');
 
 test('the bench measures the browser twin over every protocol the page speaks', { timeout: 170000 }, async () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-bench-browser-'));

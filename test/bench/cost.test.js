@@ -5,7 +5,7 @@
  */
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const { createCostMeter, readMachine } = require('../../bench/lib/procs');
+const { createCostMeter, readMachine } = require('../../bench/lib/cost');
 const { loadTimeLines, TARGETS } = require('../../bench/lib/report');
 
 test('the cost meter measures this process, the machine, and skips a missing pid', async () => {

@@ -11,7 +11,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runBench } = require('../../bench/run');
-const { availablePaths, hasProbe, STOCK } = require('../../bench/lib/system');
+const { hasProbe, STOCK } = require('../../bench/lib/system');
+const { availablePaths } = require('../../system/flows');
 
 /** Count the drawn items inside vega's mark groups (<g class="mark-... role-mark ...">). */
 function dataMarks(svg) {

@@ -1,13 +1,13 @@
 'use strict';
 /**
- * The benchmark deploys the bundle's flows with the tabs of the paths it does not run disabled,
- * so `--protocols ws` measures the WebSocket–S7 path without idle Modbus and OPC UA poll loops
- * beside it.
+ * The benchmark deploys the bundle's flows with the tabs of the paths it does not run disabled
+ * (the launcher's system/flows.js, by the table of protocol paths), so `--protocols ws` measures
+ * the WebSocket–S7 path without idle Modbus and OPC UA poll loops beside it.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { readFlows, withPathsDisabled } = require('../../bench/lib/system');
+const { readFlows, withPathsDisabled } = require('../../system/flows');
 
 const ROOT = path.join(__dirname, '..', '..');
 const cloud = readFlows(path.join(ROOT, 'flows', 'cloud.json'));

@@ -1,14 +1,15 @@
 'use strict';
 /**
- * The Toxiproxy client and the network floor against a real Toxiproxy server (built by
- * scripts/toxiproxy.sh when missing). Latency is checked only as a lower bound: Toxiproxy never
- * delivers earlier than its latency minus jitter, however loaded the machine is.
+ * The launcher's Toxiproxy client (system/toxiproxy.js) and the benchmark's network floor against
+ * a real Toxiproxy server (built by scripts/toxiproxy.sh when missing). Latency is checked only as
+ * a lower bound: Toxiproxy never delivers earlier than its latency minus jitter, however loaded
+ * the machine is.
  */
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { startToxiproxy, ToxiproxyError } = require('../../bench/lib/toxiproxy');
+const { startToxiproxy, ToxiproxyError } = require('../../system/toxiproxy');
 const { startEchoServer, measureEcho, measureFloor } = require('../../bench/lib/floor');
-const { readProc } = require('../../bench/lib/procs');
+const { readProc } = require('../../bench/lib/cost');
 
 let tp;
 let echo;

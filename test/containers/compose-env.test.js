@@ -71,7 +71,7 @@ test('compose has no development secret: each is required from .env; OPC UA and 
   assert.deepEqual(more.services.cloud.ports.map((p) => p.split(':').pop()).sort(), ['4841', '5021']);
 });
 
-test('docker-compose.fleet.yml (issue 17): Redis never published and password-protected, a second cloud on it, the edge dialling both', () => {
+test('docker-compose.fleet.yml (a fleet on Redis): Redis never published and password-protected, a second cloud on it, the edge dialling both', () => {
   const fleet = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.fleet.yml'), 'utf8'));
   const text = fs.readFileSync(path.join(ROOT, 'docker-compose.fleet.yml'), 'utf8');
   const base = yaml.load(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'));

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The same compose file through a compose tool users know (issue 18): Debian's docker-compose
+ * The same compose file through a compose tool users know (not only Podman's own): Debian's docker-compose
  * 1.29 against `podman system service` (its Docker-compatible API), with the TLS override
  * (docker-compose.tls.yml) and a throwaway CA: `up` with a generated .env, then from the host a
  * headless twin runs a production over wss and another over mqtts (the virtual PLC's own MQTT

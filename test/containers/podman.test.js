@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The real image with Podman (issue 18): the image this checkout builds (scripts/containers.sh
+ * The real image with Podman (what a user deploys, not a checkout): the image this checkout builds (scripts/containers.sh
  * --image, on a Debian base with Node 22 from npm: no image registry is reachable here) runs as
  * the three services with the environment docker-compose.yml gives them, on a Podman network where
  * they find each other by service name; a headless twin on the host runs a production through the

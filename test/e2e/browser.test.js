@@ -15,7 +15,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { startWsSystem, TOKENS } = require('../helpers/system');
-const { waitFor } = require('../helpers/wait');
+const { waitFor } = require('../../system/wait');
 const { nodeStats } = require('../helpers/nodered');
 const { launchChromium, openTwinPage, waitSnapshot } = require('../../bench/lib/browser');
 

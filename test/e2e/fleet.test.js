@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The fleet end to end (issue 17): a real redis-server, two cloud Node-RED instances running the
+ * The fleet end to end (cloud instances sharing the plants over Redis): a real redis-server, two cloud Node-RED instances running the
  * project's cloud flow on it, two plants each with a virtual PLC and an edge Node-RED (plant1's
  * edge on instance 1, plant2's on instance 2). Twins on both instances; commands, answers and
  * states crossing instances; a viewer on the other instance; one edge per plant across
@@ -12,7 +12,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startFleet } = require('../../bench/lib/fleet');
+const { startFleet } = require('../../system/fleet');
 const { runInstanceKill } = require('../../bench/lib/fleet-faults');
 const { assertCommandsSafe } = require('../helpers/faults');
 const { createTransport } = require('../../twin/transports/ws');

@@ -1,10 +1,11 @@
 'use strict';
 /**
- * Secure by default, on real processes (issue 18): a cloud or edge Node-RED started with the
+ * Secure by default, on real processes (an instance reachable beyond loopback must not run on
+ * development secrets nor with an open editor): a cloud or edge Node-RED started with the
  * project's settings.js and bound to 0.0.0.0 with the development defaults (what
  * `bash scripts/start.sh` would give it) refuses to start and lists what to set; so does the
- * virtual PLC. With the secrets of `node scripts/gen-env.js` the cloud starts, and the open-editor
- * case of the issue is refused: no flow can be read or deployed (an exec node) without the login,
+ * virtual PLC. With the secrets of `node scripts/gen-env.js` the cloud starts, and an open editor
+ * is refused: no flow can be read or deployed (an exec node) without the login,
  * the metrics token reads counters and nothing else, the health check needs no login.
  */
 const test = require('node:test');

@@ -1,57 +1,43 @@
 'use strict';
 /**
- * The whole WebSocket–S7 path for end-to-end tests: a virtual PLC, a cloud and an edge Node-RED
- * running the project's own flow parts, all on ephemeral ports.
+ * The whole WebSocket–S7 path for end-to-end tests, from the launcher (system/single.js): a
+ * virtual PLC, a cloud and an edge Node-RED running the project's own flow parts, all on ephemeral
+ * ports, and the test's view of the PLC (its values over S7, inputs set as a twin would).
  */
-const fs = require('node:fs');
-const path = require('node:path');
-const { startNodeRed, freePort } = require('./nodered');
-const { spawnWithLifeline } = require('../../scripts/lifeline');
-const { s7Connect, waitFor } = require('./plc');
+const { startSystem } = require('../../system/single');
+const { createPlcProcess } = require('../../system/plc');
+const { s7Connect } = require('../../system/s7');
+const { freePort } = require('../../plc/net');
 const tags = require('../../nodes/lib/core/tags');
-
-const PARTS = path.join(__dirname, '..', '..', 'flows', 'parts');
-const part = (name) => JSON.parse(fs.readFileSync(path.join(PARTS, `${name}.json`), 'utf8'));
 
 const TOKENS = { twin: 'test-twin-token', edge: 'test-edge-token', viewer: 'test-viewer-token' };
 
 /**
  * The virtual PLC as its own process (S7 only), so a test can take it off the network and bring
  * it back on the same port, as a real PLC that drops off would.
- * @param {number} [port] default: a free port
  * @returns {Promise<{ports:{s7:number}, values:()=>Promise<object>, setInputs:(v:object)=>Promise<void>, stop:()=>Promise<void>, start:()=>Promise<void>}>}
  */
-async function startPlcProcess(port) {
-  const s7Port = port || (await freePort());
-  let child = null;
+async function startPlcProcess() {
+  const proc = createPlcProcess({ scanMs: 10, s7: { host: '127.0.0.1', port: 0 }, opcua: false, modbus: false, mqtt: false });
   let s7 = null;
   const plc = {
-    ports: { s7: s7Port },
-    async start() {
-      child = spawnWithLifeline([path.join(__dirname, '..', '..', 'plc', 'cli.js'), '--s7-port', String(s7Port), '--no-opcua', '--no-modbus']);
-      let out = '';
-      child.stdout.on('data', (d) => { out += d; });
-      child.stderr.on('data', (d) => { out += d; });
-      await waitFor(() => /scanning every/.test(out) || child.exitCode !== null, 20000, 'virtual PLC up');
-      if (child.exitCode !== null) throw new Error(`virtual PLC exited: ${out}`);
-    },
+    get ports() { return proc.ports; },
+    get pid() { return proc.pid; },
+    logs: () => proc.logs(),
+    /** Start it (again, on the same port). */
+    async start() { return proc.start(); },
     async stop() {
       if (s7) { await s7.close().catch(() => {}); s7 = null; }
-      if (child && child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGINT');
-        await exited;
-      }
-      child = null;
+      await proc.stop();
     },
     /** Every tag's value, read over S7 as any client would. */
     async values() {
-      if (!s7) s7 = await s7Connect(s7Port);
+      if (!s7) s7 = await s7Connect(proc.ports.s7);
       const raw = await s7.read(tags.tags.map((t) => t.s7));
       return Object.fromEntries(tags.tags.map((t) => [t.short, typeof raw[t.s7] === 'boolean' ? Number(raw[t.s7]) : raw[t.s7]]));
     },
     async setInputs(values) {
-      if (!s7) s7 = await s7Connect(s7Port);
+      if (!s7) s7 = await s7Connect(proc.ports.s7);
       await s7.write(Object.fromEntries(Object.entries(values).map(([k, v]) => [tags.get(k).s7, tags.get(k).type === 'BOOL' ? Boolean(v) : v])));
     },
   };
@@ -61,53 +47,41 @@ async function startPlcProcess(port) {
 
 /**
  * Start PLC + cloud + edge for the WebSocket–S7 path.
- * @param {{cloudPort?: number, plc?: object, cloudParts?: string[], env?: object}} [opts] cloudParts: the
- *   cloud's flow parts (default cloud-ws; the browser twin adds cloud-twin-ui)
- * @returns {Promise<{plc, cloud, edge, env, twinUrl: string, startCloud: () => Promise<object>, stop: () => Promise<void>}>}
+ * @param {{cloudParts?: string[], env?: object}} [opts] cloudParts: the cloud's flow parts (default
+ *   cloud-ws; the browser twin adds cloud-twin-ui); env: S7T_* for both Node-RED processes
+ * @returns {Promise<{plc, cloud, edge, twinUrl: string, token: string, startCloud: () => Promise<object>,
+ *   startEdge: () => Promise<object>, stop: () => Promise<void>}>}
  */
 async function startWsSystem(opts = {}) {
-  const plc = opts.plc || (await startPlcProcess());
-  const cloudPort = opts.cloudPort || (await freePort());
-  const env = {
-    S7T_TWIN_TOKEN: TOKENS.twin,
-    S7T_VIEWER_TOKEN: TOKENS.viewer,
-    S7T_EDGE_TOKEN: TOKENS.edge,
-    S7T_CLOUD_URL: `ws://127.0.0.1:${cloudPort}/s7twin/edge`,
-    S7T_PLC_HOST: '127.0.0.1',
-    S7T_PLC_PORT: String(plc.ports.s7),
-    ...(opts.env || {}),
-  };
-  const cloudFlows = () => (opts.cloudParts || ['cloud-ws']).flatMap(part);
-  const sys = {
-    plc,
-    env,
-    cloud: null,
-    edge: null,
-    twinUrl: `ws://127.0.0.1:${cloudPort}/s7twin/twin`,
-    token: TOKENS.twin,
-    /** (Re)start the cloud on the same port, e.g. after stopping it to test the edge's reconnect. */
-    async startCloud() {
-      sys.cloud = await startNodeRed({ role: 'cloud', port: cloudPort, flows: cloudFlows(), env });
-      return sys.cloud;
-    },
-    async startEdge() {
-      sys.edge = await startNodeRed({ role: 'edge', flows: part('edge-ws'), env });
-      return sys.edge;
-    },
-    async stop() {
-      if (sys.edge) await sys.edge.stop();
-      if (sys.cloud) await sys.cloud.stop();
-      if (!opts.plc) await plc.stop();
-    },
-  };
+  const plc = await startPlcProcess();
+  let sys;
   try {
-    await sys.startCloud();
-    await sys.startEdge();
+    sys = await startSystem({
+      protocols: ['ws'],
+      parts: { cloud: opts.cloudParts || ['cloud-ws'], edge: ['edge-ws'] },
+      credentials: { twinToken: TOKENS.twin, viewerToken: TOKENS.viewer, edgeToken: TOKENS.edge },
+      plc,
+      env: opts.env,
+    });
   } catch (err) {
-    await sys.stop();
+    await plc.stop();
     throw err;
   }
-  return sys;
+  return {
+    plc,
+    get cloud() { return sys.cloud; },
+    get edge() { return sys.edge; },
+    twinUrl: sys.endpoints.ws.url,
+    token: TOKENS.twin,
+    /** Start the cloud again on the same port, e.g. after stopping it to test the edge's reconnect. */
+    startCloud: () => sys.restart('cloud'),
+    /** Start the edge again. */
+    startEdge: () => sys.restart('edge'),
+    async stop() {
+      await sys.stop();
+      await plc.stop();
+    },
+  };
 }
 
 /**

@@ -161,7 +161,7 @@ function programBackend(scanMs, onChange) {
   };
 }
 
-/** The real virtual S7-1500 (createPlc, contract 1) with its network interfaces off. */
+/** The real virtual S7-1500 (plc/index.js createPlc) with its network interfaces off. */
 async function plcBackend(scanMs, onChange) {
   const { createPlc } = require('../../plc');
   const plc = await createPlc({ scanMs, s7: false, opcua: false, modbus: false, mqtt: false });

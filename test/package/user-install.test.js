@@ -29,7 +29,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { promisify } = require('node:util');
 const { ROOT, freePort, waitFor, startNodeRed } = require('../helpers/nodered');
-const { spawnWithLifeline } = require('../../scripts/lifeline');
+const { spawnWithLifeline } = require('../../system/lifeline');
 const { launchBrowser } = require('../helpers/browser');
 const { openEditor, importExample, editorNodes, deploy } = require('../helpers/editor');
 const { startPlc } = require('../helpers/plc');
@@ -115,7 +115,8 @@ test('npm install of the packed module into a stock Node-RED: every node type lo
   // The nodes, their resources and examples, and the browser twin's page and the modules it runs
   // (the s7twin-ui node serves them): no tests, benchmarks, scripts, docs or virtual PLC.
   const unexpected = ctx.files.filter((f) => !/^(nodes|subflows|resources|examples|twin\/browser)\//.test(f)
-    && !/^twin\/(plant|recorder|transports\/(answers|common|http|mqtt))\.js$/.test(f)
+    && !/^twin\/(plant|recorder|transports\/(answers|common|envelopes|reconnect|wire|http|mqtt))\.js$/.test(f)
+    && !/^twin\/(plant|transports\/(http|mqtt))\/[a-z-]+\.js$/.test(f)
     && !['package.json', 'README.md', 'LICENSE'].includes(f));
   assert.deepEqual(unexpected, [], 'the tarball holds only what the nodes load');
   assert.ok(ctx.files.includes('LICENSE'));

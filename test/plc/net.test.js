@@ -1,13 +1,13 @@
 'use strict';
 /**
- * The one free-port helper (plc/net.js) and the one wait-for (test/helpers/wait.js) that the PLC,
+ * The one free-port helper (plc/net.js) and the one wait-for (system/wait.js) that the PLC,
  * the bench and the tests share.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const { freePort, freePorts } = require('../../plc/net');
-const { waitFor } = require('../helpers/wait');
+const { waitFor } = require('../../system/wait');
 
 const canListen = (port) => new Promise((resolve) => {
   const srv = net.createServer();

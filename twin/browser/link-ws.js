@@ -1,25 +1,26 @@
 'use strict';
 /**
- * The browser twin's transport over the WebSocket–S7 path (contract 5, as twin/transports/ws.js
- * for the headless twin): the page's own WebSocket to the cloud twin endpoint, the token as
- * `?token=` (a browser cannot set an Authorization header on a WebSocket), `cmd` envelopes out,
- * `snap`/`state` in (onValues), `ack`/`err` counted and reported.
+ * The browser twin's transport over the WebSocket–S7 path (the twin transport interface of
+ * docs/twin.md, as twin/transports/ws.js for the headless twin): the page's own WebSocket to the
+ * cloud twin endpoint, the token as `?token=` (a browser cannot set an Authorization header on a
+ * WebSocket), `cmd` envelopes out, `snap`/`state` in (onValues), `ack`/`err` counted and reported.
  *
  * A browser WebSocket has no ping and does not say why an opening handshake failed (a refused
  * token and a server that is down look the same: a close before open), so the page checks its
  * token over HTTP first (twin/browser/session.js) and this transport simply retries with
- * exponential back-off and jitter (nodes/lib/core/backoff.js). As in the headless transport, inputs
- * that change while the link is down are kept in the input image, and after a reconnect the whole
- * image goes out as one `cmd`: the PLC sees the plant as it is now, never a late button press.
- * Every command gets exactly one answer, and a doubtful one (E_OUTCOME_UNKNOWN, E_EXPIRED, …)
- * brings a resync from the next state, as in the headless transport (../transports/answers.js).
+ * exponential back-off and jitter (../transports/reconnect.js). As in the headless transport,
+ * inputs that change while the link is down are kept in the input image, and after a reconnect
+ * the whole image goes out as one `cmd`: the PLC sees the plant as it is now, never a late button
+ * press. Every command gets exactly one answer, and a doubtful one (E_OUTCOME_UNKNOWN,
+ * E_EXPIRED, …) brings a resync at once, as in the HTTP transport (../transports/answers.js).
  *
  * Browser-safe (no Node APIs); Node 22's global WebSocket is the same API, so tests run it
  * against the real twin endpoint.
  */
 const envelope = require('../../nodes/lib/core/envelope');
 const { createBackoff } = require('../../nodes/lib/core/backoff');
-const { createAnswers } = require('../transports/answers');
+const { createEnvelopes } = require('../transports/envelopes');
+const { createReconnect } = require('../transports/reconnect');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('../transports/common');
 
 const DEFAULTS = {
@@ -27,14 +28,28 @@ const DEFAULTS = {
   maxErrorCodes: 50, // distinct err codes remembered
 };
 
-
+const OPEN = 1; // WebSocket.OPEN, CLOSED: the values of the browser's API
+const CLOSED = 3;
 const utf8 = new TextEncoder();
+
+/**
+ * The endpoint's URL with what a browser WebSocket can carry of the credentials.
+ * @param {{url: string, token?: string, plant?: string}} o
+ * @returns {URL}
+ */
+function endpointUrl(o) {
+  if (!o.url || !/^wss?:\/\//.test(o.url)) throw new TransportError('E_TRANSPORT_CONFIG', 'the WebSocket transport needs a ws:// or wss:// url');
+  const url = new URL(o.url);
+  if (o.token) url.searchParams.set('token', o.token);
+  if (o.plant) url.searchParams.set('plant', o.plant);
+  return url;
+}
 
 /**
  * @param {object} opts
  * @param {string} opts.url ws:// or wss:// URL of the twin endpoint
  * @param {string} [opts.token] sent as ?token=
- * @param {string} [opts.plant] sent as ?plant= (issue 17: a token valid for several plants)
+ * @param {string} [opts.plant] sent as ?plant= (a token may be valid for several plants)
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
@@ -42,39 +57,30 @@ const utf8 = new TextEncoder();
  */
 function createTransport(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
-  if (!o.url || !/^wss?:\/\//.test(o.url)) throw new TransportError('E_TRANSPORT_CONFIG', 'the WebSocket transport needs a ws:// or wss:// url');
+  const url = endpointUrl(o);
   const WS = o.WebSocket || globalThis.WebSocket;
-  const url = new URL(o.url);
-  if (o.token) url.searchParams.set('token', o.token);
-  if (o.plant) url.searchParams.set('plant', o.plant);
-  const sender = envelope.createSender(`twin-${o.id || Math.random().toString(36).slice(2, 10)}`);
-  const backoff = createBackoff(o.backoff || {});
-  const log = o.log || (() => {});
-  const valueCbs = [];
-  const image = {};
   const stats = {
     state: 'idle', connected: false, connects: 0, reconnects: 0, failedAttempts: 0, sent: 0, received: 0,
     acks: 0, errors: 0, errorCodes: {}, badFrames: 0, coalesced: 0, bytesOut: 0, bytesIn: 0, lastError: '', retryAt: 0,
   };
-  const answers = createAnswers({ image, stats, atOnce: true, resend: (d) => sendCmd(d), canSend: () => Boolean(ws && ws.readyState === 1) });
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'ws' });
   let ws = null;
-  let closed = false;
-  let retryTimer = null;
+  const isOpen = () => Boolean(ws && ws.readyState === OPEN);
+  const src = `twin-${o.id || Math.random().toString(36).slice(2, 10)}`;
+  const link = createEnvelopes({ src, stats, countError, atOnce: true, resend: (d) => sendCmd(d), canSend: isOpen });
+  const rc = createReconnect({
+    stats,
+    backoff: createBackoff(o.backoff || {}),
+    open,
+    onWait: (ms) => { stats.state = 'waiting'; stats.retryAt = Date.now() + ms; },
+  });
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
-  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'ws' });
 
-  function write(env) {
-    const text = envelope.stringify(env);
+  function sendCmd(d) {
+    const text = envelope.stringify(link.command(d));
     ws.send(text);
     stats.sent += 1;
     stats.bytesOut += utf8.encode(text).length;
-  }
-
-  function sendCmd(d) {
-    const env = sender.make('cmd', { d });
-    answers.sent(env.seq, d);
-    write(env);
-    return env.seq;
   }
 
   function onMessage(ev) {
@@ -89,106 +95,81 @@ function createTransport(opts = {}) {
       return;
     }
     stats.received += 1;
-    const mine = env.ref && env.ref.src === sender.src;
-    if (env.k === 'state' || env.k === 'snap') {
-      for (const cb of valueCbs) cb(env.d, env.k);
-      answers.resyncFrom(env.d);
-    } else if (env.k === 'ack') {
-      stats.acks += 1;
-      if (mine) answers.answered(env.ref.seq, undefined, undefined, env.dl);
-    } else if (env.k === 'err') {
-      countError(env.e.code, env.e.msg);
-      if (mine) answers.answered(env.ref.seq, env.e.code, env.e.msg, env.dl);
-    }
+    link.receive(env);
   }
 
   function open() {
-    retryTimer = null;
-    if (closed) return;
+    if (rc.closed) return;
     stats.state = stats.connects ? 'reconnecting' : 'connecting';
     let sock;
     try {
       sock = new WS(url.href);
     } catch (err) {
       stats.lastError = err.message;
-      scheduleRetry();
+      rc.schedule();
       return;
     }
     ws = sock;
     let opened = false;
     sock.onopen = () => {
       opened = true;
-      stats.connected = true;
       stats.state = 'connected';
-      stats.connects += 1;
-      if (stats.connects > 1) stats.reconnects += 1;
       stats.failedAttempts = 0;
-      backoff.connected();
       // Back after a drop: bring the PLC up to date with the plant as it is now.
-      if (stats.connects > 1 && Object.keys(image).length) sendCmd({ ...image });
+      if (rc.up() && Object.keys(link.image).length) sendCmd({ ...link.image });
       firstConnect.resolve();
     };
     sock.onmessage = onMessage;
     sock.onerror = () => { /* onclose follows with the code */ };
     sock.onclose = (ev) => {
       if (ws === sock) ws = null;
-      answers.connectionLost();
+      link.answers.connectionLost();
       if (opened) {
-        stats.connected = false;
-        backoff.disconnected();
+        rc.down();
         stats.lastError = `connection closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`;
       } else {
         stats.failedAttempts += 1;
         stats.lastError = 'could not connect (the endpoint is down, or refused the token)';
       }
-      if (!closed) scheduleRetry();
+      rc.schedule();
     };
-  }
-
-  function scheduleRetry() {
-    if (closed || retryTimer) return;
-    const ms = backoff.next();
-    stats.state = 'waiting';
-    stats.retryAt = Date.now() + ms;
-    retryTimer = setTimeout(open, ms);
   }
 
   return {
     /** Open the connection; resolves once connected, rejects with E_CONNECT_TIMEOUT (retries go on). */
     connect() {
-      if (closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
+      if (rc.closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (stats.connected) return Promise.resolve();
       const p = firstConnect.wait(o.connectTimeoutMs, () => `no connection to ${o.url} within ${o.connectTimeoutMs} ms (${stats.lastError})`);
-      if (!ws && !retryTimer) open();
+      if (!ws && !rc.pending) open();
       return p;
     },
     /** Send one frame with every input that changed in one tick. */
     send(values) {
       if (!values || Object.keys(values).length === 0) return;
-      Object.assign(image, values);
-      if (ws && ws.readyState === 1) sendCmd(values);
+      Object.assign(link.image, values);
+      if (isOpen()) sendCmd(values);
       else stats.coalesced += 1;
     },
-    onValues(cb) { valueCbs.push(cb); },
+    onValues: link.onValues,
     /** cb({seq, ok, code, msg, dl}) once per command sent. */
-    onAnswer: answers.onAnswer,
-    get inFlight() { return answers.inFlight; },
+    onAnswer: link.answers.onAnswer,
+    get inFlight() { return link.answers.inFlight; },
     /** Close for good: no reconnect, every timer cleared. */
     close() {
-      closed = true;
+      rc.close();
       stats.state = 'closed';
-      if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
       firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
       const sock = ws;
-      if (!sock || sock.readyState === 3) return Promise.resolve();
+      if (!sock || sock.readyState === CLOSED) return Promise.resolve();
       return new Promise((resolve) => {
         const t = setTimeout(resolve, 1000);
         sock.addEventListener('close', () => { clearTimeout(t); resolve(); });
         sock.close(1000, 'page closed');
       });
     },
-    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: sender.seq, inFlight: answers.inFlight }; },
-    get src() { return sender.src; },
+    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: link.sender.seq, inFlight: link.answers.inFlight }; },
+    get src() { return link.sender.src; },
   };
 }
 

@@ -3,7 +3,8 @@
  * Small pieces every twin transport has: its error class (TransportError, a stable `code`), error
  * codes counted in its stats (a bounded set, the last one kept for the panel), and the wait of
  * connect() for the first connection (resolve, reject with a coded error, time out). Used by every
- * transport in this folder and the browser's WebSocket transport; browser-safe.
+ * transport in this folder and the browser's WebSocket transport; browser-safe. The other shared
+ * parts have a file each: ./answers.js, ./envelopes.js, ./reconnect.js, ./wire.js.
  */
 const { codedError } = require('../../nodes/lib/core/errors');
 
@@ -29,31 +30,45 @@ function createErrorCounter(stats, o = {}) {
 }
 
 /**
- * connect()'s promise: one at a time, settled by the first connection, a fatal error, close(),
- * or the timeout.
+ * connect()'s promise: settled by the first connection, a fatal error, close(), or the timeout.
+ * Each call of connect() waits on its own (a second call while the first waits neither cancels
+ * the first nor is cancelled by its timeout).
  * @param {(code: string, msg: string) => Error} makeError
  */
 function createConnectWaiter(makeError) {
-  let w = null;
+  const waiters = new Set();
   return {
-    get waiting() { return w !== null; },
+    get waiting() { return waiters.size > 0; },
     /** A promise that settles when the link is up (or fails within timeoutMs). */
     wait(timeoutMs, timeoutMessage) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => { w = null; reject(makeError('E_CONNECT_TIMEOUT', timeoutMessage())); }, timeoutMs);
-        w = { resolve, reject, timer };
+        const w = { resolve, reject };
+        w.timer = setTimeout(() => { waiters.delete(w); reject(makeError('E_CONNECT_TIMEOUT', timeoutMessage())); }, timeoutMs);
+        waiters.add(w);
       });
     },
-    resolve() { if (w) { clearTimeout(w.timer); w.resolve(); w = null; } },
+    resolve() {
+      for (const w of waiters) { clearTimeout(w.timer); w.resolve(); }
+      waiters.clear();
+    },
     /** @returns {boolean} whether someone was waiting (else the caller reports the error itself) */
     reject(err) {
-      if (!w) return false;
-      clearTimeout(w.timer);
-      w.reject(err);
-      w = null;
+      if (!waiters.size) return false;
+      for (const w of waiters) { clearTimeout(w.timer); w.reject(err); }
+      waiters.clear();
       return true;
     },
   };
 }
 
-module.exports = { TransportError, createErrorCounter, createConnectWaiter };
+/**
+ * The message of connect()'s timeout: what did not happen in time, and the last error seen, if any.
+ * @param {string} what e.g. `no connection to ws://…`
+ * @param {number} ms the timeout
+ * @param {{lastError?: string}} stats
+ */
+function connectTimeoutMessage(what, ms, stats) {
+  return `${what} within ${ms} ms${stats.lastError ? ` (${stats.lastError})` : ''}`;
+}
+
+module.exports = { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage };

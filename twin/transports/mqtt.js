@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Twin transport over the MQTT path (contract 5): the twin is an MQTT client of the cloud's
+ * Twin transport over the MQTT path (the twin transport interface of docs/twin.md): the twin is an MQTT client of the cloud's
  * s7twin-mqtt-broker, user with role `twin`. It publishes its inputs as compact JSON on
  * `s7twin/<plant>/cmd` (every input that changed in one twin tick = one message) and reads the
  * PLC's outputs from `s7twin/<plant>/state`; the broker's retained snapshot on subscribe is
@@ -21,15 +21,19 @@
  * now; the same image answers the PLC's whole-image state message (sent when the PLC itself
  * reconnects), in case our resend reached the broker before the PLC did. A refused login
  * (CONNACK 4 or 5) is not retried.
+ *
+ * The parts: ./mqtt/inbox.js (what comes in), ./mqtt/probes.js (probe slots and their
+ * subscriptions), ./wire.js (bytes on the TCP socket), ./reconnect.js (the link counted).
  */
-const { TransportError, createErrorCounter } = require('./common');
 const mqtt = require('mqtt');
-const tags = require('../../nodes/lib/core/tags');
-const payloads = require('../../nodes/lib/mqtt/payload');
-const { topicsOf, slotOfResponse } = require('../../nodes/lib/mqtt/topics');
+const { topicsOf } = require('../../nodes/lib/mqtt/topics');
 const { createBackoff } = require('../../nodes/lib/core/backoff');
+const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
+const { createReconnect } = require('./reconnect');
+const { createWireCounter } = require('./wire');
+const { createInbox } = require('./mqtt/inbox');
+const { createProbeSlots } = require('./mqtt/probes');
 
-const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 // The browser twin runs this same transport (mqtt.js' browser build and the browser's own
 // WebSocket, in the page's worker): the ws package, its options and socket counting are Node's.
 const IN_NODE = typeof process !== 'undefined' && Boolean(process.versions && process.versions.node);
@@ -44,6 +48,51 @@ const DEFAULTS = {
   noDelay: true, // TCP_NODELAY; false only to measure a stock mqtt.js client (bench)
 };
 
+/**
+ * The options checked.
+ * @param {object} opts as createTransport's
+ * @returns {{o: object, qos: 0|1, id: string}}
+ */
+function configure(opts) {
+  const o = { ...DEFAULTS, ...opts };
+  if (!o.url || !/^(mqtts?|wss?):\/\//.test(o.url)) {
+    throw new TransportError('E_TRANSPORT_CONFIG', 'the mqtt transport needs a url (mqtt://host:1883 or ws://host:9001/mqtt)');
+  }
+  const qos = Number(o.qos);
+  if (qos !== 0 && qos !== 1) throw new TransportError('E_TRANSPORT_CONFIG', `qos must be 0 or 1, got ${o.qos}`);
+  const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  return { o, qos, id };
+}
+
+/**
+ * mqtt.js' options for the twin's client: clean sessions, our own subscriptions and reconnect
+ * pace, and, in Node, a WebSocket with no per-message deflate whose TCP socket is counted.
+ * @param {object} o the transport's options
+ * @param {string} id twin id
+ * @param {number} reconnectPeriod ms before mqtt.js' first reconnect
+ * @param {(sock: object) => void} onSocket the TCP socket under a WebSocket, at its upgrade
+ */
+function clientOptions(o, id, reconnectPeriod, onSocket) {
+  return {
+    username: o.username,
+    password: o.password,
+    clientId: `s7twin-twin-${id}`.slice(0, 23), // MQTT 3.1.1 servers need only accept 23 characters
+    clean: true,
+    keepalive: o.keepaliveS,
+    connectTimeout: o.connectTimeoutMs,
+    reconnectPeriod,
+    resubscribe: false, // subscriptions are made on every connect
+    ...(o.ca ? { ca: o.ca } : {}), // mqtts:// with a private CA (--ca, S7T_CA_FILE)
+    ...(!IN_NODE ? {} : {
+      createWebsocket: (url, protocols, wo) => {
+        const WebSocket = require('ws');
+        const ws = new WebSocket(url, protocols, { ...(wo && wo.wsOptions), perMessageDeflate: false, ...(o.ca ? { ca: o.ca } : {}) });
+        ws.on('upgrade', (res) => onSocket(res.socket));
+        return ws;
+      },
+    }),
+  };
+}
 
 /**
  * @param {object} opts
@@ -58,19 +107,9 @@ const DEFAULTS = {
  * @param {(line: string) => void} [opts.log]
  */
 function createTransport(opts = {}) {
-  const o = { ...DEFAULTS, ...opts };
-  if (!o.url || !/^(mqtts?|wss?):\/\//.test(o.url)) {
-    throw new TransportError('E_TRANSPORT_CONFIG', 'the mqtt transport needs a url (mqtt://host:1883 or ws://host:9001/mqtt)');
-  }
-  const qos = Number(o.qos);
-  if (qos !== 0 && qos !== 1) throw new TransportError('E_TRANSPORT_CONFIG', `qos must be 0 or 1, got ${o.qos}`);
+  const { o, qos, id } = configure(opts);
   const T = topicsOf(o.plant);
-  // Probe slots whose response topic we subscribe to: slot -> true once granted on the current
-  // connection, or the probes waiting for the SUBACK (so no answer can precede its subscription).
-  const slots = new Map();
-  const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   const backoff = createBackoff(o.backoff || {});
-  const log = o.log || (() => {});
   const valueCbs = [];
   const probeCbs = [];
   const image = {};
@@ -78,27 +117,16 @@ function createTransport(opts = {}) {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, snapshots: 0, errors: 0, errorCodes: {},
     badFrames: 0, coalesced: 0, probesDropped: 0, resyncs: 0, authFailures: 0, bytesOut: 0, bytesIn: 0, payloadBytesOut: 0, payloadBytesIn: 0,
   };
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'mqtt transport' });
+  const rc = createReconnect({ stats, backoff });
+  const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
+  const wire = createWireCounter();
+  const noDelay = o.noDelay !== false && o.noDelay !== 'false';
   let client = null;
-  let closed = false;
   let dirty = false;
-  let firstConnect = null;
-  let wire = null; // the TCP socket carrying the current connection
-  const wireDone = { in: 0, out: 0 }; // bytes of earlier connections
-
-  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'mqtt transport' });
-
-  function useWire(sock) {
-    if (!sock || sock === wire) return;
-    retireWire();
-    wire = sock;
-    if (o.noDelay !== false && o.noDelay !== 'false' && typeof sock.setNoDelay === 'function') sock.setNoDelay(true);
-  }
-  function retireWire() {
-    if (!wire) return;
-    wireDone.in += wire.bytesRead || 0;
-    wireDone.out += wire.bytesWritten || 0;
-    wire = null;
-  }
+  const up = () => client && client.connected;
+  const probes = createProbeSlots({ topics: T, qos, stats, countError, client: () => client, up, publish });
+  const onMessage = createInbox({ topics: T, plant: o.plant, stats, countError, image, up, resendImage: (d) => publish(T.cmd, d), valueCbs, probeCbs });
 
   function publish(t, obj) {
     const text = JSON.stringify(obj);
@@ -108,49 +136,25 @@ function createTransport(opts = {}) {
   }
 
   function fail(err) {
-    closed = true;
+    rc.close();
     if (client) client.end(true);
-    if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(err); firstConnect = null; } else countError(err.code, err.message);
+    if (!firstConnect.reject(err)) countError(err.code, err.message);
+  }
+
+  function onConnect() {
+    if (client.stream && typeof client.stream.setNoDelay === 'function') wire.use(client.stream, { noDelay });
+    const again = rc.up();
+    client.subscribe([T.state], { qos }, (err) => { if (err) countError('E_MQTT_SUBSCRIBE', err.message); });
+    probes.resubscribe();
+    // Back after a drop: bring the PLC up to date with the plant as it is now.
+    if (again && (dirty || Object.keys(image).length)) publish(T.cmd, { ...image });
+    dirty = false;
+    firstConnect.resolve();
   }
 
   function open() {
-    client = mqtt.connect(o.url, {
-      username: o.username,
-      password: o.password,
-      clientId: `s7twin-twin-${id}`.slice(0, 23), // MQTT 3.1.1 servers need only accept 23 characters
-      clean: true,
-      keepalive: o.keepaliveS,
-      connectTimeout: o.connectTimeoutMs,
-      reconnectPeriod: backoff.next(),
-      resubscribe: false, // subscriptions are made on every connect below
-      ...(o.ca ? { ca: o.ca } : {}), // mqtts:// with a private CA (--ca, S7T_CA_FILE)
-      ...(!IN_NODE ? {} : {
-        createWebsocket: (url, protocols, wo) => {
-          const WebSocket = require('ws');
-          const ws = new WebSocket(url, protocols, { ...(wo && wo.wsOptions), perMessageDeflate: false, ...(o.ca ? { ca: o.ca } : {}) });
-          ws.on('upgrade', (res) => useWire(res.socket));
-          return ws;
-        },
-      }),
-    });
-    client.on('connect', () => {
-      if (client.stream && typeof client.stream.setNoDelay === 'function') useWire(client.stream);
-      stats.connected = true;
-      stats.connects += 1;
-      if (stats.connects > 1) stats.reconnects += 1;
-      backoff.connected();
-      client.subscribe([T.state], { qos }, (err) => { if (err) countError('E_MQTT_SUBSCRIBE', err.message); });
-      // Every slot again on the new connection; probes that waited for a SUBACK of the old one are lost.
-      for (const [slot, sub] of [...slots]) {
-        if (sub !== true) stats.probesDropped += sub.length;
-        slots.delete(slot);
-        subscribeSlot(slot);
-      }
-      // Back after a drop: bring the PLC up to date with the plant as it is now.
-      if (stats.connects > 1 && (dirty || Object.keys(image).length)) publish(T.cmd, { ...image });
-      dirty = false;
-      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.resolve(); firstConnect = null; }
-    });
+    client = mqtt.connect(o.url, clientOptions(o, id, backoff.next(), (sock) => wire.use(sock, { noDelay })));
+    client.on('connect', onConnect);
     client.on('offline', () => {
       backoff.disconnected();
       client.options.reconnectPeriod = backoff.next();
@@ -158,7 +162,7 @@ function createTransport(opts = {}) {
     client.on('reconnect', () => { client.options.reconnectPeriod = backoff.next(); });
     client.on('close', () => {
       if (stats.connected) stats.connected = false;
-      retireWire();
+      wire.retire();
     });
     client.on('error', (err) => {
       stats.lastError = err.message;
@@ -168,65 +172,17 @@ function createTransport(opts = {}) {
         fail(new TransportError('E_UNAUTHORIZED', `the MQTT broker refused the login (${err.message}) at ${o.url}`));
       }
     });
-    client.on('message', (t, payload, packet) => {
-      stats.received += 1;
-      stats.payloadBytesIn += payload.length;
-      if (t === T.state) {
-        let values;
-        try { values = payloads.decodeState(payload); } catch (err) { stats.badFrames += 1; countError(err.code, err.message); return; }
-        const kind = packet.retain ? 'snap' : 'state';
-        if (kind === 'snap') stats.snapshots += 1;
-        // The PLC publishes its whole image right after it (re)connects and subscribes. If the
-        // broker restarted, our own resend may have gone out before the PLC was back (QoS 0, clean
-        // sessions: nothing is queued for it), so answer the PLC's image with ours. Resending
-        // values the PLC already has makes no edge; a change it missed arrives now.
-        else if (STREAMED.every((k) => k in values) && Object.keys(image).length && up()) {
-          stats.resyncs += 1;
-          publish(T.cmd, { ...image });
-        }
-        for (const cb of valueCbs) cb(values, kind);
-      } else if (slotOfResponse(t, o.plant) !== null) {
-        let p;
-        try { p = payloads.checkProbe(payload); } catch (err) { stats.badFrames += 1; countError(err.code, err.message); return; }
-        for (const { i, v } of p.items) for (const cb of probeCbs) cb(i, v);
-      }
-    });
-  }
-
-  const up = () => client && client.connected;
-
-  /** Subscribe to one slot's response topic; probes asked meanwhile go out on the SUBACK. */
-  function subscribeSlot(slot) {
-    const waiting = [];
-    slots.set(slot, waiting);
-    const c = client;
-    c.subscribe(T.res(slot), { qos }, (err) => {
-      if (c !== client || slots.get(slot) !== waiting) return; // a newer connection took over
-      if (err) { // refused (SUBACK 0x80: mqtt.js reports it as an error) or the connection dropped
-        slots.delete(slot);
-        stats.probesDropped += waiting.length;
-        countError('E_MQTT_SUBSCRIBE', `${T.res(slot)}: ${err.message}`);
-        return;
-      }
-      slots.set(slot, true);
-      if (!up()) { stats.probesDropped += waiting.length; return; }
-      for (const v of waiting) publish(T.req, { i: slot, v });
-    });
+    client.on('message', onMessage);
   }
 
   return {
     /** Connect; resolves once connected, rejects with E_CONNECT_TIMEOUT or E_UNAUTHORIZED. */
     connect() {
-      if (closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
+      if (rc.closed) return Promise.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (stats.connected) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          firstConnect = null;
-          reject(new TransportError('E_CONNECT_TIMEOUT', `no connection to ${o.url} within ${o.connectTimeoutMs} ms${stats.lastError ? ` (${stats.lastError})` : ''}`));
-        }, o.connectTimeoutMs);
-        firstConnect = { resolve, reject, timer };
-        if (!client) open();
-      });
+      const p = firstConnect.wait(o.connectTimeoutMs, () => connectTimeoutMessage(`no connection to ${o.url}`, o.connectTimeoutMs, stats));
+      if (!client) open();
+      return p;
     },
     /** Send one command with every input that changed in one tick. */
     send(values) {
@@ -237,32 +193,22 @@ function createTransport(opts = {}) {
     },
     onValues(cb) { valueCbs.push(cb); },
     /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
-    probe(slot, value) {
-      if (!up()) { stats.probesDropped += 1; return; }
-      const sub = slots.get(slot);
-      if (sub === true) publish(T.req, { i: slot, v: value });
-      else if (sub) sub.push(value);
-      else { subscribeSlot(slot); slots.get(slot).push(value); }
-    },
+    probe: probes.probe,
     onProbe(cb) { probeCbs.push(cb); },
     /** Close for good: no reconnect, every timer cleared. */
     close() {
-      closed = true;
-      if (firstConnect) { clearTimeout(firstConnect.timer); firstConnect.reject(new TransportError('E_CLOSED', 'transport closed')); firstConnect = null; }
+      rc.close();
+      firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (!client) return Promise.resolve();
       const c = client;
       return new Promise((resolve) => {
         const t = setTimeout(() => c.end(true, {}, () => resolve()), 1000);
         c.end(false, {}, () => { clearTimeout(t); resolve(); });
-      }).then(() => retireWire());
+      }).then(() => wire.retire());
     },
     stats() {
-      return {
-        ...stats,
-        errorCodes: { ...stats.errorCodes },
-        bytesIn: wireDone.in + (wire ? wire.bytesRead || 0 : 0),
-        bytesOut: wireDone.out + (wire ? wire.bytesWritten || 0 : 0),
-      };
+      const b = wire.bytes();
+      return { ...stats, errorCodes: { ...stats.errorCodes }, bytesIn: b.in, bytesOut: b.out };
     },
     topics: T,
   };

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Twin transport over the OPC UA path (contract 5): a node-opcua client session on the cloud OPC
+ * Twin transport over the OPC UA path (the twin transport interface of docs/twin.md): a node-opcua client session on the cloud OPC
  * UA server (`s7twin-opcua-server`), logged in as the twin account.
  *   - send(values): one Write request with every input that changed in one twin tick. Inputs that
  *     are conditions of a timed pair (dmg for sd) are put first, so the server applies them first.
@@ -17,11 +17,18 @@
  *     the poll's Read (mode 'poll', in the same Read as the outputs). The first probe of a slot
  *     reads its response once first, so a value left from an earlier run is not reported as an
  *     answer: only a change is. Probes of one slot are written in order (one Write chain).
+ *
+ * The parts: ./opcua/writes.js (inputs and probe requests, in order), ./opcua/outputs.js (polls,
+ * notifications, snapshots), ./opcua/probes.js (probe slots and their answers); the session
+ * itself is nodes/lib/opcua/session.js.
  */
 const ot = require('../../nodes/lib/opcua/tags');
-const { TransportError, createErrorCounter } = require('./common');
 const tags = require('../../nodes/lib/core/tags');
 const { createSide } = require('../../nodes/lib/opcua/session');
+const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
+const { createWrites } = require('./opcua/writes');
+const { createOutputs } = require('./opcua/outputs');
+const { createProbes } = require('./opcua/probes');
 
 const DEFAULTS = {
   mode: 'poll', // 'poll' (study) or 'subscribe' (tuned)
@@ -36,9 +43,20 @@ const DEFAULTS = {
   maxErrorCodes: 50, // distinct error codes remembered
 };
 
-
-// Inputs that some timed pair uses as a `with` condition: written before the triggers.
-const CONDITIONS = new Set(tags.timedPairs().flatMap((p) => Object.keys(p.with)));
+/**
+ * The options checked.
+ * @param {object} opts as createTransport's
+ * @returns {{o: object, url: string, pollMs: number, plant: string}}
+ */
+function configure(opts) {
+  const o = { ...DEFAULTS, ...opts };
+  const url = o.url || o.endpointUrl;
+  if (!url || !/^opc\.tcp:\/\//.test(url)) throw new TransportError('E_TRANSPORT_CONFIG', 'the opcua transport needs a url (opc.tcp://host:port)');
+  if (o.mode !== 'poll' && o.mode !== 'subscribe') throw new TransportError('E_TRANSPORT_CONFIG', `mode must be poll or subscribe, got ${JSON.stringify(o.mode)}`);
+  const pollMs = Number(o.pollMs);
+  if (!(pollMs >= 1)) throw new TransportError('E_TRANSPORT_CONFIG', `pollMs must be >= 1, got ${o.pollMs}`);
+  return { o, url, pollMs, plant: ot.checkPlant(o.plant) };
+}
 
 /**
  * @param {object} opts
@@ -56,17 +74,7 @@ const CONDITIONS = new Set(tags.timedPairs().flatMap((p) => Object.keys(p.with))
  * @param {(line: string) => void} [opts.log]
  */
 function createTransport(opts = {}) {
-  const o = { ...DEFAULTS, ...opts };
-  const url = o.url || o.endpointUrl;
-  if (!url || !/^opc\.tcp:\/\//.test(url)) throw new TransportError('E_TRANSPORT_CONFIG', 'the opcua transport needs a url (opc.tcp://host:port)');
-  if (o.mode !== 'poll' && o.mode !== 'subscribe') throw new TransportError('E_TRANSPORT_CONFIG', `mode must be poll or subscribe, got ${JSON.stringify(o.mode)}`);
-  const pollMs = Number(o.pollMs);
-  if (!(pollMs >= 1)) throw new TransportError('E_TRANSPORT_CONFIG', `pollMs must be >= 1, got ${o.pollMs}`);
-  const plant = ot.checkPlant(o.plant);
-  const log = o.log || (() => {});
-  const states = ot.cloudTags().filter((t) => t.dir === 'out');
-  const stateIds = states.map((t) => ot.cloudNodeId(t, { plant }));
-  const tagOfId = new Map(states.map((t, i) => [stateIds[i], t]));
+  const { o, url, pollMs, plant } = configure(opts);
   const side = createSide({
     name: 'twin',
     endpointUrl: url,
@@ -82,188 +90,60 @@ function createTransport(opts = {}) {
   });
   const valueCbs = [];
   const image = {}; // every input value sent so far (written whole after a reconnect)
-  const outputs = {}; // last output values handed to the twin
   const stats = { sent: 0, received: 0, errors: 0, errorCodes: {}, polls: 0, pollErrors: 0, coalesced: 0, resyncs: 0, probes: 0, probeAnswers: 0 };
-  const probeCbs = [];
-  const probeRes = new Map(); // slot -> last response value seen (primed by a Read on first use)
-  const probeReady = new Map(); // slot -> promise: the slot's response primed (and monitored)
-  const resIdOf = (slot) => ot.probeNodeId('res', slot);
+  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'opcua transport' });
+  const writes = createWrites({ side, plant, stats, countError });
+  const probes = createProbes({ side, mode: o.mode, maxProbeSlot: o.maxProbeSlot, stats, countError, writes });
+  const outputs = createOutputs({ side, plant, stats, countError, probes, valueCbs });
+  const firstSession = createConnectWaiter((code, msg) => new TransportError(code, msg));
   let pollTimer = null;
-  let polling = false;
   let closed = false;
-  let writing = null; // the Write in flight; the next one waits for it (keeps their order)
   let sessions = 0;
 
-  const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log, label: 'opcua transport' });
-
-  function deliver(values, kind) {
-    const changed = {};
-    for (const [k, v] of Object.entries(values)) if (kind === 'snap' || outputs[k] !== v) changed[k] = v;
-    Object.assign(outputs, values);
-    if (!Object.keys(changed).length) return;
-    stats.received += 1;
-    for (const cb of valueCbs) cb(changed, kind);
-  }
-
-  function decode(results) {
-    const values = {};
-    for (const r of results) {
-      const tag = tagOfId.get(r.nodeId);
-      if (tag && r.good) values[tag.short] = ot.fromVariant(tag, r.value);
-    }
-    return values;
-  }
-
-  async function snapshot() {
-    try {
-      deliver(decode(await side.read(stateIds)), 'snap');
-    } catch (err) {
-      countError(err.code || 'E_READ', err.message);
-    }
-  }
-
-  /** A probe response value: reported only when it changed (see the header). */
-  function probeValue(slot, value) {
-    if (!probeRes.has(slot) || probeRes.get(slot) === value) return;
-    probeRes.set(slot, value);
-    stats.probeAnswers += 1;
-    for (const cb of probeCbs) cb(slot, value);
-  }
-
-  /** Before a slot's first probe: read its response (the baseline), then monitor it when subscribing. */
-  function primeProbe(slot) {
-    let p = probeReady.get(slot);
-    if (p) return p;
-    p = (async () => {
-      const [r] = await side.read([resIdOf(slot)]);
-      if (!r.good) throw Object.assign(new TransportError('E_PROBE_SLOT', `probe slot ${slot}: ${r.status} (more slots than the server's S7T_OPCUA_PROBE_SLOTS?)`));
-      if (!probeRes.has(slot)) probeRes.set(slot, Number(r.value));
-      if (o.mode === 'subscribe') await side.addMonitor([resIdOf(slot)], { samplingIntervalMs: 0 });
-    })();
-    probeReady.set(slot, p);
-    p.catch(() => probeReady.delete(slot)); // tried again by the next probe of the slot
-    return p;
-  }
-
-  async function poll() {
-    if (polling || !side.connected) return;
-    polling = true;
-    stats.polls += 1;
-    try {
-      const slots = [...probeRes.keys()];
-      const results = await side.read(slots.length ? stateIds.concat(slots.map(resIdOf)) : stateIds);
-      for (let k = 0; k < slots.length; k++) {
-        const r = results[stateIds.length + k];
-        if (r.good) probeValue(slots[k], Number(r.value));
-      }
-      deliver(decode(results.slice(0, stateIds.length)), 'state');
-    } catch (err) {
-      stats.pollErrors += 1;
-      countError(err.code || 'E_READ', err.message);
-    } finally {
-      polling = false;
-    }
-  }
-
-  function write(values) {
-    const keys = Object.keys(values).sort((a, b) => Number(CONDITIONS.has(b)) - Number(CONDITIONS.has(a)));
-    const items = [];
-    for (const k of keys) {
-      const tag = tags.get(k);
-      if (!tag || tag.dir !== 'in') { countError('E_UNKNOWN_TAG', `not an input: ${k}`); continue; }
-      let v;
-      try { v = ot.toVariant(tag, values[k]); } catch (err) { countError(err.code, err.message); continue; }
-      items.push({ nodeId: ot.cloudNodeId(tag, { plant }), dataType: v.dataType, value: v.value });
-    }
-    if (!items.length) return;
-    stats.sent += 1;
-    const prev = writing || Promise.resolve();
-    const p = prev.then(() => side.write(items)).then((results) => {
-      for (const r of results) if (!r.good) countError(r.status, r.nodeId);
-    }, (err) => countError(err.code || 'E_WRITE', err.message));
-    writing = p;
-    p.finally(() => { if (writing === p) writing = null; });
-  }
-
-  side.on('values', (batch) => {
-    const values = {};
-    for (const n of batch) {
-      const tag = tagOfId.get(n.nodeId);
-      if (!tag) {
-        const id = ot.parseProbeNodeId(n.nodeId);
-        if (id && id.kind === 'res' && n.status && n.status.isGood()) probeValue(id.slot, Number(n.value));
-        continue;
-      }
-      if (tag && n.status && n.status.isGood()) values[tag.short] = ot.fromVariant(tag, n.value);
-    }
-    deliver(values, 'state');
-  });
+  side.on('values', outputs.notified);
   side.on('session', () => {
     sessions += 1;
     if (sessions === 1) return; // the first session: connect() takes the snapshot
     stats.resyncs += 1;
-    if (Object.keys(image).length) write({ ...image });
-    snapshot();
+    if (Object.keys(image).length) writes.inputs({ ...image });
+    outputs.snapshot();
   });
 
   return {
     /** Open the session; resolves once connected with a first snapshot delivered. */
     async connect() {
       if (closed) throw new TransportError('E_CLOSED', 'transport closed');
-      let timer;
-      const timeout = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new TransportError('E_CONNECT_TIMEOUT', `no session on ${url} within ${o.connectTimeoutMs} ms`)), o.connectTimeoutMs);
-      });
-      if (o.mode === 'subscribe' && valueCbs.length) await side.addMonitor(stateIds); // part of the first subscription
+      if (o.mode === 'subscribe' && valueCbs.length) await side.addMonitor(outputs.stateIds); // part of the first subscription
+      const session = firstSession.wait(o.connectTimeoutMs, () => `no session on ${url} within ${o.connectTimeoutMs} ms`);
+      side.connect().then(() => firstSession.resolve(), (err) => firstSession.reject(err));
       try {
-        await Promise.race([side.connect(), timeout]);
+        await session;
       } catch (err) {
         await side.close();
         throw err.code === 'E_SESSION' ? new TransportError('E_UNAUTHORIZED', err.message) : err;
-      } finally {
-        clearTimeout(timer);
       }
-      await snapshot();
-      if (o.mode === 'poll') pollTimer = setInterval(poll, pollMs);
+      await outputs.snapshot();
+      if (o.mode === 'poll') pollTimer = setInterval(outputs.poll, pollMs);
     },
     /** Write every input that changed in one tick, in one Write request. */
     send(values) {
       if (!values || !Object.keys(values).length) return;
       Object.assign(image, values);
-      if (side.connected) write(values); else stats.coalesced += 1; // written whole on reconnect
+      if (side.connected) writes.inputs(values); else stats.coalesced += 1; // written whole on reconnect
     },
     onValues(cb) {
       valueCbs.push(cb);
       // Registered after connect(): start monitoring the states now.
-      if (o.mode === 'subscribe' && side.connected) side.addMonitor(stateIds).catch((err) => countError(err.code || 'E_SUBSCRIBE', err.message));
+      if (o.mode === 'subscribe' && side.connected) side.addMonitor(outputs.stateIds).catch((err) => countError(err.code || 'E_SUBSCRIBE', err.message));
     },
-    /**
-     * Write `value` to probe request slot `slot` on the cloud server; the answer comes through
-     * onProbe. Errors (bad slot or value, not connected, refused) are counted, never thrown.
-     * @param {number} slot 0..maxProbeSlot
-     * @param {number} value UInt32
-     */
-    probe(slot, value) {
-      if (!tags.isProbeSlot(slot, o.maxProbeSlot + 1)) { countError('E_PROBE_SLOT', `probe slot ${slot}`); return; }
-      try { ot.checkProbeValue(value); } catch (err) { countError(err.code, err.message); return; }
-      if (!side.connected) { countError('E_NOT_CONNECTED', 'probe while disconnected'); return; }
-      stats.probes += 1;
-      const item = { nodeId: ot.probeNodeId('req', slot), dataType: 'UInt32', value };
-      const prev = writing || Promise.resolve();
-      const p = prev.then(() => primeProbe(slot)).then(() => side.write([item])).then((results) => {
-        for (const r of results) if (!r.good) countError(r.status, r.nodeId);
-      }, (err) => countError(err.code || 'E_WRITE', err.message));
-      writing = p;
-      p.finally(() => { if (writing === p) writing = null; });
-    },
-    /** @param {(slot: number, value: number) => void} cb called with every changed probe response */
-    onProbe(cb) { probeCbs.push(cb); },
+    probe: probes.probe,
+    onProbe: probes.onProbe,
     /** Close for good: poll timer, session and connection. */
     async close() {
       closed = true;
       if (pollTimer) clearInterval(pollTimer);
       pollTimer = null;
-      if (writing) await writing.catch(() => {});
+      await writes.settled();
       await side.close();
     },
     stats() {

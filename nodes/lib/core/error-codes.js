@@ -3,7 +3,7 @@
  * The catalogue of every stable error code (`E_*`) the project raises: what it means, in one
  * sentence a user can act on; which part raises it; and whether a twin resyncs after it (the
  * answers after which the PLC may not hold what the twin sent). docs/errors.md is generated from
- * this list (`node scripts/errors-md.js`), and a test scans nodes/, plc/, twin/, bench/, scripts/
+ * this list (`node scripts/errors-md.js`), and a test scans nodes/, plc/, twin/, bench/, scripts/, system/
  * and the flows for codes used but not listed here, or listed but never used, so the list and the
  * code cannot drift apart.
  *
@@ -465,11 +465,39 @@ const CODES = {
     means: 'A production failed with an error that has no code of its own: the report lists its message among the failures.' },
   E_UNSUPPORTED: { area: 'bench', by: ['bench'], resync: false,
     means: 'The stock WebSocket–S7 replica carries probes only: it takes no commands, so it has no production rows.' },
+  E_SYSTEM_ARGS: { area: 'bench', by: ['scripts', 'bench'], resync: false,
+    means: 'The launcher (system/) was asked for a protocol path the table of paths (nodes/lib/core/paths.js) does not have: ' +
+      'the message lists those it has.' },
+  E_STOP_TIMEOUT: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'A part of `npm start` did not stop within 15 s of Ctrl-C and was killed: its last log lines say what it was doing.' },
+  E_S7_READ: { area: 'bench', by: ['scripts', 'bench'], resync: false,
+    means: 'An S7 read of a tool\'s client (system/s7.js) came back with a bad quality: the address is not in the PLC, or the ' +
+      'connection dropped; the values it got are in the message.' },
+  E_S7_WRITE: { area: 'bench', by: ['scripts', 'bench'], resync: false,
+    means: 'An S7 write of a tool\'s client (system/s7.js) failed: the address is not in the PLC, or the connection dropped.' },
   E_REDIS_MISSING: { area: 'bench', by: ['scripts', 'bench'], resync: false,
     means: 'redis-server is not installed: run `bash scripts/system-deps.sh` as root, or `apt-get install redis-server`, or give ' +
       '`S7T_REDIS_URL` for your own.' },
   E_REDIS_START: { area: 'bench', by: ['scripts', 'bench'], resync: false,
     means: 'redis-server did not start on its host and port: its log is in the message.' },
+  E_RABBITMQ_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'RabbitMQ (or its epmd) is not installed: run `bash scripts/broker-deps.sh rabbitmq-server` as root, or ' +
+      '`apt-get install rabbitmq-server`.' },
+  E_RABBITMQ_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'RabbitMQ or its epmd exited, logged a failed boot or was not up in time: the end of its log is in the message.' },
+  E_KAFKA_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'Java 17+ or Kafka\'s jars (.tools/kafka/libs) are missing: run `bash scripts/broker-deps.sh kafka` (as root where Java or ' +
+      'Maven is missing).' },
+  E_KAFKA_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'Formatting Kafka\'s log folder failed, or the broker exited, or was not up in time: the end of its log is in the message.' },
+  E_MOSQUITTO_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'Mosquitto or mosquitto_passwd is not installed: run `bash scripts/broker-deps.sh mosquitto` as root, or ' +
+      '`apt-get install mosquitto`.' },
+  E_MOSQUITTO_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'mosquitto_passwd failed, or Mosquitto exited or was not up in time: the end of its log is in the message.' },
+  E_BROKER_OPTION: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'A broker\'s start was asked for with a port, host, username, password or name that cannot go into its config ' +
+      '(the message says which and what is allowed), or a launcher child without S7T_BROKER_PASSWORD: nothing was started.' },
 };
 
 /**

@@ -5,6 +5,7 @@
  * `npm run twin -- --protocol mqtt` finds what `npm start` started without any flags.
  * Every S7T_* variable set in the environment wins.
  */
+const paths = require('./paths');
 
 /** Local defaults (strings, as environment variables are). */
 const DEFAULTS = {
@@ -67,34 +68,32 @@ function localEnv(env = process.env) {
 }
 
 /**
- * Transport options that reach the local system over `protocol`.
+ * The logins of a twin on the local system (nodes/lib/core/paths.js LOGINS), from its settings:
+ * the first twin token, the MQTT user with role twin, the OPC UA twin account.
+ * @param {object} e localEnv()
+ */
+function twinLogins(e) {
+  const twin = e.S7T_MQTT_USERS.split(',').map((u) => u.trim().split(':')).find((u) => u[2] === 'twin') || [];
+  return {
+    token: { token: e.S7T_TWIN_TOKEN.split(',')[0].trim() },
+    mqtt: { username: twin[0], password: twin[1] },
+    opcua: { user: e.S7T_OPCUA_TWIN_USER, password: e.S7T_OPCUA_TWIN_PASSWORD },
+  };
+}
+
+/**
+ * Transport options that reach the local system over `protocol` (a bundle path of
+ * nodes/lib/core/paths.js): its URL on the ports the environment sets, its login, its plant.
  * @param {string} protocol ws | mqtt | mqttws | http | opcua | modbus
  * @param {object} [env]
- * @returns {object} options for twin/transports/<protocol>.js
+ * @returns {object} options for the path's twin transport ({} for a path the local system lacks)
  */
 function transportDefaults(protocol, env = process.env) {
+  const path = paths.get(protocol);
+  if (!path || path.kind !== 'bundle') return {};
   const e = localEnv(env);
-  const host = e.S7T_CLOUD_HOST;
-  switch (protocol) {
-    case 'ws':
-      return { url: `ws://${host}:${e.S7T_CLOUD_PORT}/s7twin/twin`, token: e.S7T_TWIN_TOKEN.split(',')[0].trim(), plant: e.S7T_PLANT };
-    case 'mqtt': {
-      const twin = e.S7T_MQTT_USERS.split(',').map((u) => u.trim().split(':')).find((u) => u[2] === 'twin') || [];
-      return { url: `mqtt://${host}:${e.S7T_MQTT_PORT}`, username: twin[0], password: twin[1], plant: e.S7T_PLANT };
-    }
-    case 'mqttws': {
-      const { username, password, plant } = transportDefaults('mqtt', env);
-      return { url: `ws://${host}:${e.S7T_MQTT_WS_PORT}/mqtt`, username, password, plant };
-    }
-    case 'http':
-      return { url: `http://${host}:${e.S7T_CLOUD_PORT}/s7twin/rest`, token: e.S7T_TWIN_TOKEN.split(',')[0].trim() };
-    case 'opcua':
-      return { url: `opc.tcp://${host}:${e.S7T_OPCUA_PORT}`, user: e.S7T_OPCUA_TWIN_USER, password: e.S7T_OPCUA_TWIN_PASSWORD, plant: e.S7T_PLANT };
-    case 'modbus':
-      return { url: `modbus://${host}:${e.S7T_MODBUS_PORT}` };
-    default:
-      return {};
-  }
+  const ports = Object.fromEntries(Object.entries(paths.SERVICES).map(([name, svc]) => [name, e[svc.env]]));
+  return paths.twinOptions(protocol, { host: e.S7T_CLOUD_HOST, ports, logins: twinLogins(e), plant: e.S7T_PLANT });
 }
 
 module.exports = { DEFAULTS, SECRETS, localEnv, transportDefaults };

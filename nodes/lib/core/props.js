@@ -49,6 +49,18 @@ function numberOr(v, dflt, onBad) {
 }
 
 /**
+ * A property (or option) as a number > 0, or `dflt` when it is empty or no such number: for
+ * intervals, timeouts and sizes where 0 would mean nothing sensible.
+ * @param {*} v
+ * @param {number} dflt
+ * @returns {number}
+ */
+function positiveOr(v, dflt) {
+  const n = Number(prop(v));
+  return prop(v) !== '' && Number.isFinite(n) && n > 0 ? n : dflt;
+}
+
+/**
  * numberOr for one node: a bad value is a warning naming the property and the default used.
  * @param {{warn: (msg: string) => void}} node
  * @returns {(name: string, v: *, dflt: number) => number}
@@ -57,4 +69,4 @@ function numberReader(node) {
   return (name, v, dflt) => numberOr(v, dflt, (s) => node.warn(`E_CONFIG: ${name} "${s}" is not a number >= 0; using ${dflt}`));
 }
 
-module.exports = { prop, setting, numberOr, numberReader, UNSET };
+module.exports = { prop, setting, numberOr, positiveOr, numberReader, UNSET };

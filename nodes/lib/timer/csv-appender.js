@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { codedError } = require('../core/errors');
+const { positiveOr } = require('../core/props');
 
 /** Error with a stable `code`. */
 const CsvError = codedError('CsvError');
@@ -15,11 +16,6 @@ const DEFAULTS = {
   flushMs: 1000, // buffer flushed at least every second
   flushLines: 1000, // ... or as soon as this many lines wait
 };
-
-function positive(v, dflt) {
-  const n = Number(v);
-  return Number.isFinite(n) && n > 0 ? n : dflt;
-}
 
 /** Quote a CSV field when it needs it (RFC 4180). */
 function csvField(v) {
@@ -36,8 +32,8 @@ function csvField(v) {
 function createCsvAppender(file, opts = {}) {
   const { header } = opts;
   if (typeof header !== 'string' || !header) throw new CsvError('E_CSV_HEADER', `a CSV file needs its header line, got ${JSON.stringify(header)}`);
-  const flushMs = positive(opts.flushMs, DEFAULTS.flushMs);
-  const flushLines = positive(opts.flushLines, DEFAULTS.flushLines);
+  const flushMs = positiveOr(opts.flushMs, DEFAULTS.flushMs);
+  const flushLines = positiveOr(opts.flushLines, DEFAULTS.flushLines);
   const onError = opts.onError || (() => {});
   let buf = [];
   let ready = null; // promise: folder made and header written

@@ -24,6 +24,7 @@ const tags = require('../core/tags');
 const { createTimers, FlowTimerError } = require('./timers');
 const { createSamples } = require('./samples');
 const { createEnvelopeTimer } = require('./envelopes');
+const { positiveOr } = require('../core/props');
 
 const DEFAULTS = {
   timeoutMs: 5000, // a round trip not finished after 5 s is counted as expired
@@ -90,15 +91,15 @@ const r3 = (s, k) => (s.n ? round(s[k], 3) : null);
  */
 function createFlowTimer(opts = {}) {
   const protocol = opts.protocol || '';
-  const timeoutMs = positive(opts.timeoutMs, DEFAULTS.timeoutMs);
+  const timeoutMs = positiveOr(opts.timeoutMs, DEFAULTS.timeoutMs);
   const now = opts.now || (() => performance.now());
-  const windowSize = positive(opts.windowSize, DEFAULTS.windowSize);
+  const windowSize = positiveOr(opts.windowSize, DEFAULTS.windowSize);
   const counters = { started: 0, stopped: 0, expired: 0, duplicates: 0, unmatched: 0, overflow: 0, invalid: 0, evicted: 0 };
   const samples = createSamples({
     windowSize, variableWindow: Math.min(windowSize, DEFAULTS.variableWindow),
-    maxVariables: positive(opts.maxVariables, DEFAULTS.maxVariables), counters,
+    maxVariables: positiveOr(opts.maxVariables, DEFAULTS.maxVariables), counters,
   });
-  const timers = createTimers({ protocol, timeoutMs, maxPending: positive(opts.maxPending, DEFAULTS.maxPending), now, counters, onSample: samples.add });
+  const timers = createTimers({ protocol, timeoutMs, maxPending: positiveOr(opts.maxPending, DEFAULTS.maxPending), now, counters, onSample: samples.add });
   const translate = createEnvelopeTimer({ pairs: opts.pairs || tags.timedPairs(), timers, counters });
 
   /** The statistics over the recent window, with `variables` (their lines), plus counters. */
@@ -156,7 +157,7 @@ function createFlowTimer(opts = {}) {
      * @returns {Promise<object>}
      */
     async statsAsync(o = {}) {
-      return report(await samples.linesAsync(positive(o.sliceMs, 2)));
+      return report(await samples.linesAsync(positiveOr(o.sliceMs, 2)));
     },
     /** What a status line needs: n (all samples), mean and p99 over the recent window, expired. */
     brief() {
@@ -170,11 +171,6 @@ function createFlowTimer(opts = {}) {
     get protocol() { return protocol; },
     timeoutMs,
   };
-}
-
-function positive(v, dflt) {
-  const n = Number(v);
-  return Number.isFinite(n) && n > 0 ? n : dflt;
 }
 
 /**

@@ -28,3 +28,20 @@ test('the error counter counts every error but remembers at most max distinct co
   assert.equal(stats.lastError, 'E_0');
   assert.equal(lines[0], 'opcua transport: E_0: message 0');
 });
+
+test('the connect waiter: each wait settles once, by the connection, a rejection or its own timeout', async () => {
+  const w = common.createConnectWaiter((code, msg) => new common.TransportError(code, msg));
+  assert.equal(w.reject(new Error('nobody')), false, 'nobody waiting: the caller reports the error itself');
+  let why = 'first';
+  const a = w.wait(20, () => `gave up (${why})`);
+  const b = w.wait(5000, () => 'not this one');
+  why = 'second';
+  await assert.rejects(a, (err) => err.code === 'E_CONNECT_TIMEOUT' && err.message === 'gave up (second)', 'the message is made when the time is up');
+  assert.equal(w.waiting, true, 'the other wait goes on after the first timed out');
+  w.resolve();
+  await b;
+  assert.equal(w.waiting, false);
+  const c = w.wait(5000, () => '');
+  assert.equal(w.reject(new common.TransportError('E_CLOSED', 'closed')), true);
+  await assert.rejects(c, { code: 'E_CLOSED' });
+});

@@ -12,7 +12,7 @@ const { PARTS, AREAS, CODES, describe, mustResync } = require('../../../../nodes
 
 const ROOT = path.join(__dirname, '..', '..', '..', '..');
 const CODE_RE = /\bE_[A-Z0-9_]+/g;
-const SOURCE_DIRS = ['nodes', 'plc', 'twin', 'bench', 'scripts'];
+const SOURCE_DIRS = ['nodes', 'plc', 'twin', 'bench', 'scripts', 'system'];
 const SOURCE_EXT = /\.(?:js|mjs|cjs)$/;
 const SKIP = [/^bench\/results\//, /(^|\/)node_modules\//, /^nodes\/lib\/core\/error-codes\.js$/];
 

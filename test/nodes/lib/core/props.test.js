@@ -29,3 +29,11 @@ test('a value that is no number >= 0 gets the default, never silently: the node 
   assert.equal(num('Probe slots', '-3', 128), 128);
   assert.deepEqual(warnings, ['E_CONFIG: Publishing "fast" is not a number >= 0; using 10', 'E_CONFIG: Probe slots "-3" is not a number >= 0; using 128']);
 });
+
+test('positiveOr reads an interval, a timeout or a size: a number > 0, else the default', () => {
+  const { positiveOr } = require('../../../../nodes/lib/core/props');
+  for (const bad of [undefined, null, '', '  ', '${S7T_NOT_SET}', '0', 0, '-1', 'ten', Infinity]) assert.equal(positiveOr(bad, 9), 9, String(bad));
+  assert.equal(positiveOr(' 5 ', 9), 5);
+  assert.equal(positiveOr(0.5, 9), 0.5);
+  assert.equal(positiveOr('1500', 9), 1500);
+});

@@ -6,7 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createLocalBackplane, createRedisBackplane, acquireBackplane } = require('../../../../nodes/lib/fleet/backplane');
-const { startRedis } = require('../../../../scripts/redis-server');
+const { startRedis } = require('../../../../system/redis');
 const { waitFor } = require('../../../helpers/nodered');
 
 /** The same contract for both kinds. `make()` returns two handles on ONE backplane (two instances). */

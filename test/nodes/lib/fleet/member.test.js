@@ -11,7 +11,7 @@ const { createLocalBackplane, createRedisBackplane } = require('../../../../node
 const { parseGrants } = require('../../../../nodes/lib/access/auth');
 const { KEYS } = require('../../../../nodes/lib/fleet/member');
 const clock = require('../../../../nodes/lib/core/clock');
-const { startRedis } = require('../../../../scripts/redis-server');
+const { startRedis } = require('../../../../system/redis');
 const { waitFor } = require('../../../helpers/nodes');
 const { startCloud } = require('../../../helpers/cloud');
 

@@ -7,7 +7,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createMqttServer } = require('../../../../nodes/lib/mqtt/server');
-const { startRedis } = require('../../../../scripts/redis-server');
+const { startRedis } = require('../../../../system/redis');
 const { waitFor } = require('../../../helpers/nodered');
 const { connect, sub, end } = require('../../../helpers/mqtt');
 

@@ -1,9 +1,10 @@
 'use strict';
 /**
- * A fleet on one machine (issue 17): redis-server, N cloud Node-RED instances on it
- * (S7T_REDIS_URL) and M plants, each a virtual PLC with its own edge Node-RED. The fleet tests
- * (test/e2e/fleet.test.js) and the benchmark's fleet section (bench/fleet.js) run on it, as the
- * single-instance ones run on bench/lib/system.js.
+ * A fleet on one machine: redis-server, N cloud Node-RED instances on it (S7T_REDIS_URL), sharing
+ * the plants' links over Redis, and M plants, each a virtual PLC with its own edge Node-RED. The
+ * fleet tests (test/e2e/fleet.test.js) and the benchmark's fleet section (bench/lib/fleet-bench.js)
+ * start it with startFleet, on free ports; `bash scripts/start.sh --fleet` lays out the same fleet
+ * on fixed ports (system/start.js) with the helpers below.
  *
  * - Plants are plant1..plantM. Edge k is told every instance's URL, starting with instance
  *   (k-1) mod N, so the plants' edges spread over the instances and fail over to the others.
@@ -15,12 +16,12 @@
  * - Each plant's PLC publishes over MQTT to instance (k-1) mod N's broker when mqtt is on.
  */
 const path = require('node:path');
-const net = require('node:net');
-const { startPlc, startNodeRed } = require('./procs');
-const { readFlows, withPathsDisabled } = require('./system');
-const { startRedis } = require('../../scripts/redis-server');
+const { freePort, freePorts } = require('../plc/net');
+const { startNodeRed } = require('./nodered');
+const { startPlc } = require('./plc');
+const { bundleFlows, withPathsDisabled } = require('./flows');
+const { startRedis } = require('./redis');
 
-const ROOT = path.join(__dirname, '..', '..');
 const HOST = '127.0.0.1';
 const DEFAULTS = {
   scanMs: 10,
@@ -32,16 +33,41 @@ const DEFAULTS = {
   mqttPlc: (plant) => ({ username: `plc-${plant}`, password: `fleet-plc-${plant}` }),
 };
 
-async function freePorts(n) {
-  const servers = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, HOST, () => resolve(srv));
-  })));
-  const ports = servers.map((s) => s.address().port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
+/** The plants of a fleet: plant1..plantM. */
+const plantIds = (m) => Array.from({ length: m }, (_, k) => `plant${k + 1}`);
+
+/** The instance plant k (0-based) dials first, so the plants' edges spread over the instances. */
+const homeInstance = (k, n) => k % n;
+
+/**
+ * Every instance's URL, starting with instance `first` and going round: the order an edge or a
+ * twin dials them in, moving to the next when one goes.
+ * @param {number} first 0-based
+ * @param {number} n instances
+ * @param {(i: number) => string} urlOf
+ * @returns {string} comma-separated
+ */
+const dialOrder = (first, n, urlOf) => Array.from({ length: n }, (_, j) => urlOf((first + j) % n)).join(',');
+
+/**
+ * Scoped tokens (S7T_TOKENS) for a fleet: the twin and viewer tokens for every plant (twins name
+ * theirs with ?plant=), an edge token per plant.
+ * @param {{twin: string, viewer?: string, edge: (plant: string) => string, plants: string[]}} o
+ * @returns {string}
+ */
+function fleetTokens(o) {
+  return [
+    `${o.twin}:twin:*`,
+    ...(o.viewer ? [`${o.viewer}:viewer:*`] : []),
+    ...o.plants.map((p) => `${o.edge(p)}:edge:${p}`),
+  ].join(',');
 }
+
+/**
+ * The edge's flow in a fleet: the WebSocket–S7 path only (OPC UA and Modbus are per instance:
+ * docs/fleet.md says why).
+ */
+const fleetEdgeFlows = () => withPathsDisabled(bundleFlows('edge'), ['ws']);
 
 /**
  * @param {object} o
@@ -58,7 +84,7 @@ async function startFleet(o = {}) {
   const n = o.instances || 2;
   const m = o.plants || 2;
   const want = new Set(['ws', ...(o.protocols || [])]);
-  const plants = Array.from({ length: m }, (_, i) => `plant${i + 1}`);
+  const plants = plantIds(m);
   const stoppers = [];
   const stop = async () => {
     for (const s of stoppers.splice(0).reverse()) await s().catch((err) => log(`stop: ${err.message}`));
@@ -67,11 +93,7 @@ async function startFleet(o = {}) {
     const redis = await startRedis();
     stoppers.push(() => redis.stop());
     log(`redis-server up (pid ${redis.pid}, ${redis.url})`);
-    const tokens = [
-      `${DEFAULTS.twinToken}:twin:*`,
-      `${DEFAULTS.viewerToken}:viewer:*`,
-      ...plants.map((p) => `${DEFAULTS.edgeToken(p)}:edge:${p}`),
-    ].join(',');
+    const tokens = fleetTokens({ twin: DEFAULTS.twinToken, viewer: DEFAULTS.viewerToken, edge: DEFAULTS.edgeToken, plants });
     const mqttUsers = [
       `${DEFAULTS.mqttTwin.username}:${DEFAULTS.mqttTwin.password}:twin`,
       `${DEFAULTS.mqttMonitor.username}:${DEFAULTS.mqttMonitor.password}:monitor`,
@@ -90,15 +112,15 @@ async function startFleet(o = {}) {
       S7T_MQTT_MONITOR_PASSWORD: DEFAULTS.mqttMonitor.password,
       ...(o.env || {}),
     };
-    const cloudFlows = withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'cloud.json')), want);
-    const edgeFlows = withPathsDisabled(readFlows(path.join(ROOT, 'flows', 'edge.json')), new Set(['ws']));
+    const cloudFlows = withPathsDisabled(bundleFlows('cloud'), want);
+    const edgeFlows = fleetEdgeFlows();
 
     // Cloud instances.
-    const ports = await freePorts(n * 3);
+    const ports = await freePorts(Array.from({ length: n }, (_, i) => ['http', 'mqtt', 'mqttWs'].map((k) => `${k}${i}`)).flat(), HOST);
     const clouds = [];
     const cloudOpts = [];
     for (let i = 0; i < n; i++) {
-      const [http, mqtt, mqttWs] = ports.slice(i * 3, i * 3 + 3);
+      const [http, mqtt, mqttWs] = ['http', 'mqtt', 'mqttWs'].map((k) => ports[`${k}${i}`]);
       cloudOpts.push({
         role: 'cloud', port: http, flows: cloudFlows,
         env: { ...common, S7T_CLOUD_PORT: String(http), S7T_MQTT_HOST: HOST, S7T_MQTT_PORT: String(mqtt), S7T_MQTT_WS_PORT: String(mqttWs) },
@@ -113,7 +135,7 @@ async function startFleet(o = {}) {
     stoppers.push(() => Promise.all(clouds.map((c) => c && c.stop())));
     const edgeUrl = (i) => `ws://${HOST}:${cloudOpts[i].port}/s7twin/edge`;
     const twinUrl = (i) => `ws://${HOST}:${cloudOpts[i].port}/s7twin/twin`;
-    const rotated = (start, f) => Array.from({ length: n }, (_, j) => f((start + j) % n)).join(',');
+    const rotated = (start, f) => dialOrder(start, n, f);
 
     // Plants: a PLC and an edge each.
     const plcs = [];
@@ -125,7 +147,7 @@ async function startFleet(o = {}) {
     stoppers.push(() => Promise.all(plcs.map((p) => p && p.stop())));
     for (let k = 0; k < m; k++) {
       const plant = plants[k];
-      const home = k % n;
+      const home = homeInstance(k, n);
       if (o.inputLogs) inputLogs[plant] = path.join(o.dir, `plc-inputs-${plant}.jsonl`);
       plcOpts[k] = {
         scanMs: o.scanMs || DEFAULTS.scanMs,
@@ -138,7 +160,7 @@ async function startFleet(o = {}) {
       plcs[k] = await startPlc(plcOpts[k]);
       plcOpts[k].s7 = { ...plcOpts[k].s7, port: plcs[k].ports.s7 }; // a restart comes back on the same port
       edgeOpts[k] = {
-        role: 'edge', port: (await freePorts(1))[0], flows: edgeFlows,
+        role: 'edge', port: await freePort(HOST), flows: edgeFlows,
         env: {
           ...common,
           S7T_PLANT: plant,
@@ -195,4 +217,4 @@ async function startFleet(o = {}) {
   }
 }
 
-module.exports = { startFleet, DEFAULTS };
+module.exports = { startFleet, plantIds, homeInstance, dialOrder, fleetTokens, fleetEdgeFlows, DEFAULTS };

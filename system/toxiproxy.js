@@ -2,7 +2,8 @@
 /**
  * A small client for Toxiproxy (https://github.com/Shopify/toxiproxy): start the server on an
  * ephemeral API port, create TCP proxies, add latency+jitter toxics per direction, remove them,
- * stop. Used by the benchmark to emulate a WAN on a kernel without netem.
+ * stop. The launcher puts it in front of the cloud to emulate a WAN on a kernel without netem (the
+ * benchmark's WAN profiles, the fault suite).
  *
  *   const tp = await startToxiproxy();
  *   const p = await tp.createProxy({ name: 'twin-cloud', upstream: '127.0.0.1:1880' });
@@ -14,14 +15,14 @@
  * toxic delays every chunk by latency ± jitter (uniform), in order per connection: it adds delay
  * but never reorders bytes, which is what TCP over a WAN looks like to the application.
  */
-const { codedError } = require('../../nodes/lib/core/errors');
+const { codedError } = require('../nodes/lib/core/errors');
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
-const { freePort } = require('../../plc/net');
+const { freePort } = require('../plc/net');
 const path = require('node:path');
 
-const ROOT = path.join(__dirname, '..', '..');
+const ROOT = path.join(__dirname, '..');
 const DEFAULTS = {
   host: '127.0.0.1', // the API and every proxy listen on loopback only
   startTimeoutMs: 15000, // wait for the API to answer, ms

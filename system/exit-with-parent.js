@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Preload for the processes our launchers start (`node -r scripts/exit-with-parent.js …`, spawned
+ * Preload for the processes the launcher starts (`node -r system/exit-with-parent.js …`, spawned
  * with an IPC channel): when the launcher goes away without stopping them (killed with SIGTERM or
  * SIGKILL, crashed), its end of the channel closes, and the child stops as on Ctrl-C, then exits
  * for certain 10 s later. Without it, a killed benchmark left its PLC and both Node-RED processes

@@ -1,12 +1,12 @@
 'use strict';
 /**
- * The virtual PLC as its own process for the benchmark, so its scan cycle does not share an
- * event loop with the load generator (a real S7-1500 does not either).
- *   node bench/lib/plc-child.js '<createPlc options as JSON>'
+ * The virtual PLC as its own process (system/plc.js starts it), so its scan cycle does not share
+ * an event loop with the load generator or a test (a real S7-1500 does not either).
+ *   node system/plc-child.js '<createPlc options as JSON>'
  * Prints one line `S7T_PLC_READY {"ports":{...}}` when every interface listens, and a line
  * `S7T_PLC_COUNTERS {...}` on SIGUSR2. Stops cleanly on SIGTERM/SIGINT.
  */
-const { createPlc } = require('../../plc');
+const { createPlc } = require('../plc');
 
 async function main() {
   const opts = JSON.parse(process.argv[2] || '{}');

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The one wait-for of the tests and the bench tools: poll a condition instead of sleeping a fixed
+ * The one wait-for of the launcher, the tests and the bench tools: poll a condition instead of sleeping a fixed
  * time, so a test is as fast as the system allows and still passes on a loaded machine.
  */
 

@@ -1,10 +1,10 @@
 'use strict';
 /**
- * Start Debian's redis-server for the fleet (issue 17): `bash scripts/start.sh --fleet`, the fleet
- * tests and the benchmark's fleet section use this one starter. Loopback only, no persistence
+ * Start Debian's redis-server for a fleet (cloud instances sharing plants over Redis): `bash
+ * scripts/start.sh --fleet`, the fleet tests and the benchmark's fleet section use this one starter. Loopback only, no persistence
  * (the fleet keeps nothing in Redis that outlives its instances: leases expire, the latest plant
  * state is written again by the next state frame), a private working folder, stopped with its
- * parent (scripts/lifeline.js is for Node children; redis-server gets SIGTERM from stop() and
+ * parent (system/lifeline.js is for Node children; redis-server gets SIGTERM from stop() and
  * from the exit hook below).
  *
  *   const redis = await startRedis({ port: 0 });   // 0: a free port
@@ -13,31 +13,17 @@
  */
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { codedError } = require('../nodes/lib/core/errors');
+const { freePort } = require('../plc/net');
+const { findProgram } = require('./brokers/server');
 
-/** Error with a stable code. */
-class RedisStartError extends Error {
-  constructor(code, message) { super(message); this.name = 'RedisStartError'; this.code = code; }
-}
+/** Error with a stable code: E_REDIS_MISSING, E_REDIS_START. */
+const RedisStartError = codedError('RedisStartError');
 
-/** The redis-server binary on PATH (or /usr/bin), or null. */
-function findRedisServer() {
-  for (const dir of [...(process.env.PATH || '').split(':'), '/usr/bin', '/usr/sbin']) {
-    const f = path.join(dir || '.', 'redis-server');
-    try { fs.accessSync(f, fs.constants.X_OK); return f; } catch { /* next */ }
-  }
-  return null;
-}
-
-function freePort(host) {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, host, () => { const { port } = srv.address(); srv.close(() => resolve(port)); });
-  });
-}
+/** The redis-server binary on PATH (or /usr/bin, /usr/sbin), or null. */
+const findRedisServer = () => findProgram('redis-server');
 
 /**
  * @param {object} [o]

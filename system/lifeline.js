@@ -1,8 +1,8 @@
 'use strict';
 /**
- * Spawn a Node.js child that stops when its launcher goes: `node -r scripts/exit-with-parent.js`
+ * Spawn a Node.js child that stops when its launcher goes: `node -r system/exit-with-parent.js`
  * with an IPC channel as the lifeline (the channel carries no messages and keeps neither side
- * alive). Used by `npm start`, the benchmark and the test helpers.
+ * alive). Every process the launcher starts from Node.js goes through here.
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');

@@ -1,0 +1,341 @@
+'use strict';
+/**
+ * The protocol paths between a twin and the PLC, in one table: which exist, what each is made of
+ * (its twin transport, its flow tabs, its docs page), how a twin on this machine reaches it, what
+ * its edge needs to know, and where it appears in the benchmark. The launcher (system/), the
+ * benchmark and its report (bench/), the flow builder (scripts/build-flows.js) and the headless
+ * twin (twin/cli.js) read it here, so a path is added in one place (docs/protocol-paths.md lists
+ * the steps; test/nodes/lib/core/paths.test.js fails while one of a path's parts is missing).
+ *
+ * Pure data and small accessors: no I/O, no require of anything outside this folder, so the nodes,
+ * the twin and the tools may all read it.
+ *
+ * Fields of a path:
+ *   id          the name every tool uses (`--protocol`, `--protocols`, report rows)
+ *   label       the name a reader sees
+ *   kind        'bundle': a path of this bundle (its flows ship in flows/, its transport in
+ *               twin/transports/); 'comparison': a stack the benchmark runs beside ours and the
+ *               bundle never ships (the study's own stacks, built from the stock nodes it used)
+ *   transport   the twin's client, a file from the package root that exports createTransport
+ *   wire        the protocol its transport speaks where the transport is another path's
+ *   tabs        bundle paths: the flow tabs it runs on, per role (flows/parts/<name>.json); a tab
+ *               shared by several paths (the browser twin's) is listed by each
+ *   flows       comparisons: their flows, bench/flows/<flows>-cloud.json and -edge.json (if any)
+ *   docs        the page that explains it
+ *   services    the cloud listeners it uses (SERVICES)
+ *   twin        how a twin reaches it: URL template over `{host}` and the services' ports, the
+ *               login it takes (LOGINS), whether it names the plant (true: the system's plant, or a
+ *               fixed plant id), and fixed transport options
+ *   edge        environment the edge's flows read to reach the cloud, templates over `{host}`, the
+ *               services' ports as the edge sees them, `{plcHost}` and the PLC's ports
+ *               (`{plcS7}`, `{plcOpcua}`, `{plcModbus}`)
+ *   plc         the virtual PLC interfaces it needs: `opcua`, `modbus`, `mqtt` (a client that
+ *               publishes to a cloud service, with the PLC's login or none)
+ *   probeSlots  probe slots a twin may use over it, from slot 0 ('all': every PLC slot);
+ *               probeSlotsEnv: the variable that tells its edge how many to relay
+ *   bench       the benchmark: `probes` (probe and load rows), `productions` (twin productions),
+ *               `firstSlot` (its first probe slot), `study` (the study's protocol its cells are
+ *               compared with), `tables` (the report's tables it is a row of, TABLES), `page`
+ *               (the browser twin speaks it), `bytes` (what its transport counts as bytes)
+ */
+
+/**
+ * The cloud's listeners the paths use, and the variable that sets each one's port (the cloud
+ * binds it; the edge and the twins dial it, through Toxiproxy in a WAN profile).
+ */
+const SERVICES = {
+  http: { env: 'S7T_CLOUD_PORT', runtime: true }, // Node-RED's own HTTP server (settings.js)
+  mqtt: { env: 'S7T_MQTT_PORT' },
+  mqttWs: { env: 'S7T_MQTT_WS_PORT' },
+  opcua: { env: 'S7T_OPCUA_PORT' },
+  modbus: { env: 'S7T_MODBUS_PORT' },
+  stockMqtt: { env: 'S7T_STOCK_MQTT_PORT' },
+  stockOpcua: { env: 'S7T_STOCK_OPCUA_PORT' },
+  stockModbus: { env: 'S7T_STOCK_MODBUS_PORT' },
+};
+
+/** The logins a twin transport takes, and the options each becomes. */
+const LOGINS = {
+  token: 'a bearer token: {token}',
+  mqtt: 'an MQTT user with role twin: {username, password}',
+  opcua: 'an OPC UA user account: {user, password}',
+};
+
+/** The benchmark report's tables a path may be a row of (bench.tables). */
+const TABLES = {
+  probe: 'network floor and probe round trips',
+  table1: 'Table 1, round trip per timed variable (productions)',
+  table3: 'Table 3, bytes on the wire (productions)',
+  table4: 'Table 4, load',
+  table5: 'Table 5, local vs WAN',
+  targets: 'a target: its WAN mean below the study\'s (the WebSocket–S7 path\'s targets are the report\'s own rows)',
+  related: 'HTTP, MQTT over TCP and MQTT over WebSocket beside the related study',
+  stock: 'our paths beside the study\'s stock stacks',
+  page: 'the browser twin\'s twin-side cost',
+};
+
+const PATHS = [
+  {
+    id: 'ws',
+    label: 'WebSocket–S7',
+    kind: 'bundle',
+    transport: 'twin/transports/ws.js',
+    tabs: { cloud: ['cloud-ws', 'cloud-twin-ui'], edge: ['edge-ws'] },
+    docs: 'docs/bridge.md',
+    services: ['http'],
+    twin: { url: 'ws://{host}:{http}/s7twin/twin', login: 'token', plant: true },
+    edge: { S7T_CLOUD_URL: 'ws://{host}:{http}/s7twin/edge' },
+    plc: {},
+    probeSlots: 'all',
+    bench: {
+      probes: true, productions: true, firstSlot: 1, study: 'ws', page: true,
+      tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'stock', 'page'],
+      bytes: 'frame payloads (without the 2–8 bytes of WebSocket framing per frame)',
+    },
+  },
+  {
+    id: 'mqtt',
+    label: 'MQTT',
+    kind: 'bundle',
+    transport: 'twin/transports/mqtt.js',
+    tabs: { cloud: ['cloud-mqtt'], edge: [] },
+    docs: 'docs/mqtt.md',
+    services: ['mqtt'],
+    twin: { url: 'mqtt://{host}:{mqtt}', login: 'mqtt', plant: true },
+    edge: {},
+    plc: { mqtt: { service: 'mqtt', login: true } },
+    probeSlots: 'all',
+    bench: {
+      probes: true, productions: true, firstSlot: 1, study: 'mqtt',
+      tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'targets', 'related', 'stock'],
+      bytes: 'TCP bytes of the connection',
+    },
+  },
+  {
+    id: 'opcua',
+    label: 'OPC UA',
+    kind: 'bundle',
+    transport: 'twin/transports/opcua.js',
+    tabs: { cloud: ['cloud-opcua'], edge: ['edge-opcua'] },
+    docs: 'docs/opcua.md',
+    services: ['opcua'],
+    twin: { url: 'opc.tcp://{host}:{opcua}', login: 'opcua', plant: true },
+    edge: { S7T_OPCUA_URL: 'opc.tcp://{host}:{opcua}' },
+    plc: { opcua: true },
+    // Each relayed slot costs the edge reads on every poll: the edge relays the first 122.
+    probeSlots: 122,
+    probeSlotsEnv: 'S7T_OPCUA_PROBE_SLOTS',
+    bench: {
+      probes: true, productions: true, firstSlot: 1, study: 'opcua',
+      tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'targets', 'stock'],
+      bytes: 'bytes of the secure channel',
+    },
+  },
+  {
+    id: 'modbus',
+    label: 'Modbus',
+    kind: 'bundle',
+    transport: 'twin/transports/modbus.js',
+    tabs: { cloud: ['cloud-modbus'], edge: ['edge-modbus'] },
+    docs: 'docs/modbus.md',
+    services: ['modbus'],
+    twin: { url: 'modbus://{host}:{modbus}' },
+    edge: { S7T_MODBUS_CLOUD_HOST: '{host}', S7T_MODBUS_CLOUD_PORT: '{modbus}' },
+    plc: { modbus: true },
+    probeSlots: 122,
+    probeSlotsEnv: 'S7T_MODBUS_PROBE_SLOTS',
+    bench: {
+      probes: true, productions: true, firstSlot: 1, study: 'modbus',
+      tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'targets', 'stock'],
+      bytes: 'TCP bytes of the connection',
+    },
+  },
+  {
+    // The related study's second path: MQTT over WebSocket to the same broker.
+    id: 'mqttws',
+    label: 'MQTT over WebSocket',
+    kind: 'bundle',
+    transport: 'twin/transports/mqttws.js',
+    tabs: { cloud: ['cloud-mqtt', 'cloud-twin-ui'], edge: [] },
+    docs: 'docs/mqtt.md',
+    services: ['mqttWs'],
+    twin: { url: 'ws://{host}:{mqttWs}/mqtt', login: 'mqtt', plant: true },
+    edge: {},
+    plc: { mqtt: { service: 'mqtt', login: true } },
+    probeSlots: 'all',
+    // Productions only, as the related study measured it: its probes would be the MQTT path's.
+    bench: {
+      probes: false, productions: true, firstSlot: 1, page: true,
+      tables: ['table1', 'table3', 'related', 'page'],
+      bytes: 'TCP bytes of the connection (MQTT in WebSocket frames, the upgrade included)',
+    },
+  },
+  {
+    // The related study's third path: HTTP polling of the REST endpoint, which relays over the
+    // WebSocket–S7 path's edge link.
+    id: 'http',
+    label: 'HTTP polling',
+    kind: 'bundle',
+    transport: 'twin/transports/http.js',
+    tabs: { cloud: ['cloud-ws', 'cloud-twin-ui'], edge: ['edge-ws'] },
+    docs: 'docs/browser-twin.md',
+    services: ['http'],
+    twin: { url: 'http://{host}:{http}/s7twin/rest', login: 'token' },
+    edge: { S7T_CLOUD_URL: 'ws://{host}:{http}/s7twin/edge' },
+    plc: {},
+    probeSlots: 0,
+    bench: {
+      probes: false, productions: true, firstSlot: 1, page: true,
+      tables: ['table1', 'table3', 'related', 'page'],
+      bytes: 'TCP bytes of the keep-alive connections (request and response headers included)',
+    },
+  },
+  {
+    // The study's WebSocket–S7 stack: its own twin client, probe slot 0 only, no productions.
+    id: 'stock',
+    label: 'stock WS-S7 replica',
+    kind: 'comparison',
+    transport: 'bench/lib/stock-transport.js',
+    flows: 'stock',
+    docs: 'docs/bench.md',
+    services: ['http'],
+    twin: { url: 'ws://{host}:{http}/stock/twin' },
+    edge: { S7T_STOCK_EDGE_URL: 'ws://{host}:{http}/stock/edge', S7T_STOCK_PLC_URL: 'ws://{host}:{http}/stock/plctounity' },
+    plc: {},
+    probeSlots: 1,
+    bench: { probes: true, productions: false, firstSlot: 0, study: 'ws', tables: ['probe', 'table4', 'stock'] },
+  },
+  {
+    // The stock broker knows no users: the PLC's second client logs in without any, at QoS 0.
+    id: 'stock-mqtt',
+    label: 'stock MQTT replica',
+    kind: 'comparison',
+    transport: 'twin/transports/mqtt.js',
+    wire: 'mqtt',
+    flows: 'stock-mqtt',
+    docs: 'docs/bench.md',
+    services: ['stockMqtt'],
+    // The replicas' twins run the study's client settings whatever the tuning (MQTT at QoS 0,
+    // OPC UA and Modbus polled every 50 ms); the replicas take no credentials.
+    twin: { url: 'mqtt://{host}:{stockMqtt}', plant: true, options: { qos: 0 } },
+    edge: {},
+    plc: { mqtt: { service: 'stockMqtt', login: false } },
+    probeSlots: 'all',
+    bench: { probes: true, productions: true, firstSlot: 1, study: 'mqtt', tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'stock'] },
+  },
+  {
+    id: 'stock-opcua',
+    label: 'stock OPC UA replica',
+    kind: 'comparison',
+    transport: 'twin/transports/opcua.js',
+    wire: 'opcua',
+    flows: 'stock-opcua',
+    docs: 'docs/bench.md',
+    services: ['stockOpcua'],
+    // A hand-built flow names one plant in its node ids: the study's plant1.
+    twin: { url: 'opc.tcp://{host}:{stockOpcua}', plant: 'plant1', options: { user: '', password: '', mode: 'poll', pollMs: 50 } },
+    edge: { S7T_STOCK_OPCUA_URL: 'opc.tcp://{host}:{stockOpcua}', S7T_PLC_OPCUA_URL: 'opc.tcp://{plcHost}:{plcOpcua}' },
+    plc: { opcua: true },
+    probeSlots: 1,
+    bench: { probes: true, productions: true, firstSlot: 0, study: 'opcua', tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'stock'] },
+  },
+  {
+    id: 'stock-modbus',
+    label: 'stock Modbus replica',
+    kind: 'comparison',
+    transport: 'twin/transports/modbus.js',
+    wire: 'modbus',
+    flows: 'stock-modbus',
+    docs: 'docs/bench.md',
+    services: ['stockModbus'],
+    twin: { url: 'modbus://{host}:{stockModbus}', options: { pollMs: 50 } },
+    edge: {},
+    plc: { modbus: true },
+    probeSlots: 1,
+    bench: { probes: true, productions: true, firstSlot: 0, study: 'modbus', tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'stock'] },
+  },
+];
+
+const BY_ID = new Map(PATHS.map((p) => [p.id, p]));
+
+/** Every path id, in the table's order (the order runs and reports use). */
+const ids = () => PATHS.map((p) => p.id);
+
+/**
+ * A path by id.
+ * @param {string} id
+ * @returns {object|undefined}
+ */
+const get = (id) => BY_ID.get(id);
+
+/** Ids of the bundle's paths (deployed by the assembled flows). */
+const bundle = () => PATHS.filter((p) => p.kind === 'bundle').map((p) => p.id);
+
+/** Ids of the comparison stacks (benchmark only: the study's replicas). */
+const comparisons = () => PATHS.filter((p) => p.kind === 'comparison').map((p) => p.id);
+
+/**
+ * Ids of the paths that are rows of one of the report's tables (TABLES), in the table's order.
+ * @param {string} table
+ */
+const inTable = (table) => PATHS.filter((p) => p.bench.tables.includes(table)).map((p) => p.id);
+
+/**
+ * The protocol name a path's transport speaks (a comparison: the path whose transport it borrows).
+ * @param {string} id
+ */
+const wireOf = (id) => (get(id) && get(id).wire) || id;
+
+/**
+ * Probe slots a twin may use over a path, from slot 0 (0 when unknown).
+ * @param {string} id
+ * @param {number} allSlots the PLC's probe slots (nodes/lib/core/tags.js PROBE_SLOTS)
+ */
+function probeSlots(id, allSlots) {
+  const p = get(id);
+  if (!p) return 0;
+  return p.probeSlots === 'all' ? allSlots : p.probeSlots;
+}
+
+/**
+ * Fill a template's `{name}` fields (a field with no value becomes '').
+ * @param {string} template
+ * @param {object} vars
+ * @returns {string}
+ */
+function expand(template, vars) {
+  return template.replace(/\{(\w+)\}/g, (_, k) => (vars[k] === undefined || vars[k] === null ? '' : String(vars[k])));
+}
+
+/**
+ * Transport options that reach a path: its URL filled in, its login, its plant, its fixed options.
+ * @param {string} id
+ * @param {object} o
+ * @param {string} o.host the cloud's host as the twin sees it
+ * @param {Object<string, number|string>} o.ports service → port as the twin sees it
+ * @param {Object<string, object>} o.logins LOGINS key → transport options (e.g. {token})
+ * @param {string} [o.plant] the system's plant
+ * @returns {object} options for the path's transport ({} for an unknown path)
+ */
+function twinOptions(id, o) {
+  const p = get(id);
+  if (!p) return {};
+  const t = p.twin;
+  const out = { url: expand(t.url, { host: o.host, ...o.ports }), ...((t.login && o.logins[t.login]) || {}) };
+  if (t.plant) out.plant = t.plant === true ? o.plant : t.plant;
+  return { ...out, ...(t.options || {}) };
+}
+
+/**
+ * The environment an edge's flows read to reach the given paths (every path when none is given).
+ * @param {object} vars host, the services' ports, plcHost, plcS7, plcOpcua, plcModbus
+ * @param {string[]} [only] path ids
+ * @returns {Object<string, string>}
+ */
+function edgeEnv(vars, only = ids()) {
+  const out = {};
+  for (const id of only) for (const [k, v] of Object.entries(get(id).edge)) out[k] = expand(v, vars);
+  return out;
+}
+
+module.exports = { PATHS, SERVICES, LOGINS, TABLES, ids, get, bundle, comparisons, inTable, wireOf, probeSlots, expand, twinOptions, edgeEnv };

@@ -1,0 +1,127 @@
+'use strict';
+/**
+ * The flows the launcher deploys, chosen by the table of protocol paths
+ * (nodes/lib/core/paths.js): the assembled flows (flows/cloud.json, flows/edge.json) with the tabs
+ * of the paths not wanted disabled, single flow parts (flows/parts/), and the comparison stacks
+ * the benchmark runs beside ours (bench/flows/).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const paths = require('../nodes/lib/core/paths');
+
+const ROOT = path.join(__dirname, '..');
+const PARTS = path.join(ROOT, 'flows', 'parts');
+
+/**
+ * Read a flow file, or [] when it is not there yet.
+ * @param {string} file
+ * @returns {object[]}
+ */
+function readFlows(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** The assembled flow of a role (flows/<role>.json). */
+const bundleFlows = (role) => readFlows(path.join(ROOT, 'flows', `${role}.json`));
+
+/**
+ * Flow parts joined, each config node once (the way scripts/build-flows.js joins them).
+ * @param {string[]} names part names, e.g. ['cloud-ws', 'cloud-twin-ui']
+ * @returns {object[]}
+ */
+function partFlows(names) {
+  const seen = new Set();
+  const out = [];
+  for (const name of names) {
+    for (const n of readFlows(path.join(PARTS, `${name}.json`))) {
+      if (seen.has(n.id)) continue;
+      seen.add(n.id);
+      out.push(n);
+    }
+  }
+  return out;
+}
+
+/** The id of a part's tab (null when the part has none or is missing). */
+function partTab(name) {
+  const tab = readFlows(path.join(PARTS, `${name}.json`)).find((n) => n.type === 'tab');
+  return tab ? tab.id : null;
+}
+
+/**
+ * Tab id → the bundle paths that run on it, from the table's flow tabs.
+ * @returns {Map<string, Set<string>>}
+ */
+function tabPaths() {
+  const out = new Map();
+  for (const id of paths.bundle()) {
+    for (const names of Object.values(paths.get(id).tabs)) {
+      for (const name of names) {
+        const tab = partTab(name);
+        if (!tab) continue;
+        if (!out.has(tab)) out.set(tab, new Set());
+        out.get(tab).add(id);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The flows with the tabs of unwanted bundle paths disabled, as a user who runs one path would
+ * disable the others in the editor: Node-RED starts none of their nodes, so a run of
+ * `--protocols ws` is not measured beside Modbus and OPC UA poll loops that no twin uses (each
+ * polls every 10 ms in the tuned profile), nor beside edge clients retrying a PLC interface that
+ * was not started. A tab stays on while any wanted path runs on it; a tab of no path is left alone.
+ * @param {object[]} flows
+ * @param {Iterable<string>} want path ids to run
+ * @returns {object[]} a copy; `disabledTabs` lists the labels of what was disabled
+ */
+function withPathsDisabled(flows, want) {
+  want = new Set(want);
+  const owners = tabPaths();
+  const disabled = [];
+  const out = flows.map((n) => {
+    if (n.type !== 'tab' || !owners.has(n.id)) return n;
+    if ([...owners.get(n.id)].some((p) => want.has(p))) return n;
+    disabled.push(n.label || n.id);
+    return { ...n, disabled: true };
+  });
+  out.disabledTabs = disabled;
+  return out;
+}
+
+/**
+ * A comparison stack's flows for one role (bench/flows/<flows>-<role>.json; [] when it has none).
+ * @param {string} id a comparison path's id
+ * @param {'cloud'|'edge'} role
+ */
+const comparisonFlows = (id, role) => readFlows(path.join(ROOT, 'bench', 'flows', `${paths.get(id).flows}-${role}.json`));
+
+/**
+ * Which protocol paths this checkout can run: a bundle path when the assembled flows hold each of
+ * its tabs and its twin transport exists, a comparison stack when its cloud flow exists. The benchmark runs
+ * what exists and reports the rest as not available instead of failing.
+ * @returns {Object<string, boolean>} every path id of the table
+ */
+function availablePaths() {
+  const tabs = new Set([...bundleFlows('cloud'), ...bundleFlows('edge')].filter((n) => n.type === 'tab').map((n) => n.id));
+  const out = {};
+  for (const id of paths.ids()) {
+    const p = paths.get(id);
+    if (p.kind === 'bundle') {
+      const all = Object.values(p.tabs).flat();
+      out[id] = all.every((name) => tabs.has(partTab(name))) && fs.existsSync(path.join(ROOT, p.transport));
+    } else {
+      out[id] = fs.existsSync(path.join(ROOT, 'bench', 'flows', `${p.flows}-cloud.json`));
+    }
+  }
+  return out;
+}
+
+module.exports = { readFlows, bundleFlows, partFlows, withPathsDisabled, comparisonFlows, availablePaths };

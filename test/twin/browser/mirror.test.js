@@ -1,0 +1,40 @@
+'use strict';
+/** A watching page's shadow boxes (twin/browser/mirror.js) on a real plant model. */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { createMirror } = require('../../../twin/browser/mirror');
+const { createPlant } = require('../../../twin/plant');
+
+function shadow() {
+  const plant = createPlant({ profile: 'fast', boxes: 0, feedWhileStopped: true, arrivalMs: 0 });
+  const counters = { followed: 0, markedDamaged: 0 };
+  return { plant, counters, mirror: createMirror(plant, counters) };
+}
+
+test('a box appears for every box the driver\'s entry sensor showed, or piston 1 pushed, never twice', () => {
+  const { plant, counters, mirror } = shadow();
+  mirror.follow({}, { se: 1 });
+  assert.equal(counters.followed, 1);
+  assert.ok(plant.scene().entry, 'at the shadow\'s entry at once');
+  mirror.follow({ se: 1 }, { p1fw: 1 }); // the same box pushed: not a second one
+  assert.equal(counters.followed, 1);
+  mirror.follow({ se: 1, p1fw: 1 }, { se: 1 }); // se still high: no new edge
+  assert.equal(counters.followed, 1);
+  mirror.follow({ se: 0, p1fw: 0 }, { p1fw: 1 }); // a path that streams outputs only: the push counts
+  assert.equal(counters.followed, 2);
+  assert.equal(plant.summary().boxes, 2);
+});
+
+test('the box at the detection unit is drawn damaged when the PLC\'s state says so', () => {
+  const { plant, counters, mirror } = shadow();
+  mirror.follow({}, { se: 1 });
+  plant.applyOutputs({ p1fw: 1, c1: 1 });
+  for (let t = 0; t < 2000 && !plant.scene().c1.some((b) => Math.abs(b.x - plant.config.detectorAtMm) < 10); t += 5) plant.tick(5);
+  const id = plant.scene().c1[0].id;
+  assert.equal(mirror.mark(plant.scene()).c1[0].damaged, false, 'the shadow\'s own plan knows nothing of the damage');
+  mirror.follow({}, { dmg: 1 });
+  mirror.follow({}, { dmg: 1 });
+  assert.equal(counters.markedDamaged, 1, 'marked once');
+  const s = mirror.mark(plant.scene());
+  assert.equal(s.c1.find((b) => b.id === id).damaged, true);
+});

@@ -1,0 +1,59 @@
+'use strict';
+/**
+ * A watching page's shadow of the demo plant: it runs the same plant model as the driving page
+ * but sends nothing, and keeps its boxes with the driver's from what the PLC's state says. A box
+ * appears at its entry when the PLC's state shows the driver's box there (EntrySensor, or
+ * Piston1Forward where the path streams outputs only), and is marked damaged when the PLC's state
+ * does (DamageSensor, or Piston2Forward). The signals are the demo plant's (box sorting).
+ * Browser-safe.
+ */
+
+/**
+ * @param {object} plant the shadow model (twin/plant.js)
+ * @param {{followed: number, markedDamaged: number}} counters counted there: boxes followed, boxes marked damaged
+ * @returns {{follow(prev: object, values: object): void, mark(scene: object): object}}
+ */
+function createMirror(plant, counters) {
+  const marked = new Set(); // ids of shadow boxes the PLC's state showed as damaged
+  const seenAt = { entry: 0, pushes: 0 }; // rising EntrySensor / Piston1Forward seen
+
+  /** The box at the detection unit, if the PLC's state says it is damaged: marked so. */
+  function markAtDetector() {
+    const s = plant.scene();
+    const at = plant.config.detectorAtMm;
+    const near = s.c1.slice().sort((a, b) => Math.abs(a.x - at) - Math.abs(b.x - at))[0];
+    if (near && Math.abs(near.x - at) <= plant.config.detectorMm + plant.config.boxMm && !marked.has(near.id)) {
+      marked.add(near.id);
+      counters.markedDamaged += 1;
+    }
+  }
+
+  return {
+    /**
+     * The PLC's state changed from `prev` with `values`: keep the shadow's boxes with the driver's.
+     * @param {object} prev every value the PLC's state showed before
+     * @param {object} values what it shows now
+     */
+    follow(prev, values) {
+      const rose = (k) => values[k] === 1 && prev[k] !== 1;
+      // Every box the driver's entry sensor showed, or piston 1 pushed (a path that streams outputs
+      // only), is a box of the shadow. A shadow running a little behind queues it: the model lets it
+      // in when its own entry is free, so no box is lost or doubled.
+      if (rose('se')) seenAt.entry += 1;
+      if (rose('p1fw')) seenAt.pushes += 1;
+      while (counters.followed < Math.max(seenAt.entry, seenAt.pushes)) {
+        plant.feed(false);
+        counters.followed += 1;
+      }
+      plant.tick(0); // a box whose entry is free arrives now, before the piston starts to move
+      if (values.dmg === 1 || rose('p2fw')) markAtDetector();
+    },
+    /** The scene with the damage the PLC showed (the shadow's own plan knows nothing of it). */
+    mark(scene) {
+      for (const b of [scene.entry, ...scene.c1, ...scene.c2]) if (b && marked.has(b.id)) b.damaged = true;
+      return scene;
+    },
+  };
+}
+
+module.exports = { createMirror };

@@ -1,0 +1,168 @@
+'use strict';
+/**
+ * The box-sorting plant's mechanics, one tick at a time, as functions of the plant's state (made
+ * by createState): pistons that move with the PLC's outputs, belts that carry boxes queued behind
+ * each other, piston 1 that pushes the entry box onto conveyor 1 once its landing spot is free,
+ * piston 2 that rejects the box at the detection unit, piston 3 that pushes the box at the end
+ * stop into packaging, the hand-over from conveyor 1 to conveyor 2, new boxes at the entry, and
+ * the sensors the PLC reads. Geometry in mm along each conveyor (box centres), times in ms.
+ * Browser-safe.
+ */
+const tags = require('../../nodes/lib/core/tags');
+
+const MIN_CLEARANCE_MM = 20; // extra belt between two boxes beyond the detection unit's length, at least
+
+// The plant's sensors and buttons are the PLC's inputs, what it acts on the PLC's streamed
+// outputs: both as the I/O table names them.
+const INPUTS = tags.inputs.map((t) => t.short);
+const OUTPUTS = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
+
+/**
+ * A plant at rest: no box, pistons home, every PLC output 0.
+ * @returns {object} the state every function here reads and moves on
+ */
+function createState() {
+  return {
+    time: 0,
+    dt: 0, // duration of the tick being computed
+    lastArrival: -Infinity,
+    entry: null, // box waiting at the entry (or being pushed by piston 1)
+    c1: [], // boxes on conveyor 1, front (largest x) first
+    c2: [], // boxes on conveyor 2, front first
+    piston: { p1: 0, p2: 0, p3: 0 }, // 0 = back, 1 = front
+    buttons: { st: 0, sp: 0 },
+    releaseAt: { st: 0, sp: 0 },
+    out: Object.fromEntries(OUTPUTS.map((k) => [k, 0])), // last PLC outputs seen
+    counts: { arrived: 0, packed: 0, rejected: 0, missorted: 0 },
+    boxes: [], // every box that arrived
+  };
+}
+
+/** Move a piston one tick; returns true when it reached the front in this tick. */
+function movePiston(s, name, fw, bw, strokeMs, blockedAt) {
+  const before = s.piston[name];
+  let p = before;
+  if (fw && !bw) p = Math.min(1, p + s.dt / strokeMs);
+  else if (bw && !fw) p = Math.max(0, p - s.dt / strokeMs);
+  if (blockedAt !== undefined && p > blockedAt) p = Math.max(before, blockedAt);
+  s.piston[name] = p;
+  return before < 1 && p >= 1;
+}
+
+/** Run a belt one tick: boxes move together, queue behind each other (boxMm apart), stop at endX. */
+function moveBelt(belt, speedMmS, dtMs, endX, boxMm) {
+  const step = (speedMmS * dtMs) / 1000;
+  for (let i = 0; i < belt.length; i++) {
+    const b = belt[i];
+    const x = Math.min(b.x + step, i === 0 ? endX : belt[i - 1].x - boxMm);
+    b.x = Math.max(b.x, x);
+  }
+}
+
+/**
+ * The free belt piston 1 needs behind the last box on conveyor 1 before it lands the next: boxes
+ * keep at least a detection unit's length apart, so the detector never sees two at once, plus the
+ * belt that runs past it in detectorGapMs, so its "no box" between them lasts that long.
+ */
+function landingSpacing(cfg) {
+  const clearanceMm = Math.max(MIN_CLEARANCE_MM, (cfg.c1SpeedMmS * cfg.detectorGapMs) / 1000);
+  return cfg.boxMm + Math.max(cfg.landingGapMm, cfg.detectorMm + clearanceMm);
+}
+
+/**
+ * Piston 1 pushes the entry box onto conveyor 1; it stalls short of the front while the landing
+ * spot is still occupied (conveyor 1 stopped or slow).
+ */
+function pushEntry(s, cfg) {
+  const B = cfg.boxMm;
+  const landingFree = s.c1.length === 0 || s.c1[s.c1.length - 1].x - B / 2 >= landingSpacing(cfg);
+  const blockAt = s.entry && !landingFree ? 0.9 : undefined;
+  if (movePiston(s, 'p1', s.out.p1fw, s.out.p1bw, cfg.p1StrokeMs, blockAt) && s.entry) {
+    s.entry.x = B / 2;
+    s.entry.where = 'c1';
+    s.c1.push(s.entry);
+    s.entry = null;
+  }
+}
+
+/**
+ * Piston 2 (single-acting, spring return) rejects the box at the detection unit: the one nearest
+ * to it, within the unit or up to rejectReachMm past it.
+ * @returns {object|null} the box it took off conveyor 1
+ */
+function rejectAtDetector(s, cfg) {
+  if (!movePiston(s, 'p2', s.out.p2fw, !s.out.p2fw, cfg.p2StrokeMs)) return null;
+  let best = -1;
+  let bestDist = Infinity;
+  s.c1.forEach((b, i) => {
+    const d = b.x - cfg.detectorAtMm;
+    const reach = cfg.detectorMm / 2 + cfg.boxMm / 2 + (d > 0 ? cfg.rejectReachMm : 0);
+    if (Math.abs(d) <= reach && Math.abs(d) < bestDist) { best = i; bestDist = Math.abs(d); }
+  });
+  return best >= 0 ? s.c1.splice(best, 1)[0] : null;
+}
+
+/**
+ * Piston 3 pushes the box at the end stop of conveyor 2 into packaging.
+ * @returns {object|null} the box it took off conveyor 2
+ */
+function packAtEnd(s, cfg) {
+  if (!movePiston(s, 'p3', s.out.p3fw, !s.out.p3fw, cfg.p3StrokeMs)) return null;
+  return s.c2.length && s.c2[0].x >= cfg.c2LengthMm - cfg.boxMm ? s.c2.shift() : null;
+}
+
+/** Both belts one tick; at its end conveyor 1 hands a box over once the start of conveyor 2 is free. */
+function runBelts(s, cfg) {
+  const B = cfg.boxMm;
+  if (s.out.c1) moveBelt(s.c1, cfg.c1SpeedMmS, s.dt, cfg.c1LengthMm - B / 2, B);
+  if (s.c1.length && s.c1[0].x >= cfg.c1LengthMm - B / 2 && (s.c2.length === 0 || s.c2[s.c2.length - 1].x >= 1.5 * B)) {
+    const b = s.c1.shift();
+    b.x = B / 2;
+    b.where = 'c2';
+    s.c2.push(b);
+  }
+  if (s.out.c2) moveBelt(s.c2, cfg.c2SpeedMmS, s.dt, cfg.c2LengthMm - B / 2, B);
+}
+
+/**
+ * A new box arrives when its time has come, the entry is free and piston 1 is home.
+ * @param {object} s
+ * @param {object} cfg
+ * @param {boolean[]} plan which boxes are damaged
+ * @param {number} total boxes to produce
+ * @param {() => boolean} running whether the line runs (boxes arrive only then)
+ * @returns {object|null} the box that arrived
+ */
+function arrive(s, cfg, plan, total, running) {
+  const due = !s.entry && s.counts.arrived < total && s.piston.p1 === 0 && s.time - s.lastArrival >= cfg.arrivalMs && running();
+  if (!due) return null;
+  const box = { id: s.counts.arrived + 1, damaged: plan[s.counts.arrived], arrivedAt: s.time, where: 'entry', x: 0 };
+  s.counts.arrived += 1;
+  s.lastArrival = s.time;
+  s.entry = box;
+  s.boxes.push(box);
+  return box;
+}
+
+/** Every input's current value: the sensors and buttons as the PLC reads them. */
+function sensors(s, cfg) {
+  const B = cfg.boxMm;
+  const inDetector = s.c1.filter((b) => Math.abs(b.x - cfg.detectorAtMm) < cfg.detectorMm / 2 + B / 2);
+  return {
+    st: s.buttons.st,
+    sp: s.buttons.sp,
+    se: s.entry ? 1 : 0,
+    p1f: s.piston.p1 >= 1 ? 1 : 0,
+    p1b: s.piston.p1 <= 0 ? 1 : 0,
+    sd: inDetector.length ? 1 : 0,
+    dmg: inDetector.some((b) => b.damaged) ? 1 : 0,
+    p2f: s.piston.p2 >= 1 ? 1 : 0,
+    sk: s.c2.length && s.c2[0].x >= cfg.c2LengthMm - B ? 1 : 0,
+    p3f: s.piston.p3 >= 1 ? 1 : 0,
+  };
+}
+
+module.exports = {
+  INPUTS, OUTPUTS, MIN_CLEARANCE_MM,
+  createState, movePiston, moveBelt, landingSpacing, pushEntry, rejectAtDetector, packAtEnd, runBelts, arrive, sensors,
+};
