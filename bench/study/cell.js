@@ -14,7 +14,6 @@
  *          `size` bytes down each at once, `rounds` times (Fig. 1i)
  */
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { STACKS } = require('./stacks');
@@ -23,17 +22,10 @@ const { startCapture, splitByWindows } = require('./capture');
 const loads = require('./loads');
 const { readProc, readMachine } = require('../lib/cost');
 const { cycloneConfig } = require('./dds-config');
+const { startRosMaster } = require('../../system/brokers/rosmaster');
 
 const READY_MS = 120000; // a companion's start (rospy and node-opcua take seconds on a loaded machine)
 const RUN_MS = 30 * 60000; // one ping or chain run, bounded
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  });
-}
 
 /** What a stack's processes need around them: a master, environment, the ports to dial. */
 async function environment(stack, tmp, participants) {
@@ -41,10 +33,9 @@ async function environment(stack, tmp, participants) {
   const extra = [];
   let master = null;
   if (stack.id === 'ros') {
-    const port = await freePort();
-    Object.assign(env, { ROS_MASTER_URI: `http://127.0.0.1:${port}`, ROS_HOSTNAME: '127.0.0.1', ROS_HOME: tmp, ROS_LOG_DIR: tmp });
-    master = startCompanion({ cmd: 'rosmaster', args: ['--core', '-p', String(port)] }, { name: 'rosmaster', env });
-    await waitTcp(port, READY_MS);
+    const m = await startRosMaster({ timeoutMs: READY_MS });
+    Object.assign(env, m.env);
+    master = { name: 'rosmaster', pid: m.pid, stop: m.stop };
   } else if (stack.id === 'mqtt') {
     master = startCompanion(stack.command('broker', []), { name: 'mqtt broker' });
     const line = await master.next((l) => l.event === 'ready', READY_MS);
@@ -57,16 +48,6 @@ async function environment(stack, tmp, participants) {
     extra.push('--peers', String(Math.max(4, participants + 2)));
   }
   return { env, extra, master };
-}
-
-async function waitTcp(port, timeoutMs) {
-  const t0 = Date.now();
-  while (Date.now() - t0 < timeoutMs) {
-    const ok = await new Promise((r) => { const s = net.connect(port, '127.0.0.1', () => { s.destroy(); r(true); }); s.once('error', () => r(false)); });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw Object.assign(new Error(`nothing listened on ${port} within ${timeoutMs} ms`), { code: 'E_COMPANION_TIMEOUT' });
 }
 
 /** Start the echo (and its master), run one ping with `args`, stop everything; the ping's lines. */

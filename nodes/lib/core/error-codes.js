@@ -495,6 +495,10 @@ const CODES = {
       '`apt-get install mosquitto`.' },
   E_MOSQUITTO_START: { area: 'bench', by: ['scripts'], resync: false,
     means: 'mosquitto_passwd failed, or Mosquitto exited or was not up in time: the end of its log is in the message.' },
+  E_ROSMASTER_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'The ROS 1 master (rosmaster) is not installed: run `bash scripts/study-deps.sh` as root, or `apt-get install python3-rosmaster`.' },
+  E_ROSMASTER_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'rosmaster exited, or did not listen on its port in time: the end of its log is in the message.' },
   E_BROKER_OPTION: { area: 'bench', by: ['scripts'], resync: false,
     means: 'A broker\'s start was asked for with a port, host, username, password or name that cannot go into its config ' +
       '(the message says which and what is allowed), or a launcher child without S7T_BROKER_PASSWORD: nothing was started.' },
