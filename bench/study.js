@@ -65,15 +65,18 @@ function parse(argv) {
     chainStreams: Number(get('chain-streams', 'chainStreams')), chainHops: nums(get('chain-hops', 'chainHops')),
     chainRounds: Number(get('chain-rounds', 'chainRounds')), chainSize: Number(get('chain-size', 'chainSize')),
     chainStacks: pick(get('chain-stacks', 'chainStacks')).map((s) => {
-      if (!s.chain) throw Object.assign(new Error(`${s.id} has no forwarding role for the many-nodes test (${Object.values(STACKS).filter((x) => x.chain).map((x) => x.id).join(', ')})`), { code: 'E_STUDY_ARGS' });
+      if (!s.chain) throw Object.assign(new Error(`${s.id} has no forwarding role for the many-nodes test ` +
+        `(${Object.values(STACKS).filter((x) => x.chain).map((x) => x.id).join(', ')})`), { code: 'E_STUDY_ARGS' });
       return s.id;
     }),
     ownProbes: Number(get('own-probes', 'ownProbes')), ownSamples: Number(get('own-samples', 'ownSamples')),
     net: { rateMbit: Number(get('net-rate', 'netRate')), queueMs: Number(get('net-queue-ms', 'netQueueMs')), mtu: Number(get('mtu', 'mtu')) },
     prewarm: Number(get('prewarm', 'prewarm')),
   };
-  for (const l of o.loads) if (!['idle', 'cpu', 'net'].includes(l)) throw Object.assign(new Error(`unknown load "${l}" (idle, cpu, net)`), { code: 'E_STUDY_ARGS' });
-  for (const t of o.tasks) if (!['bytes', 'rtt', 'chain', 'own'].includes(t)) throw Object.assign(new Error(`unknown task "${t}" (bytes, rtt, chain, own)`), { code: 'E_STUDY_ARGS' });
+  for (const l of o.loads) if (!['idle', 'cpu', 'net'].includes(l)) throw Object.assign(new Error(`unknown load "${l}" (idle, cpu, ` +
+    `net)`), { code: 'E_STUDY_ARGS' });
+  for (const t of o.tasks) if (!['bytes', 'rtt', 'chain', 'own'].includes(t)) throw Object.assign(new Error(`unknown task "${t}" (bytes, rtt, chain, ` +
+    `own)`), { code: 'E_STUDY_ARGS' });
   return o;
 }
 
@@ -133,7 +136,8 @@ function availableMB() {
 function log(msg) { process.stderr.write(`[study ${new Date().toISOString().slice(11, 19)}] ${msg}\n`); }
 
 function machine() {
-  return { cpus: os.cpus().length, cpuModel: (os.cpus()[0] || {}).model, memGB: os.totalmem() / 2 ** 30, os: `${os.type()} ${os.release()}`, loadavg: os.loadavg() };
+  return { cpus: os.cpus().length, cpuModel: (os.cpus()[0] || {}).model, memGB: os.totalmem() / 2 ** 30, os: `${os.type()} ` +
+    `${os.release()}`, loadavg: os.loadavg() };
 }
 
 /**
@@ -143,7 +147,8 @@ function machine() {
  */
 async function runStudy(o) {
   fs.mkdirSync(o.out, { recursive: true });
-  if (o.into && !fs.existsSync(path.join(o.out, 'cells.json'))) throw Object.assign(new Error(`--into ${o.out}: no earlier run there (cells.json)`), { code: 'E_STUDY_ARGS' });
+  if (o.into && !fs.existsSync(path.join(o.out, 'cells.json'))) throw Object.assign(new Error(`--into ${o.out}: no earlier run there ` +
+    `(cells.json)`), { code: 'E_STUDY_ARGS' });
   const startedAt = new Date().toISOString();
   const loadavg = os.loadavg();
   const cells = [];
@@ -173,7 +178,9 @@ async function runStudy(o) {
         const nodes = o.chainStreams * hops;
         const room = availableMB();
         if (perNodeMB && room !== null && nodes * perNodeMB > room / 2) {
-          cells.push({ stack, task: 'chain', load: 'idle', spec: { streams: o.chainStreams, hops, size: o.chainSize }, error: { code: 'E_STUDY_MEMORY', message: `not started: ${nodes} nodes at ${perNodeMB.toFixed(0)} MB would take more than half of the ${room.toFixed(0)} MB available` } });
+          const message = `not started: ${nodes} nodes at ${perNodeMB.toFixed(0)} MB would take more than half of the ${room.toFixed(0)} MB available`;
+          const spec = { streams: o.chainStreams, hops, size: o.chainSize };
+          cells.push({ stack, task: 'chain', load: 'idle', spec, error: { code: 'E_STUDY_MEMORY', message } });
           break;
         }
         log(`many nodes: ${stack}, ${o.chainStreams} × ${hops}`);
@@ -220,7 +227,8 @@ function mergeInto(dir, rerun, cells, own) {
   const merged = before.map((c) => fresh.get(cellKey(c)) || c);
   for (const c of cells) if (!before.some((b) => cellKey(b) === cellKey(c))) merged.push(c);
   summary.own = { ...(summary.own || {}), ...own };
-  summary.reruns = [...(summary.reruns || []), { command: rerun.command, startedAt: rerun.startedAt, finishedAt: rerun.finishedAt, cells: cells.map(cellKey), own: Object.keys(own) }];
+  const entry = { command: rerun.command, startedAt: rerun.startedAt, finishedAt: rerun.finishedAt, cells: cells.map(cellKey), own: Object.keys(own) };
+  summary.reruns = [...(summary.reruns || []), entry];
   return { summary, cells: merged };
 }
 
@@ -228,18 +236,27 @@ function mergeInto(dir, rerun, cells, own) {
 function renderReport(summary, cells, own) {
   const o = summary.options;
   const m = summary.machine;
-  const stackRows = Object.entries(summary.stacks).map(([id, s]) => [s.label, s.impl, s.transport.toUpperCase(), summary.skipped[id] ? `skipped: ${summary.skipped[id]}` : 'measured']);
+  const stackRows = Object.entries(summary.stacks).map(([id, s]) => [s.label, s.impl, s.transport.toUpperCase(), summary.skipped[id] ? `skipped: ` +
+    `${summary.skipped[id]}` : 'measured']);
   return [
     '# Protocol study: OPC UA, ROS, DDS, MQTT and WebSocket on one host',
     '',
-    `\`${summary.command}\`, ${summary.startedAt} – ${summary.finishedAt}; ${m.cpus} × ${m.cpuModel}, ${m.memGB.toFixed(1)} GB, ${m.os}, load average ${m.loadavgAtStart.map((x) => x.toFixed(2)).join(' ')} at the start.`,
-    ...(summary.reruns || []).map((r) => `\nRerun into this run: \`${r.command}\` (${r.startedAt} – ${r.finishedAt}): ${[...r.cells, ...r.own.map((l) => `own path/${l}`)].join(', ')}.`),
+    `\`${summary.command}\`, ${summary.startedAt} – ${summary.finishedAt}; ${m.cpus} × ${m.cpuModel}, ${m.memGB.toFixed(1)} GB, ${m.os}, load average ` +
+      `${m.loadavgAtStart.map((x) => x.toFixed(2)).join(' ')} at the start.`,
+    ...(summary.reruns || []).map((r) => `\nRerun into this run: \`${r.command}\` (${r.startedAt} – ${r.finishedAt}): ` +
+      `${[...r.cells, ...r.own.map((l) => `own path/${l}`)].join(', ')}.`),
     '',
-    'Rerun of S. Profanter et al., "OPC UA versus ROS, DDS, and MQTT: Performance Evaluation of Industry 4.0 Protocols" (shared/reference/opcua-ros-dds-mqtt-study.txt); its figures in brackets. It measured C/C++ stacks between two hosts over a gigabit switch with a real-time kernel; here every stack runs on one 2-core host over loopback, each measurement in a network namespace of its own, at normal priority. ROS here is ROS 1 (rospy; ROS 2 is not installable from the registries this project uses); DDS is Cyclone DDS (Python binding) and eProsima Fast DDS (C++, the study\'s Fast RTPS grown up), both discovering by unicast on 127.0.0.1 with multicast off.',
+    'Rerun of S. Profanter et al., "OPC UA versus ROS, DDS, and MQTT: Performance Evaluation of Industry 4.0 Protocols" ' +
+      '(shared/reference/opcua-ros-dds-mqtt-study.txt); its figures in brackets. It measured C/C++ stacks between two hosts over a gigabit switch with ' +
+        'a real-time kernel; here every stack runs on one 2-core host over loopback, each measurement in a network namespace of its own, at normal ' +
+          'priority. ROS here is ROS 1 (rospy; ROS 2 is not installable from the registries this project uses); DDS is Cyclone DDS (Python binding) and ' +
+            'eProsima Fast DDS (C++, the study\'s Fast RTPS grown up), both discovering by unicast on 127.0.0.1 with multicast off.',
     '',
     report.table(['stack', 'implementation', 'transport', ''], stackRows),
     '',
-    `Every measurement's loopback has Ethernet's frame size (MTU ${o.net.mtu || 65536} bytes). Loads: **idle**; **every core busy**: stress-ng \`--cpu 0\` (one hog per core) for the whole measurement; **network loaded**: the namespace's loopback shaped to ${o.net.rateMbit} Mbit/s with tbf (queue ≤ ${o.net.queueMs} ms) and an iperf3 bulk TCP transfer (2 streams) flat out over it.`,
+    `Every measurement's loopback has Ethernet's frame size (MTU ${o.net.mtu || 65536} bytes). Loads: **idle**; **every core busy**: stress-ng \`--cpu ` +
+      `0\` (one hog per core) for the whole measurement; **network loaded**: the namespace's loopback shaped to ${o.net.rateMbit} Mbit/s with tbf ` +
+        `(queue ≤ ${o.net.queueMs} ms) and an iperf3 bulk TCP transfer (2 streams) flat out over it.`,
     '',
     report.bytesSection(cells),
     '',

@@ -30,7 +30,9 @@ function parseFields(text) {
     const [time, frame, ts, td, tl, us, ud, ul] = line.split(',');
     const num = (v) => (v === undefined || v === '' ? null : Number(v.split(';')[0]));
     if (num(ts) !== null) out.push({ t: num(time), frame: num(frame), proto: 'tcp', src: num(ts), dst: num(td), payload: num(tl) || 0 });
-    else if (num(us) !== null) out.push({ t: num(time), frame: num(frame), proto: 'udp', src: num(us), dst: num(ud), payload: Math.max(0, (num(ul) || 8) - 8) });
+    else if (num(us) !== null) {
+      out.push({ t: num(time), frame: num(frame), proto: 'udp', src: num(us), dst: num(ud), payload: Math.max(0, (num(ul) || 8) - 8) });
+    }
     else out.push({ t: num(time), frame: num(frame) || 0, proto: 'other', src: null, dst: null, payload: 0 });
   }
   return out;
@@ -129,7 +131,8 @@ async function startCapture(o = {}) {
       const text = await readWithTshark(file);
       if (!o.dir) fs.rmSync(dir, { recursive: true, force: true });
       const captured = /(\d+) packets? captured/.exec(err);
-      return { packets: parseFields(text).filter((p) => p.src !== marker && p.dst !== marker), dropped: m ? Number(m[1]) : null, tcpdumpCount: captured ? Number(captured[1]) : null, file };
+      const packets = parseFields(text).filter((p) => p.src !== marker && p.dst !== marker);
+      return { packets, dropped: m ? Number(m[1]) : null, tcpdumpCount: captured ? Number(captured[1]) : null, file };
     },
   };
 }

@@ -162,7 +162,8 @@ async function runCell(spec) {
   const why = stack.missing();
   if (why) throw Object.assign(new Error(why), { code: 'E_STUDY_MISSING' });
   if (loads.inOwnNetns()) loads.loopbackUp(spec.net);
-  else if (spec.task === 'bytes' || spec.load === 'net') throw Object.assign(new Error('captures and network load need a namespace of their own (run as root: unshare -n)'), { code: 'E_STUDY_NETNS' });
+  else if (spec.task === 'bytes' || spec.load === 'net') throw Object.assign(new Error('captures and network load need a namespace of their own (run as ' +
+    'root: unshare -n)'), { code: 'E_STUDY_NETNS' });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-study-'));
   const load = await loads.applyLoad(spec.load, spec.net);
   // The load runs in process groups of its own: stop it when this cell is stopped, too.

@@ -45,7 +45,8 @@ function startCompanion(command, o) {
         check: (l) => { if (pred(l)) { done(); resolve(l); } },
         fail: (e) => { done(); reject(e); },
       };
-      const timer = setTimeout(() => w.fail(Object.assign(new Error(`${o.name}: no awaited line within ${timeoutMs} ms:\n${err.slice(-3000)}`), { code: 'E_COMPANION_TIMEOUT' })), timeoutMs);
+      const timer = setTimeout(() => w.fail(Object.assign(new Error(`${o.name}: no awaited line within ${timeoutMs} ` +
+        `ms:\n${err.slice(-3000)}`), { code: 'E_COMPANION_TIMEOUT' })), timeoutMs);
       function done() { clearTimeout(timer); waiters.delete(w); }
       if (dead) w.fail(new Error(`${o.name} has exited:\n${err.slice(-3000)}`)); else waiters.add(w);
     });

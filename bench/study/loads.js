@@ -46,7 +46,8 @@ function inOwnNetns() {
  * @throws {Error} E_STUDY_NETNS outside a namespace of our own
  */
 function loopbackUp(o = {}) {
-  if (!inOwnNetns()) throw Object.assign(new Error('refusing to change the machine\'s loopback: run in a namespace of its own (unshare -n)'), { code: 'E_STUDY_NETNS' });
+  if (!inOwnNetns()) throw Object.assign(new Error('refusing to change the machine\'s loopback: run in a namespace of its own (unshare ' +
+    '-n)'), { code: 'E_STUDY_NETNS' });
   execFileSync('ip', ['link', 'set', 'lo', 'up', 'mtu', String(o.mtu || NET_DEFAULTS.mtu)]);
 }
 
@@ -55,7 +56,8 @@ function loopbackUp(o = {}) {
  * @throws {Error} E_STUDY_NETNS outside a namespace of our own
  */
 function shapeLoopback(o = {}) {
-  if (!inOwnNetns()) throw Object.assign(new Error('refusing to shape the machine\'s loopback: run in a namespace of its own (unshare -n)'), { code: 'E_STUDY_NETNS' });
+  if (!inOwnNetns()) throw Object.assign(new Error('refusing to shape the machine\'s loopback: run in a namespace of its own (unshare ' +
+    '-n)'), { code: 'E_STUDY_NETNS' });
   const { rateMbit, queueMs } = { ...NET_DEFAULTS, ...o };
   // burst: one 64 KiB loopback segment must fit, or tbf drops it whatever the rate.
   execFileSync('tc', ['qdisc', 'replace', 'dev', 'lo', 'root', 'tbf', 'rate', `${rateMbit}mbit`, 'burst', '96kb', 'latency', `${queueMs}ms`]);

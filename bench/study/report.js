@@ -12,7 +12,9 @@ const PAPER = require('./paper-figures.json');
 const PAPER_KEY = { tcp: 'tcp', udp: 'udp', mqtt: 'mqtt', opcua: 'opcua', ros: 'ros', dds: 'dds', fastdds: 'dds' };
 const LOAD_LABEL = { idle: 'idle', cpu: 'every core busy', net: 'network loaded' };
 
-const fmt = (v, d = 0) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
+const fmt = (v, d = 0) => (v === null || v === undefined || !Number.isFinite(v)
+  ? '–'
+  : v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
 const cell = (ours, study, d = 0) => `${fmt(ours, d)}${study === undefined || study === null ? '' : ` (${fmt(study, d)})`}`;
 const label = (id) => (STACKS[id] ? STACKS[id].label : id);
 
@@ -56,7 +58,10 @@ function bytesSection(cells) {
     const r = c.result;
     rows.push([
       label(id),
-      ...payloads.map((size, i) => cell(r.bySize[size] ? r.bySize[size].bytesPerMessage : null, p ? p.sizes[i] : null, r.bySize[size] && r.bySize[size].bytesPerMessage % 1 ? 1 : 0)),
+      ...payloads.map((size, i) => {
+        const ours = r.bySize[size] ? r.bySize[size].bytesPerMessage : null;
+        return cell(ours, p ? p.sizes[i] : null, ours % 1 ? 1 : 0);
+      }),
       cell(r.bySize[0] ? r.bySize[0].packetsPerMessage : null, null, 2),
       cell(r.setup.payload, p ? p.connection : null),
       fmt(r.setup.packets),
@@ -67,10 +72,16 @@ function bytesSection(cells) {
   return [
     '## Bytes on the wire (the study\'s Table II)',
     '',
-    'Transport payload (TCP segment data, UDP data) per message, one way, as the study\'s Table II counts it, for payloads of 0, 100, 1,000 and 10,000 bytes; counted by tcpdump on the loopback of the measurement\'s own network namespace and read back with tshark. Each message\'s share includes what the protocol sends because of it (acknowledgements, heartbeats) while the client sends that size. **Set-up** is everything else in the same capture, both directions and every process (for ROS the master\'s XML-RPC, for MQTT the broker\'s two connections): starting the echo, the client connecting, one 8-byte request and its answer that prove the pair connected, and closing both. The study counted one side\'s bytes (Section IV), so its set-up figures are smaller by construction.',
+    'Transport payload (TCP segment data, UDP data) per message, one way, as the study\'s Table II counts it, for payloads of 0, 100, 1,000 and 10,000 ' +
+      'bytes; counted by tcpdump on the loopback of the measurement\'s own network namespace and read back with tshark. Each message\'s share includes ' +
+        'what the protocol sends because of it (acknowledgements, heartbeats) while the client sends that size. **Set-up** is everything else in the ' +
+          'same capture, both directions and every process (for ROS the master\'s XML-RPC, for MQTT the broker\'s two connections): starting the echo, ' +
+            'the client connecting, one 8-byte request and its answer that prove the pair connected, and closing both. The study counted one side\'s ' +
+              'bytes (Section IV), so its set-up figures are smaller by construction.',
     hops.length ? `\n${hops.join(', ')}: a message crosses two links (client → broker → client); the figures are per link, as the study's.` : '',
     '',
-    table(['stack', ...payloads.map((p) => `payload ${fmt(p)}`), 'packets per message (payload 0)', 'set-up bytes', 'set-up packets', 'client socket counter / capture'], rows),
+    table(['stack', ...payloads.map((p) => `payload ${fmt(p)}`), 'packets per message (payload 0)', 'set-up bytes', 'set-up packets', 'client socket ' +
+      'counter / capture'], rows),
     ...(errors.length ? ['', 'Not measured:', ...errors] : []),
   ].join('\n');
 }
@@ -89,7 +100,9 @@ function rttSection(cells, o = {}) {
   const sizes = [...new Set(cells.filter((c) => c.task === 'rtt' && c.result).flatMap((c) => Object.keys(c.result.bySize).map(Number)))].sort((a, b) => a - b);
   const loads = [...new Set(cells.filter((c) => c.task === 'rtt').map((c) => c.load))];
   const out = ['## Round trip by message size (the study\'s Table III and Fig. 1)', '',
-    `Echo mode: the client sends a payload and the other side sends the same bytes back; ${o.count || 'n'} round trips per size back to back after ${o.warmup || 0} untimed, timed in the client. Mean in µs, the study's Table III mean in brackets (its echo rows; both DDS stacks beside its Fast RTPS, our TCP and UDP beside its raw C echo servers).`];
+    `Echo mode: the client sends a payload and the other side sends the same bytes back; ${o.count || 'n'} round trips per size back to back after ` +
+      `${o.warmup || 0} untimed, timed in the client. Mean in µs, the study's Table III mean in brackets (its echo rows; both DDS stacks beside its ` +
+        `Fast RTPS, our TCP and UDP beside its raw C echo servers).`];
   const T3 = PAPER.table3;
   for (const load of loads) {
     const rows = [];
@@ -111,7 +124,8 @@ function rttSection(cells, o = {}) {
     out.push('', `Median / p99 (µs), ${LOAD_LABEL[load] || load}:`, '', table(['stack', ...sizes.map((x) => `${fmt(x)} B`), 'lost'], tails));
   }
   const failed = cells.filter((c) => c.task === 'rtt' && !c.result);
-  if (failed.length) out.push('', 'Not measured:', ...failed.map((c) => `- ${label(c.stack)}, ${c.load}: ${c.error ? `${c.error.code}: ${c.error.message}` : 'no result'}`));
+  if (failed.length) out.push('', 'Not measured:', ...failed.map((c) => `- ${label(c.stack)}, ${c.load}: ` +
+    `${c.error ? `${c.error.code}: ${c.error.message}` : 'no result'}`));
   out.push('', degradation(stats, sizes));
   return out.join('\n');
 }
@@ -144,17 +158,27 @@ function chainSection(cells) {
   if (!chains.length) return '';
   const rows = chains.map((c) => {
     const r = c.result;
+    const shape = `${c.spec.streams} × ${c.spec.hops}`;
     if (!r || r.error || !r.rttUs.length) {
       const why = c.error ? `${c.error.code}: ${c.error.message}` : r && r.error ? r.error : 'no round came back';
-      return [label(c.stack), fmt(c.spec.streams * c.spec.hops), `${c.spec.streams} × ${c.spec.hops}`, r ? fmt(r.startedS, 1) : '–', '–', '–', r ? fmt(r.rssTotalMB) : '–', r ? fmt(r.rssPerNodeMB, 1) : '–', r ? fmt(r.forwardersCpuPct) : '–', `failed: ${why.split('\n')[0].slice(0, 160)}`];
+      const at = (f, d) => (r ? fmt(f(r), d) : '–');
+      return [label(c.stack), fmt(c.spec.streams * c.spec.hops), shape, at((x) => x.startedS, 1), '–', '–',
+        at((x) => x.rssTotalMB), at((x) => x.rssPerNodeMB, 1), at((x) => x.forwardersCpuPct), `failed: ${why.split('\n')[0].slice(0, 160)}`];
     }
     const s = summarise(r.rttUs.map((us) => us / 1000));
-    return [label(c.stack), fmt(r.nodes), `${r.streams} × ${r.hops}`, fmt(r.startedS + (r.matchedS || 0), 1), `${fmt(s.mean, 1)} / ${fmt(s.median, 1)} / ${fmt(s.max, 1)}`, `${fmt(s.n)} (${fmt(r.lost)} lost)`,
-      fmt(r.rssTotalMB), fmt(r.rssPerNodeMB, 1), fmt(r.forwardersCpuPct), r.machineCpuPct === null ? '–' : `machine ${fmt(r.machineCpuPct)} % of ${r.cores} cores`];
+    const machine = r.machineCpuPct === null ? '–' : `machine ${fmt(r.machineCpuPct)} % of ${r.cores} cores`;
+    return [label(c.stack), fmt(r.nodes), shape, fmt(r.startedS + (r.matchedS || 0), 1), `${fmt(s.mean, 1)} / ${fmt(s.median, 1)} / ${fmt(s.max, 1)}`,
+      `${fmt(s.n)} (${fmt(r.lost)} lost)`, fmt(r.rssTotalMB), fmt(r.rssPerNodeMB, 1), fmt(r.forwardersCpuPct), machine];
   });
   return ['## Many nodes on one host (the study\'s Fig. 1i, scaled)', '',
-    `The study started 500 instances on one host (10 streams of 50 forwarding hops) and sent 10 packages of 10,240 bytes at once (Section V); ROS filled 60 GB of 64 and Fast RTPS could not start more than 100 nodes (Section VI). Here each forwarding node is its own process, as there; a round sends one message of ${fmt((chains[0].spec || {}).size || 10240)} bytes down every stream at once and ends when all are back. Start: seconds from the first forwarder's start until a message came through every chain (processes started and discovery done). Memory and CPU: the forwarders and the master or broker they talk through (ROS, MQTT), resident memory after the rounds and CPU time over the timed rounds in % of one core; machine: every process of the host, other users included.`, '',
-    table(['stack', 'nodes', 'streams × hops', 'start (s)', 'round ms: mean / median / max', 'rounds', 'memory, all processes (MB)', 'per node (MB)', 'CPU % (one core)', 'machine'], rows)].join('\n');
+    `The study started 500 instances on one host (10 streams of 50 forwarding hops) and sent 10 packages of 10,240 bytes at once (Section V); ROS ` +
+      `filled 60 GB of 64 and Fast RTPS could not start more than 100 nodes (Section VI). Here each forwarding node is its own process, as there; a ` +
+        `round sends one message of ${fmt((chains[0].spec || {}).size || 10240)} bytes down every stream at once and ends when all are back. Start: ` +
+          `seconds from the first forwarder's start until a message came through every chain (processes started and discovery done). Memory and CPU: ` +
+            `the forwarders and the master or broker they talk through (ROS, MQTT), resident memory after the rounds and CPU time over the timed rounds ` +
+              `in % of one core; machine: every process of the host, other users included.`, '',
+    table(['stack', 'nodes', 'streams × hops', 'start (s)', 'round ms: mean / median / max', 'rounds', 'memory, all processes (MB)', 'per node ' +
+      '(MB)', 'CPU % (one core)', 'machine'], rows)].join('\n');
 }
 
 /** Our own paths (bench/run.js) idle and under each load. */
@@ -164,12 +188,18 @@ function ownSection(own) {
   const base = own.idle;
   for (const [load, r] of Object.entries(own)) {
     if (r.error) { rows.push([LOAD_LABEL[load] || load, `failed: ${r.error}`, '', '', '']); continue; }
-    const vs = (what) => (base && base[what] && r[what] && load !== 'idle' && base[what].n && r[what].n ? ` (×${fmt(r[what].mean / base[what].mean, 1)})` : '');
+    const vs = (what) => (base && base[what] && r[what] && load !== 'idle' && base[what].n && r[what].n
+      ? ` (×${fmt(r[what].mean / base[what].mean, 1)})`
+      : '');
     const fmtS = (s) => (s && s.n ? `${fmt(s.mean, 1)} / ${fmt(s.median, 1)} / ${fmt(s.p99, 1)}` : '–');
-    rows.push([LOAD_LABEL[load] || load, `${fmtS(r.probe)}${vs('probe')}`, fmt(r.probe && r.probe.n), `${fmtS(r.production)}${vs('production')}`, fmt(r.production && r.production.n)]);
+    rows.push([LOAD_LABEL[load] || load, `${fmtS(r.probe)}${vs('probe')}`, fmt(r.probe && r.probe.n),
+      `${fmtS(r.production)}${vs('production')}`, fmt(r.production && r.production.n)]);
   }
   return ['## Our own paths under the same loads', '',
-    'The WebSocket–S7 path through the whole system (twin → cloud Node-RED → edge Node-RED → virtual S7-1500 and back, `bench/run.js --protocols ws --profiles local`): probe round trips and the fault-free production\'s round trips (Table 1 overall: every timed variable pooled), idle, with stress-ng on every core, and in a network namespace whose loopback is shaped and loaded like the stacks\' (below). Mean / median / p99 in ms, the mean\'s ratio to idle in brackets.', '',
+    'The WebSocket–S7 path through the whole system (twin → cloud Node-RED → edge Node-RED → virtual S7-1500 and back, `bench/run.js --protocols ws ' +
+      '--profiles local`): probe round trips and the fault-free production\'s round trips (Table 1 overall: every timed variable pooled), idle, with ' +
+        'stress-ng on every core, and in a network namespace whose loopback is shaped and loaded like the stacks\' (below). Mean / median / p99 in ms, ' +
+          'the mean\'s ratio to idle in brackets.', '',
     table(['load', 'probe round trip (ms)', 'probes', 'production round trip (ms)', 'samples'], rows)].join('\n');
 }
 

@@ -64,7 +64,8 @@ const RUN = {
     impl: 'rospy 1.15 (Debian), rosmaster, TCPROS, std_msgs/String', transport: 'tcp',
     needs: 'Debian: python3-rospy, python3-rosmaster, python3-std-msgs', master: 'rosmaster', chain: true,
     command: (role, args) => ({ cmd: SYSTEM_PYTHON, args: [path.join(DIR, 'ros1.py'), role, ...args] }),
-    missing: () => (exists('/usr/bin/rosmaster') && exists('/usr/lib/python3/dist-packages/rospy') ? null : 'rosmaster or rospy missing (bash scripts/study-deps.sh)'),
+    missing: () => (exists('/usr/bin/rosmaster') && exists('/usr/lib/python3/dist-packages/rospy') ? null : 'rosmaster or rospy missing (bash ' +
+      'scripts/study-deps.sh)'),
   },
   dds: {
     impl: 'Eclipse Cyclone DDS 11 (PyPI cyclonedds wheel), RTPS/UDP, unicast discovery', transport: 'udp',

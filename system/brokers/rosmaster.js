@@ -38,7 +38,8 @@ async function startRosMaster(o = {}) {
   const host = hostOption(o.host);
   const { port } = await ports({ port: o.port }, host);
   const bin = findProgram('rosmaster');
-  if (!bin) throw new BrokerError('E_ROSMASTER_MISSING', 'the ROS 1 master is not installed: run `bash scripts/study-deps.sh` as root, or `apt-get install python3-rosmaster`');
+  if (!bin) throw new BrokerError('E_ROSMASTER_MISSING', 'the ROS 1 master is not installed: run `bash scripts/study-deps.sh` as root, or `apt-get ' +
+    'install python3-rosmaster`');
   const run = createRun('rosmaster');
   const env = { ROS_MASTER_URI: `http://${host}:${port}`, ROS_HOSTNAME: host, ROS_HOME: run.dir, ROS_LOG_DIR: run.dir };
   const timeoutMs = o.timeoutMs || DEFAULTS.startTimeoutMs;
@@ -51,8 +52,10 @@ async function startRosMaster(o = {}) {
       fatal: [{ re: /Address already in use/, why: `port ${port} is taken` }],
     });
     while (!(await answers(host, port))) {
-      if (server.child.exitCode !== null || server.child.signalCode !== null) throw new BrokerError('E_ROSMASTER_START', `rosmaster exited:\n${server.logs().slice(-4000)}`);
-      if (performance.now() - t0 > timeoutMs) throw new BrokerError('E_ROSMASTER_START', `rosmaster did not listen on ${port} within ${timeoutMs} ms:\n${server.logs().slice(-4000)}`);
+      if (server.child.exitCode !== null || server.child.signalCode !== null) throw new BrokerError('E_ROSMASTER_START', `rosmaster ` +
+        `exited:\n${server.logs().slice(-4000)}`);
+      if (performance.now() - t0 > timeoutMs) throw new BrokerError('E_ROSMASTER_START', `rosmaster did not listen on ${port} within ${timeoutMs} ` +
+        `ms:\n${server.logs().slice(-4000)}`);
       await new Promise((r) => setTimeout(r, DEFAULTS.pollMs));
     }
     return {

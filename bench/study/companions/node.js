@@ -295,7 +295,9 @@ async function opcuaServer(args) {
     inputArguments: [{ name: 'data', dataType: opcua.DataType.String }],
     outputArguments: [{ name: 'data', dataType: opcua.DataType.String }],
   });
-  echo.bindMethod((inputs, _ctx, cb) => cb(null, { statusCode: opcua.StatusCodes.Good, outputArguments: [{ dataType: opcua.DataType.String, value: inputs[0].value }] }));
+  echo.bindMethod((inputs, _ctx, cb) => cb(null, {
+    statusCode: opcua.StatusCodes.Good, outputArguments: [{ dataType: opcua.DataType.String, value: inputs[0].value }],
+  }));
   await server.start();
   ready({ port: server.endpoints[0].port });
   process.on('exit', () => fs.rmSync(pki, { recursive: true, force: true }));
@@ -303,7 +305,10 @@ async function opcuaServer(args) {
 
 async function opcuaPing(args) {
   const opcua = require('node-opcua');
-  const client = opcua.OPCUAClient.create({ endpointMustExist: false, connectionStrategy: { maxRetry: 3 }, securityMode: opcua.MessageSecurityMode.None, securityPolicy: opcua.SecurityPolicy.None });
+  const client = opcua.OPCUAClient.create({
+    endpointMustExist: false, connectionStrategy: { maxRetry: 3 },
+    securityMode: opcua.MessageSecurityMode.None, securityPolicy: opcua.SecurityPolicy.None,
+  });
   await client.connect(`opc.tcp://${args.host}:${args.port}`);
   const session = await client.createSession();
   const inbox = createInbox();
@@ -327,9 +332,11 @@ async function main() {
     allowPositionals: true,
     options: {
       port: { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' },
-      sizes: { type: 'string', default: '2' }, count: { type: 'string', default: '100' }, warmup: { type: 'string', default: '10' }, prewarm: { type: 'string', default: '0' },
+      sizes: { type: 'string', default: '2' }, count: { type: 'string', default: '100' },
+      warmup: { type: 'string', default: '10' }, prewarm: { type: 'string', default: '0' },
       mode: { type: 'string', default: 'echo' }, 'in-topic': { type: 'string', default: '' }, 'out-topic': { type: 'string', default: '' },
-      streams: { type: 'string', default: '1' }, hops: { type: 'string', default: '1' }, rounds: { type: 'string', default: '10' }, size: { type: 'string', default: '10240' },
+      streams: { type: 'string', default: '1' }, hops: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '10' }, size: { type: 'string', default: '10240' },
     },
   });
   const [stack, role] = positionals;

@@ -55,8 +55,12 @@ test('bytes: per message beside Table II, set-up beside its connection column, o
 
 test('many nodes: nodes, start, round times, memory and CPU; a chain that did not come up says why', () => {
   const ok = { stack: 'ros', task: 'chain', load: 'idle', spec: { streams: 2, hops: 5, size: 10240 },
-    result: { nodes: 10, streams: 2, hops: 5, startedS: 4, matchedS: 1, rttUs: [2000, 4000], lost: 0, rssTotalMB: 300, rssPerNodeMB: 30, forwardersCpuPct: 12, machineCpuPct: 50, cores: 2 } };
-  const bad = { stack: 'dds', task: 'chain', load: 'idle', spec: { streams: 2, hops: 100, size: 10240 }, error: { code: 'E_STUDY_MEMORY', message: 'not started: too big' } };
+    result: {
+      nodes: 10, streams: 2, hops: 5, startedS: 4, matchedS: 1, rttUs: [2000, 4000], lost: 0,
+      rssTotalMB: 300, rssPerNodeMB: 30, forwardersCpuPct: 12, machineCpuPct: 50, cores: 2,
+    } };
+  const bad = { stack: 'dds', task: 'chain', load: 'idle', spec: { streams: 2, hops: 100, size: 10240 }, error: { code: 'E_STUDY_MEMORY', message: 'not ' +
+    'started: too big' } };
   const md = report.chainSection([ok, bad]);
   assert.match(md, /\| ROS 1 \| 10 \| 2 × 5 \| 5\.0 \| 3\.0 \/ 3\.0 \/ 4\.0 \| 2 \(0 lost\) \| 300 \| 30\.0 \| 12 \| machine 50 % of 2 cores \|/);
   assert.match(md, /\| DDS \(Cyclone\) \| 200 \| 2 × 100 \|.*failed: E_STUDY_MEMORY: not started: too big/);
@@ -65,7 +69,8 @@ test('many nodes: nodes, start, round times, memory and CPU; a chain that did no
 
 test('our own path: each load beside idle with the ratio of the means', () => {
   const s = (mean) => ({ n: 10, mean, median: mean, p99: mean * 2 });
-  const md = report.ownSection({ idle: { probe: s(10), production: s(20) }, cpu: { probe: s(25), production: s(30) }, net: { error: 'bench/run.js exited 1' } });
+  const md = report.ownSection({ idle: { probe: s(10), production: s(20) }, cpu: { probe: s(25), production: s(30) }, net: { error: 'bench/run.js ' +
+    'exited 1' } });
   assert.match(md, /\| idle \| 10\.0 \/ 10\.0 \/ 20\.0 \| 10 \| 20\.0 \/ 20\.0 \/ 40\.0 \| 10 \|/);
   assert.match(md, /\| every core busy \| 25\.0 \/ 25\.0 \/ 50\.0 \(×2\.5\) \| 10 \| 30\.0 \/ 30\.0 \/ 60\.0 \(×1\.5\) \| 10 \|/);
   assert.match(md, /\| network loaded \| failed: bench\/run\.js exited 1 \|/);

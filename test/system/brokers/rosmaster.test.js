@@ -13,7 +13,8 @@ const { listeningAddresses } = require('../../helpers/listening');
 
 /** One XML-RPC call to the master; the response body. */
 function xmlRpc(url, method, params) {
-  const body = `<?xml version="1.0"?><methodCall><methodName>${method}</methodName><params>${params.map((p) => `<param><value><string>${p}</string></value></param>`).join('')}</params></methodCall>`;
+  const values = params.map((p) => `<param><value><string>${p}</string></value></param>`).join('');
+  const body = `<?xml version="1.0"?><methodCall><methodName>${method}</methodName><params>${values}</params></methodCall>`;
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: 'POST', headers: { 'content-type': 'text/xml' } }, (res) => {
       let text = '';
