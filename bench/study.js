@@ -29,7 +29,7 @@ const TABLE3_SIZES = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192
 const DEFAULTS = {
   stacks: 'all', loads: 'idle,cpu,net', tasks: 'bytes,rtt,chain,own',
   sizes: TABLE3_SIZES.join(','), count: 500, warmup: 20, bytesSizes: '0,100,1000,10000', bytesCount: 100,
-  chainStreams: 2, chainHops: '5,25,50,100', chainRounds: 10, chainSize: 10240, chainStacks: 'ros,dds,mqtt',
+  chainStreams: 2, chainHops: '5,25,50,100', chainRounds: 10, chainSize: 10240, chainStacks: 'ros,dds,mqtt,mosquitto',
   ownProbes: 300, ownSamples: 30, netRate: 1000, netQueueMs: 1, mtu: 1500, prewarm: 300,
 };
 const SMOKE = {

@@ -23,6 +23,7 @@ const loads = require('./loads');
 const { readProc, readMachine } = require('../lib/cost');
 const { cycloneConfig } = require('./dds-config');
 const { startRosMaster } = require('../../system/brokers/rosmaster');
+const { startMosquitto } = require('../../system/brokers/mosquitto');
 
 const READY_MS = 120000; // a companion's start (rospy and node-opcua take seconds on a loaded machine)
 const RUN_MS = 30 * 60000; // one ping or chain run, bounded
@@ -40,6 +41,10 @@ async function environment(stack, tmp, participants) {
     master = startCompanion(stack.command('broker', []), { name: 'mqtt broker' });
     const line = await master.next((l) => l.event === 'ready', READY_MS);
     extra.push('--port', String(line.port));
+  } else if (stack.master === 'mosquitto') {
+    const mq = await startMosquitto({});
+    extra.push('--port', String(mq.port), '--username', mq.credentials.username, '--password', mq.credentials.password);
+    master = { name: 'mosquitto', pid: mq.pid, stop: mq.stop };
   } else if (stack.id === 'dds') {
     const file = path.join(tmp, 'cyclonedds.xml');
     fs.writeFileSync(file, cycloneConfig({ participants }));

@@ -56,6 +56,11 @@ const RUN = {
     impl: 'MQTT 3.1.1 QoS 0: aedes 1.2 broker, mqtt.js 5 clients', transport: 'tcp',
     needs: 'nothing', master: 'mqtt-broker', hops: 2, chain: true, command: node('mqtt'), missing: () => null,
   },
+  mosquitto: {
+    impl: 'MQTT 3.1.1 QoS 0: Eclipse Mosquitto 2.0 broker (Debian, C), mqtt.js 5 clients', transport: 'tcp',
+    needs: 'Debian: mosquitto (bash scripts/broker-deps.sh mosquitto)', master: 'mosquitto', hops: 2, chain: true, command: node('mqtt'),
+    missing: () => (exists('/usr/sbin/mosquitto') || exists('/usr/bin/mosquitto') ? null : 'mosquitto missing (bash scripts/broker-deps.sh mosquitto)'),
+  },
   opcua: {
     impl: 'node-opcua 2.186 (a method call; ack: a Write)', transport: 'tcp',
     needs: 'nothing', master: null, chain: false, command: node('opcua'), missing: () => null,

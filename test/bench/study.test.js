@@ -14,8 +14,8 @@ test('the full run: the study\'s 15 sizes from 2 to 32768 bytes, every load and 
   assert.deepEqual(o.loads, ['idle', 'cpu', 'net']);
   assert.deepEqual(o.tasks, ['bytes', 'rtt', 'chain', 'own']);
   assert.deepEqual(o.bytesSizes, [0, 100, 1000, 10000]);
-  assert.deepEqual(o.stacks, ['tcp', 'udp', 'ws', 'mqtt', 'opcua', 'ros', 'dds', 'fastdds']);
-  assert.deepEqual(o.chainStacks, ['ros', 'dds', 'mqtt']);
+  assert.deepEqual(o.stacks, ['tcp', 'udp', 'ws', 'mqtt', 'mosquitto', 'opcua', 'ros', 'dds', 'fastdds']);
+  assert.deepEqual(o.chainStacks, ['ros', 'dds', 'mqtt', 'mosquitto']);
   assert.match(o.out, /bench\/results\/\d{4}-\d\d-\d\d-study$/);
 });
 

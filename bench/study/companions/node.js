@@ -16,7 +16,8 @@
  *              "probe-res" frame that echoes it (mode ack: without it)
  *   mqtt       broker | echo | ping | forward | chain: MQTT 3.1.1 at QoS 0 through aedes (the
  *              engine inside s7twin-mqtt-broker, run here without its users and payload checks,
- *              which tie topics to plants) and mqtt.js clients, TCP_NODELAY everywhere
+ *              which tie topics to plants) and mqtt.js clients, TCP_NODELAY everywhere; the
+ *              clients also dial another broker (Mosquitto) with --username and --password
  *   opcua      echo | ping: node-opcua (the stack of the bundle's OPC UA nodes), no security,
  *              anonymous; mode echo calls a method that returns its string argument, mode ack
  *              writes a String variable (the WriteResponse is the acknowledgement)
@@ -232,7 +233,8 @@ async function mqttBroker(args) {
 
 async function mqttClient(args, onConnect) {
   const mqtt = require('mqtt');
-  const client = mqtt.connect({ host: args.host, port: args.port, protocolVersion: 4, clean: true, reconnectPeriod: 0, clientId: `s${process.pid}` });
+  const login = args.username ? { username: args.username, password: args.password } : {};
+  const client = mqtt.connect({ host: args.host, port: args.port, protocolVersion: 4, clean: true, reconnectPeriod: 0, clientId: `s${process.pid}`, ...login });
   await new Promise((r, j) => { client.once('connect', r); client.once('error', j); });
   client.stream.setNoDelay(true);
   const subs = new Map();
@@ -337,6 +339,7 @@ async function main() {
       mode: { type: 'string', default: 'echo' }, 'in-topic': { type: 'string', default: '' }, 'out-topic': { type: 'string', default: '' },
       streams: { type: 'string', default: '1' }, hops: { type: 'string', default: '1' },
       rounds: { type: 'string', default: '10' }, size: { type: 'string', default: '10240' },
+      username: { type: 'string' }, password: { type: 'string' },
     },
   });
   const [stack, role] = positionals;
@@ -344,6 +347,7 @@ async function main() {
     stack, role, host: values.host, port: Number(values.port), mode: values.mode,
     sizes: values.sizes.split(',').filter(Boolean).map(Number), count: Number(values.count), warmup: Number(values.warmup), prewarm: Number(values.prewarm),
     inTopic: values['in-topic'], outTopic: values['out-topic'],
+    username: values.username, password: values.password,
     streams: Number(values.streams), hops: Number(values.hops), rounds: Number(values.rounds), size: Number(values.size),
   };
   process.stdin.on('end', () => process.exit(0));

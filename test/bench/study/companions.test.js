@@ -2,9 +2,10 @@
 /**
  * Each companion stack of the protocol study once, as `node bench/study.js --smoke` runs it: the
  * real protocol on the wire in a network namespace of its own (ROS 1 through rospy and a master,
- * Cyclone DDS and Fast DDS over RTPS/UDP, MQTT through a broker, OPC UA, the WebSocket envelope,
+ * Cyclone DDS and Fast DDS over RTPS/UDP, MQTT through aedes and through Mosquitto, OPC UA, the WebSocket envelope,
  * raw TCP and UDP), a few round trips per size, a capture of the bytes, and two forwarding nodes
- * per many-nodes stack. Needs root (unshare) and what scripts/study-deps.sh installs.
+ * per many-nodes stack. Needs root (unshare), what scripts/study-deps.sh installs, and Mosquitto
+ * (scripts/broker-deps.sh).
  */
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -33,13 +34,14 @@ test('every stack answers every round trip, its bytes are captured, and the repo
     }
 
     const bytes = Object.fromEntries(cells.filter((c) => c.task === 'bytes').map((c) => [c.stack, c.result]));
-    assert.deepEqual(Object.keys(bytes).sort(), ['dds', 'fastdds', 'mqtt', 'opcua', 'ros', 'ws']);
+    assert.deepEqual(Object.keys(bytes).sort(), ['dds', 'fastdds', 'mosquitto', 'mqtt', 'opcua', 'ros', 'ws']);
     // Protocol facts the capture must show: TCPROS sends a 4-byte length and std_msgs/String a
     // 4-byte string length before the text; MQTT 3.1.1 at QoS 0 a 2-byte fixed header and the
     // topic ("req", 2 + 3 bytes).
     assert.equal(bytes.ros.bySize[0].bytesPerMessage, 8);
     assert.equal(bytes.ros.bySize[100].bytesPerMessage, 108);
     assert.equal(bytes.mqtt.bySize[0].bytesPerMessage, 7);
+    assert.equal(bytes.mosquitto.bySize[0].bytesPerMessage, 7, 'the same protocol through another broker');
     for (const [id, r] of Object.entries(bytes)) {
       assert.ok(r.setup.payload > 0 && r.setup.packets > 0, `${id}: set-up is on the wire`);
       assert.ok(r.bySize[100].bytesPerMessage > 100, `${id}: a message carries its payload and a header`);
@@ -61,7 +63,7 @@ test('every stack answers every round trip, its bytes are captured, and the repo
     const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
     for (const heading of ['Bytes on the wire', 'Round trip by message size', 'Many nodes']) assert.match(md, new RegExp(`## ${heading}`));
     assert.match(md, /\| ROS 1 \| 8 \(8\) \| 108 \(108\) \|/);
-    for (const label of ['ROS 1', 'DDS (Cyclone)', 'DDS (Fast DDS)', 'MQTT', 'OPC UA C/S', 'WebSocket + envelope']) assert.ok(md.includes(`| ${label} ` +
+    for (const label of ['ROS 1', 'DDS (Cyclone)', 'DDS (Fast DDS)', 'MQTT (aedes)', 'MQTT (Mosquitto)', 'OPC UA C/S', 'WebSocket + envelope']) assert.ok(md.includes(`| ${label} ` +
       `|`), label);
   } finally {
     fs.rmSync(out, { recursive: true, force: true });

@@ -49,7 +49,7 @@ test('bytes: per message beside Table II, set-up beside its connection column, o
     result: { setup: { payload: 138, packets: 34 }, bySize: { 0: bySize(0, 7), 100: bySize(100, 107) }, counters: { tx: 500, rx: 600 } },
   }];
   const md = report.bytesSection(cells);
-  assert.match(md, /\| MQTT \| 7 \(5\) \| 107 \(105\) \| – \(1,006\) \| – \(10,006\) \| 1\.00 \| 138 \(17\) \| 34 \| 1,100 \/ 2,418 \|/);
+  assert.match(md, /\| MQTT \(aedes\) \| 7 \(5\) \| 107 \(105\) \| – \(1,006\) \| – \(10,006\) \| 1\.00 \| 138 \(17\) \| 34 \| 1,100 \/ 2,418 \|/);
   assert.match(md, /two links/);
 });
 

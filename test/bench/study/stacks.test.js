@@ -8,7 +8,7 @@ const { STACKS, pick } = require('../../../bench/study/stacks');
 const { cycloneConfig } = require('../../../bench/study/dds-config');
 
 test('every stack says what it is, what it needs and how its companion starts', () => {
-  assert.deepEqual(Object.keys(STACKS), ['tcp', 'udp', 'ws', 'mqtt', 'opcua', 'ros', 'dds', 'fastdds']);
+  assert.deepEqual(Object.keys(STACKS), ['tcp', 'udp', 'ws', 'mqtt', 'mosquitto', 'opcua', 'ros', 'dds', 'fastdds']);
   for (const s of Object.values(STACKS)) {
     assert.ok(s.label && s.impl && s.needs, s.id);
     assert.ok(['tcp', 'udp'].includes(s.transport), s.id);
