@@ -227,6 +227,8 @@ function mergeInto(dir, rerun, cells, own) {
   const merged = before.map((c) => fresh.get(cellKey(c)) || c);
   for (const c of cells) if (!before.some((b) => cellKey(b) === cellKey(c))) merged.push(c);
   summary.own = { ...(summary.own || {}), ...own };
+  summary.stacks = { ...summary.stacks, ...rerun.stacks };
+  summary.skipped = { ...summary.skipped, ...rerun.skipped };
   const entry = { command: rerun.command, startedAt: rerun.startedAt, finishedAt: rerun.finishedAt, cells: cells.map(cellKey), own: Object.keys(own) };
   summary.reruns = [...(summary.reruns || []), entry];
   return { summary, cells: merged };
@@ -236,7 +238,7 @@ function mergeInto(dir, rerun, cells, own) {
 function renderReport(summary, cells, own) {
   const o = summary.options;
   const m = summary.machine;
-  const stackRows = Object.entries(summary.stacks).map(([id, s]) => [s.label, s.impl, s.transport.toUpperCase(), summary.skipped[id] ? `skipped: ` +
+  const stackRows = Object.entries(summary.stacks).map(([id, s]) => [STACKS[id] ? STACKS[id].label : s.label, s.impl, s.transport.toUpperCase(), summary.skipped[id] ? `skipped: ` +
     `${summary.skipped[id]}` : 'measured']);
   return [
     '# Protocol study: OPC UA, ROS, DDS, MQTT and WebSocket on one host',
