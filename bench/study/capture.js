@@ -105,8 +105,9 @@ async function startCapture(o = {}) {
   const dir = o.dir || fs.mkdtempSync(path.join(os.tmpdir(), 's7t-capture-'));
   const file = path.join(dir, 'capture.pcap');
   // -U: write each packet as it comes (nothing lost in a buffer at stop); -s 0: whole packets;
-  // -B: a 16 MiB kernel buffer so a 32 KiB burst is not dropped; -n: no name lookups.
-  const args = ['-i', o.iface || 'lo', '-w', file, '-U', '-n', '-s', '0', '--immediate-mode', '-B', '16384'];
+  // -B: a 64 MiB kernel buffer, so a burst of large messages on a busy machine is not dropped;
+  // -n: no name lookups.
+  const args = ['-i', o.iface || 'lo', '-w', file, '-U', '-n', '-s', '0', '--immediate-mode', '-B', '65536'];
   if (o.filter) args.push(o.filter);
   const child = spawn('tcpdump', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';

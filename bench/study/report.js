@@ -69,6 +69,8 @@ function bytesSection(cells) {
     ]);
   }
   const hops = stacks.filter((id) => STACKS[id] && STACKS[id].hops > 1).map(label);
+  const dropped = stacks.map((id) => bytes[`${id}/idle`]).filter((c) => c && c.result && c.result.dropped > 0)
+    .map((c) => `- ${label(c.stack)}: tcpdump dropped ${fmt(c.result.dropped)} packets: its figures are low by what they carried.`);
   return [
     '## Bytes on the wire (the study\'s Table II)',
     '',
@@ -83,6 +85,7 @@ function bytesSection(cells) {
     table(['stack', ...payloads.map((p) => `payload ${fmt(p)}`), 'packets per message (payload 0)', 'set-up bytes', 'set-up packets', 'client socket ' +
       'counter / capture'], rows),
     ...(errors.length ? ['', 'Not measured:', ...errors] : []),
+    ...(dropped.length ? ['', 'Captures that lost packets:', ...dropped] : []),
   ].join('\n');
 }
 

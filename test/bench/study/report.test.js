@@ -75,3 +75,10 @@ test('our own path: each load beside idle with the ratio of the means', () => {
   assert.match(md, /\| every core busy \| 25\.0 \/ 25\.0 \/ 50\.0 \(×2\.5\) \| 10 \| 30\.0 \/ 30\.0 \/ 60\.0 \(×1\.5\) \| 10 \|/);
   assert.match(md, /\| network loaded \| failed: bench\/run\.js exited 1 \|/);
 });
+
+test('a capture that lost packets is named under the table', () => {
+  const r = { setup: { payload: 1, packets: 1 }, bySize: { 0: { bytesPerMessage: 8, packetsPerMessage: 1, capture: { payload: 8 } } }, dropped: 75 };
+  const md = report.bytesSection([{ stack: 'ros', task: 'bytes', load: 'idle', spec: {}, result: r }]);
+  assert.match(md, /Captures that lost packets:\n- ROS 1: tcpdump dropped 75 packets/);
+  assert.doesNotMatch(report.bytesSection([{ stack: 'ros', task: 'bytes', load: 'idle', spec: {}, result: { ...r, dropped: 0 } }]), /lost packets/);
+});
