@@ -30,7 +30,7 @@ const DEFAULTS = {
   stacks: 'all', loads: 'idle,cpu,net', tasks: 'bytes,rtt,chain,own',
   sizes: TABLE3_SIZES.join(','), count: 500, warmup: 20, bytesSizes: '0,100,1000,10000', bytesCount: 100,
   chainStreams: 2, chainHops: '5,25,50,100', chainRounds: 10, chainSize: 10240, chainStacks: 'ros,dds,mqtt,mosquitto',
-  ownProbes: 300, ownSamples: 30, netRate: 1000, netQueueMs: 1, mtu: 1500, prewarm: 300,
+  ownProbes: 300, ownSamples: 30, netRate: 500, netQueueMs: 1, mtu: 1500, prewarm: 300,
 };
 const SMOKE = {
   stacks: 'all', loads: 'idle', tasks: 'bytes,rtt', sizes: '2,1024', count: 5, warmup: 2, bytesSizes: '0,100', bytesCount: 5,
@@ -256,7 +256,7 @@ function renderReport(summary, cells, own) {
     '',
     report.table(['stack', 'implementation', 'transport', ''], stackRows),
     '',
-    `Every measurement's loopback has Ethernet's frame size (MTU ${o.net.mtu || 65536} bytes). Loads: **idle**; **every core busy**: stress-ng \`--cpu ` +
+    `Every measurement's loopback has Ethernet's frame size (MTU ${o.net.mtu || 65536} bytes, no segmentation offload). Loads: **idle**; **every core busy**: stress-ng \`--cpu ` +
       `0\` (one hog per core) for the whole measurement; **network loaded**: the namespace's loopback shaped to ${o.net.rateMbit} Mbit/s with tbf ` +
         `(queue ≤ ${o.net.queueMs} ms) and an iperf3 bulk TCP transfer (2 streams) flat out over it.`,
     '',

@@ -17,7 +17,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 
 const BULK_PORT = 5201; // iperf3's own port, inside a namespace nothing else uses
-const NET_DEFAULTS = { rateMbit: 1000, queueMs: 1, bulkStreams: 2, mtu: 1500 };
+const NET_DEFAULTS = { rateMbit: 500, queueMs: 1, bulkStreams: 2, mtu: 1500 };
 
 /** The environment variable through which the bench tells a child the namespace it came from. */
 const OUTER_ENV = 'S7T_STUDY_OUTER_NETNS';
@@ -42,13 +42,18 @@ function inOwnNetns() {
  * Bring up the loopback of a fresh namespace (it starts down), with Ethernet's frame size: at
  * loopback's own 64 KiB a 32 KiB message is one segment, and one dropped behind bulk data waits
  * for TCP's retransmission timeout (200 ms and more) where on a real link the segments after it
- * would have it resent at once. The study's hosts were on Ethernet; so is this loopback.
+ * would have it resent at once. The study's hosts were on Ethernet; so is this loopback, frames
+ * and segments alike.
  * @throws {Error} E_STUDY_NETNS outside a namespace of our own
  */
 function loopbackUp(o = {}) {
   if (!inOwnNetns()) throw Object.assign(new Error('refusing to change the machine\'s loopback: run in a namespace of its own (unshare ' +
     '-n)'), { code: 'E_STUDY_NETNS' });
-  execFileSync('ip', ['link', 'set', 'lo', 'up', 'mtu', String(o.mtu || NET_DEFAULTS.mtu)]);
+  const mtu = String(o.mtu || NET_DEFAULTS.mtu);
+  execFileSync('ip', ['link', 'set', 'lo', 'up', 'mtu', mtu]);
+  // No segmentation offload either: TCP would otherwise hand the link 64 KiB super-packets that a
+  // full queue drops whole, where a network card's queue drops the frames that do not fit.
+  execFileSync('ip', ['link', 'set', 'lo', 'gso_max_size', mtu]);
 }
 
 /**
@@ -59,8 +64,8 @@ function shapeLoopback(o = {}) {
   if (!inOwnNetns()) throw Object.assign(new Error('refusing to shape the machine\'s loopback: run in a namespace of its own (unshare ' +
     '-n)'), { code: 'E_STUDY_NETNS' });
   const { rateMbit, queueMs } = { ...NET_DEFAULTS, ...o };
-  // burst: one 64 KiB loopback segment must fit, or tbf drops it whatever the rate.
-  execFileSync('tc', ['qdisc', 'replace', 'dev', 'lo', 'root', 'tbf', 'rate', `${rateMbit}mbit`, 'burst', '96kb', 'latency', `${queueMs}ms`]);
+  // burst: a few frames (segmentation offload is off, so no packet is larger than one frame).
+  execFileSync('tc', ['qdisc', 'replace', 'dev', 'lo', 'root', 'tbf', 'rate', `${rateMbit}mbit`, 'burst', '16kb', 'latency', `${queueMs}ms`]);
 }
 
 function startDetached(cmd, args) {
@@ -104,7 +109,7 @@ async function startBulk(o = {}) {
   const server = startDetached('iperf3', ['-s', '-p', String(BULK_PORT), '-1']);
   await new Promise((r) => setTimeout(r, 300));
   const client = startDetached('iperf3', ['-c', '127.0.0.1', '-p', String(BULK_PORT), '-t', String(o.seconds || 3600), '-P', String(bulkStreams)]);
-  await new Promise((r) => setTimeout(r, 1000)); // let TCP fill the link
+  await new Promise((r) => setTimeout(r, 1000)); // let TCP fill the link's queue
   if (client.child.exitCode !== null) throw Object.assign(new Error(`iperf3 did not run: ${client.err()}`), { code: 'E_STUDY_LOAD' });
   return { port: BULK_PORT, async stop() { await client.stop(); await server.stop(); } };
 }
