@@ -258,7 +258,7 @@ function renderReport(summary, cells, own) {
     '',
     `Every measurement's loopback has Ethernet's frame size (MTU ${o.net.mtu || 65536} bytes, no segmentation offload). Loads: **idle**; **every core busy**: stress-ng \`--cpu ` +
       `0\` (one hog per core) for the whole measurement; **network loaded**: the namespace's loopback shaped to ${o.net.rateMbit} Mbit/s with tbf ` +
-        `(queue ≤ ${o.net.queueMs} ms) and an iperf3 bulk TCP transfer (2 streams) flat out over it.`,
+        `(a queue of ${o.net.queueMs} ms at that rate plus a 16 KiB burst) and an iperf3 bulk TCP transfer (2 streams) flat out over it, which keeps the queue full.`,
     '',
     report.bytesSection(cells),
     '',
