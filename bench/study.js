@@ -228,6 +228,8 @@ function mergeInto(dir, rerun, cells, own) {
   for (const c of cells) if (!before.some((b) => cellKey(b) === cellKey(c))) merged.push(c);
   summary.own = { ...(summary.own || {}), ...own };
   summary.stacks = { ...summary.stacks, ...rerun.stacks };
+  // The link settings the report states are the latest run's (each cell keeps its own in spec.net).
+  summary.options = { ...summary.options, net: rerun.options.net };
   summary.skipped = { ...summary.skipped, ...rerun.skipped };
   const entry = { command: rerun.command, startedAt: rerun.startedAt, finishedAt: rerun.finishedAt, cells: cells.map(cellKey), own: Object.keys(own) };
   summary.reruns = [...(summary.reruns || []), entry];
@@ -238,27 +240,34 @@ function mergeInto(dir, rerun, cells, own) {
 function renderReport(summary, cells, own) {
   const o = summary.options;
   const m = summary.machine;
-  const stackRows = Object.entries(summary.stacks).map(([id, s]) => [STACKS[id] ? STACKS[id].label : s.label, s.impl, s.transport.toUpperCase(), summary.skipped[id] ? `skipped: ` +
-    `${summary.skipped[id]}` : 'measured']);
+  const stackRows = Object.entries(summary.stacks).map(([id, s]) => [
+    STACKS[id] ? STACKS[id].label : s.label, s.impl, s.transport.toUpperCase(),
+    summary.skipped[id] ? `skipped: ${summary.skipped[id]}` : 'measured',
+  ]);
+  const load = m.loadavgAtStart.map((x) => x.toFixed(2)).join(' ');
+  const reruns = (summary.reruns || []).map((r) => {
+    const what = [...r.cells, ...r.own.map((l) => `own path/${l}`)].join(', ');
+    return `\nRerun into this run: \`${r.command}\` (${r.startedAt} – ${r.finishedAt}): ${what}.`;
+  });
   return [
     '# Protocol study: OPC UA, ROS, DDS, MQTT and WebSocket on one host',
     '',
-    `\`${summary.command}\`, ${summary.startedAt} – ${summary.finishedAt}; ${m.cpus} × ${m.cpuModel}, ${m.memGB.toFixed(1)} GB, ${m.os}, load average ` +
-      `${m.loadavgAtStart.map((x) => x.toFixed(2)).join(' ')} at the start.`,
-    ...(summary.reruns || []).map((r) => `\nRerun into this run: \`${r.command}\` (${r.startedAt} – ${r.finishedAt}): ` +
-      `${[...r.cells, ...r.own.map((l) => `own path/${l}`)].join(', ')}.`),
+    `\`${summary.command}\`, ${summary.startedAt} – ${summary.finishedAt}; ${m.cpus} × ${m.cpuModel}, ${m.memGB.toFixed(1)} GB, ${m.os}, ` +
+      `load average ${load} at the start.`,
+    ...reruns,
     '',
     'Rerun of S. Profanter et al., "OPC UA versus ROS, DDS, and MQTT: Performance Evaluation of Industry 4.0 Protocols" ' +
-      '(shared/reference/opcua-ros-dds-mqtt-study.txt); its figures in brackets. It measured C/C++ stacks between two hosts over a gigabit switch with ' +
-        'a real-time kernel; here every stack runs on one 2-core host over loopback, each measurement in a network namespace of its own, at normal ' +
-          'priority. ROS here is ROS 1 (rospy; ROS 2 is not installable from the registries this project uses); DDS is Cyclone DDS (Python binding) and ' +
-            'eProsima Fast DDS (C++, the study\'s Fast RTPS grown up), both discovering by unicast on 127.0.0.1 with multicast off.',
+      '(shared/reference/opcua-ros-dds-mqtt-study.txt); its figures in brackets. It measured C/C++ stacks between two hosts over a gigabit ' +
+      'switch with a real-time kernel; here every stack runs on one 2-core host over loopback, each measurement in a network namespace of its ' +
+      'own, at normal priority. ROS here is ROS 1 (rospy; ROS 2 is not installable from the registries this project uses); DDS is Cyclone DDS ' +
+      '(Python binding) and eProsima Fast DDS (C++, the study\'s Fast RTPS grown up), both discovering by unicast on 127.0.0.1 with multicast off.',
     '',
     report.table(['stack', 'implementation', 'transport', ''], stackRows),
     '',
-    `Every measurement's loopback has Ethernet's frame size (MTU ${o.net.mtu || 65536} bytes, no segmentation offload). Loads: **idle**; **every core busy**: stress-ng \`--cpu ` +
-      `0\` (one hog per core) for the whole measurement; **network loaded**: the namespace's loopback shaped to ${o.net.rateMbit} Mbit/s with tbf ` +
-        `(a queue of ${o.net.queueMs} ms at that rate plus a 16 KiB burst) and an iperf3 bulk TCP transfer (2 streams) flat out over it, which keeps the queue full.`,
+    `Every measurement's loopback has Ethernet's frame size (MTU ${o.net.mtu || 65536} bytes, no segmentation offload). ` +
+      'Loads: **idle**; **every core busy**: stress-ng `--cpu 0` (one hog per core) for the whole measurement; **network loaded**: ' +
+      `the namespace's loopback shaped to ${o.net.rateMbit} Mbit/s with tbf (a queue of ${o.net.queueMs} ms at that rate plus a 16 KiB ` +
+      'burst) and an iperf3 bulk TCP transfer (2 streams) flat out over it, which keeps the queue full.',
     '',
     report.bytesSection(cells),
     '',

@@ -6,9 +6,10 @@
  *   cpu   stress-ng keeps every core busy (one CPU hog per core, at normal priority, as the
  *         study's `stress`; unlike the study, nothing here runs at real-time priority)
  *   net   the network loaded: the loopback of the measurement's own network namespace is shaped
- *         to a link (1 Gbit/s by default, the study's switch) with a bounded queue, and iperf3
- *         sends a bulk TCP transfer flat out over it, so every message waits behind bulk data as
- *         on a saturated link
+ *         to a link (500 Mbit/s by default: iperf3 on two loaded cores fills it, where at the
+ *         study's gigabit it ran out of CPU first) with a queue of about 1 ms, and iperf3 sends a
+ *         bulk TCP transfer flat out over it, so the queue stays full and every message waits
+ *         behind bulk data as on a saturated link
  *
  * Shaping touches only a namespace of our own (unshare -n): `shapeLoopback` refuses to run in
  * the machine's namespace, where it would slow every other process's loopback.

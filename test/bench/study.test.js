@@ -44,11 +44,12 @@ test('a rerun replaces the earlier cells it measured again and keeps the others,
     const cell = (stack, load, v) => ({ stack, task: 'rtt', load, spec: {}, result: { v } });
     fs.writeFileSync(path.join(dir, 'cells.json'), JSON.stringify([cell('udp', 'net', 'old'), cell('ros', 'idle', 'kept')]));
     fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify({ command: 'first', own: { idle: { probe: 1 } } }));
-    const rerun = { command: 'node bench/study.js --into x', startedAt: 'a', finishedAt: 'b' };
+    const rerun = { command: 'node bench/study.js --into x', startedAt: 'a', finishedAt: 'b', options: { net: { rateMbit: 500 } } };
     const { summary, cells } = mergeInto(dir, rerun, [cell('udp', 'net', 'new'), cell('dds', 'net', 'added')], { net: { probe: 2 } });
     assert.deepEqual(cells.map((c) => `${c.stack}/${c.load}:${c.result.v}`), ['udp/net:new', 'ros/idle:kept', 'dds/net:added']);
     assert.deepEqual(summary.own, { idle: { probe: 1 }, net: { probe: 2 } });
     assert.equal(summary.command, 'first');
+    assert.deepEqual(summary.options.net, { rateMbit: 500 }, 'the link settings stated are the rerun\'s');
     assert.deepEqual(summary.reruns[0].cells, ['udp/rtt/net/', 'dds/rtt/net/']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
