@@ -17,9 +17,9 @@ module.exports = function register(RED) {
     node.users = new Set();
     const token = (node.credentials && node.credentials.token) || process.env.S7T_EDGE_TOKEN || '';
     node.url = config.url || 'ws://127.0.0.1:1880/s7twin/edge';
-    // The plant this edge serves (issue 17): the node's, else S7T_PLANT, else plant1.
+    // The plant this edge serves (one edge per plant): the node's, else S7T_PLANT, else plant1.
     node.plant = String(config.plant || '').trim() || process.env.S7T_PLANT || DEFAULT_PLANT;
-    // TLS (issue 18): a wss:// cloud whose certificate a private CA signed is verified with
+    // TLS: a wss:// cloud whose certificate a private CA signed is verified with
     // S7T_CA_FILE. An unreadable file is an error here, and the link then verifies against the
     // system CAs only (it fails rather than trusting anything less).
     let ca;

@@ -32,7 +32,7 @@ module.exports = function register(RED) {
     node.linkEnvelope = (env, clientId, plant) => {
       const msg = { topic: env.k, payload: env };
       if (clientId !== undefined) msg._client = clientId;
-      // The plant the frame is for (issue 17): link out routes by it on the other side.
+      // The plant the frame is for: link out routes by it on the other side.
       const p = plant !== undefined ? plant : node.cfg.plant;
       if (p !== undefined) msg.plant = p;
       // At the edge: a request's deadline (the cloud's clock) as a time on this edge's clock, from

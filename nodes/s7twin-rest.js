@@ -6,7 +6,7 @@
  * endpoint's tokens (its s7twin-link-server config node), the edge's link endpoint (commands go
  * out on it, the edge's states and answers come back from it), status and counters.
  *
- * One plant (issue 17): the node's, else S7T_PLANT, else plant1. Its tokens are the twin
+ * One plant: the node's, else S7T_PLANT, else plant1. Its tokens are the twin
  * endpoint's that are valid for that plant (plain ones and S7T_TOKENS' scoped ones); its commands
  * go to that plant's edge (on this instance or, in a fleet, on another) and only that plant's
  * states reach it. A cloud serving several plants gets one REST node per plant.
@@ -34,12 +34,15 @@ module.exports = function register(RED) {
     const edge = RED.nodes.getNode(config.edge);
     if (!twins || twins.role !== 'twin' || !edge || edge.role !== 'edge' || !edge.sendEnvelope) {
       setStatus('error', 'no twin or edge endpoint');
-      node.error('s7twin-rest needs the twin endpoint (an s7twin-link-server of role twin, for its tokens) and the edge endpoint (role edge, to reach the edge)');
+      node.error('s7twin-rest needs the twin endpoint (an s7twin-link-server of role twin, for its tokens) '
+        + 'and the edge endpoint (role edge, to reach the edge)');
       return;
     }
     node.plant = String(config.plant || '').trim() || process.env.S7T_PLANT || DEFAULT_PLANT;
     const { tokens, viewerTokens } = plantTokens(twins.grants, node.plant, twins.credentials);
-    if (!tokens.length) node.warn(`the twin endpoint has no token for plant ${node.plant} (credentials, S7T_TWIN_TOKEN or S7T_TOKENS): every REST request will be refused`);
+    if (!tokens.length) {
+      node.warn(`the twin endpoint has no token for plant ${node.plant} (credentials, S7T_TWIN_TOKEN or S7T_TOKENS): every REST request will be refused`);
+    }
     const root = (RED.settings.httpNodeRoot || '/').replace(/\/$/, '');
     node.path = cleanPath(config.path, '/s7twin/rest');
     // In a fleet the plant's edge may be on another instance: take its states from there.

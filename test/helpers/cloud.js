@@ -7,6 +7,7 @@
  * (lib/fleet/backplane.js) are a fleet in one process.
  */
 const http = require('node:http');
+const { EventEmitter } = require('node:events');
 const { createEndpoint } = require('../../nodes/lib/link/endpoint');
 const clock = require('../../nodes/lib/core/clock');
 const { openClient } = require('./nodes');
@@ -67,4 +68,50 @@ async function startCloud(opts = {}) {
   };
 }
 
-module.exports = { startCloud };
+/**
+ * An in-memory link connection (the seam lib/link/ws-transport.js describes), for unit tests of
+ * the endpoints' and the dialer's parts without sockets. What was sent is in `sent` (texts) and
+ * `frames()` (parsed); `receive(x)` delivers a frame from the peer; `close()` is answered with a
+ * 'close' on a later turn unless `hangOnClose` is set (a peer that never answers the close
+ * handshake), `terminate()` always closes.
+ * @returns {EventEmitter & object}
+ */
+function fakeConnection() {
+  const conn = new EventEmitter();
+  let gone = false;
+  const shut = (code, reason) => {
+    conn.open = false;
+    if (gone) return;
+    gone = true;
+    setImmediate(() => { conn.closed = true; conn.emit('close', code, reason); });
+  };
+  return Object.assign(conn, {
+    open: true,
+    closed: false,
+    buffered: 0,
+    hangOnClose: false,
+    sent: [],
+    closes: [],
+    pings: 0,
+    terminated: false,
+    frames: () => conn.sent.map((t) => JSON.parse(t)),
+    send(text) {
+      if (!conn.open) throw new Error('connection not open');
+      conn.sent.push(text);
+    },
+    close(code, reason) {
+      conn.closes.push({ code, reason: String(reason) });
+      if (conn.hangOnClose) { conn.open = false; return; }
+      shut(code, reason);
+    },
+    terminate() { conn.terminated = true; shut(1006, ''); },
+    ping() { conn.pings += 1; },
+    /** A frame from the peer: an object (sent as JSON), a string, or a Buffer. */
+    receive(x, isBinary = false) {
+      const data = Buffer.isBuffer(x) ? x : Buffer.from(typeof x === 'string' ? x : JSON.stringify(x));
+      conn.emit('frame', data, isBinary);
+    },
+  });
+}
+
+module.exports = { startCloud, fakeConnection };

@@ -48,7 +48,8 @@ describe('s7twin link relay (real Node-RED runtime, raw ws peers)', () => {
     twin.send(cmd);
     const relayed = await edge.next((f) => f.src === 'twin-a');
     assert.equal(typeof relayed.dl, 'number', 'the cloud stamped a deadline on its clock');
-    const { dl, ...rest } = relayed;
+    const rest = { ...relayed };
+    delete rest.dl;
     assert.deepEqual(rest, cmd, 'the edge gets the command as sent, plus its deadline');
     const state = { v: 1, k: 'state', src: 'edge-1', seq: 1, ts: Date.now(), d: { c1: 1 } };
     edge.send(state);

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The fleet's backplane (issue 17): what cloud instances share so that an edge may connect to any
+ * The fleet's backplane: what cloud instances share so that an edge may connect to any
  * of them and a twin of its plant to any other. One small interface, two implementations:
  *
  * - `createLocalBackplane()`: in-process, for a single instance (the default: no Redis needed);
@@ -154,7 +154,9 @@ function createLocalBackplane() {
  */
 function createRedisBackplane(o) {
   const cfg = { ...DEFAULTS, ...o };
-  if (!/^rediss?:\/\//.test(String(cfg.url || ''))) throw new BackplaneError('E_BACKPLANE_CONFIG', `S7T_REDIS_URL must be redis://host:port or rediss://… (got ${JSON.stringify(cfg.url)})`);
+  if (!/^rediss?:\/\//.test(String(cfg.url || ''))) {
+    throw new BackplaneError('E_BACKPLANE_CONFIG', `S7T_REDIS_URL must be redis://host:port or rediss://… (got ${JSON.stringify(cfg.url)})`);
+  }
   const Redis = require('ioredis');
   const ee = new EventEmitter();
   const base = {
@@ -177,7 +179,7 @@ function createRedisBackplane(o) {
   const counters = { up: 0, down: 0, errors: 0 };
   let lastError = null;
   let closed = false;
-  let wasUp = { cmd: false, sub: false };
+  const wasUp = { cmd: false, sub: false };
 
   const bothUp = () => cmd.status === 'ready' && sub.status === 'ready';
   for (const [name, conn] of [['cmd', cmd], ['sub', sub]]) {
@@ -227,7 +229,10 @@ function createRedisBackplane(o) {
     ready(timeoutMs = cfg.connectTimeoutMs * 3) {
       if (bothUp()) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => { ee.removeListener('up', on); reject(new BackplaneError('E_BACKPLANE_DOWN', `Redis at ${this.url} not reached within ${timeoutMs} ms${lastError ? `: ${lastError}` : ''}`)); }, timeoutMs);
+        const t = setTimeout(() => {
+          ee.removeListener('up', on);
+          reject(new BackplaneError('E_BACKPLANE_DOWN', `Redis at ${this.url} not reached within ${timeoutMs} ms${lastError ? `: ${lastError}` : ''}`));
+        }, timeoutMs);
         const on = () => { clearTimeout(t); resolve(); };
         ee.once('up', on);
       });

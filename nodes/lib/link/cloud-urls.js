@@ -1,7 +1,7 @@
 'use strict';
 /**
- * The cloud instances a peer may dial (issue 17): a comma-separated list (S7T_CLOUD_URL, the twin
- * transport's `url`) or one load-balanced URL. The edge's link (lib/link/dialer.js) and the twin's
+ * The cloud instances a peer may dial (in a fleet any instance serves any plant): a
+ * comma-separated list (S7T_CLOUD_URL, the twin transport's `url`) or one load-balanced URL. The edge's link (lib/link/dialer.js) and the twin's
  * WebSocket transport (twin/transports/ws.js) rotate through it: when the instance they are on
  * goes (or refuses them), the next attempt goes to the next URL, with their usual back-off.
  */

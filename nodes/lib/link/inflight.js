@@ -13,7 +13,8 @@
  *   is given up: `onExpire(entry)` answers it with "outcome unknown".
  * - When the edge link drops, every request held for it is given up at once (`dropPeer`).
  *
- * Plain module (timers only); nodes/lib/link/endpoint.js uses it on the cloud's edge endpoint.
+ * Plain module (timers only); the edge endpoint's relay (lib/link/edge-relay.js) and the fleet's
+ * forwarded requests (lib/fleet/requests.js) use it.
  */
 const clock = require('../core/clock');
 
@@ -23,12 +24,13 @@ const DEFAULTS = {
   maxEntries: 100000, // requests held at once; more are refused by the caller (E_BUSY)
 };
 
-// Plant first: twins of two plants may use the same sender id (issue 17).
+// Plant first: twins of two plants may use the same sender id.
 const keyOf = (plant, src, seq) => `${plant || ''}\u0000${src}\u0000${seq}`;
 
 /**
  * @param {object} opts see DEFAULTS
- * @param {(entry: {src: string, seq: number, cid?: any, k: string, peer: string, dl: number, plant?: string, origin?: string}, why: string) => void} opts.onExpire
+ * @param {(entry: object, why: string) => void} opts.onExpire a request given up; the entry:
+ *   {src, seq, cid?, k, peer, dl, plant?, origin?}
  * @param {() => number} [opts.now] the cloud's clock (lib/core/clock.js now)
  */
 function createInflight(opts) {
@@ -102,4 +104,17 @@ function createInflight(opts) {
   };
 }
 
-module.exports = { createInflight, DEFAULTS };
+/**
+ * The answer to a request given up (its deadline passed, its link dropped): nobody knows whether
+ * it was written, so the twin resyncs from the next state.
+ * @param {object} sender an envelope sender (lib/core/envelope.js)
+ * @param {{k: string, src: string, seq: number, cid?: any, dl?: number}} e the entry given up
+ * @param {string} why
+ * @returns {object} an err envelope E_OUTCOME_UNKNOWN
+ */
+function outcomeUnknown(sender, e, why) {
+  const msg = `${e.k} ${e.src}#${e.seq}: ${why}; whether it was written is unknown (resync from the next state)`;
+  return sender.error('E_OUTCOME_UNKNOWN', msg, { src: e.src, seq: e.seq }, e.cid, e.dl);
+}
+
+module.exports = { createInflight, outcomeUnknown, DEFAULTS };

@@ -25,6 +25,8 @@ const clock = require('../core/clock');
 const LINK = require('../link/endpoint').DEFAULTS;
 const { createRoleChecker } = require('../access/auth');
 const { sendJson, readBody } = require('./http');
+const { createStateHistory } = require('./rest-history');
+const { createPendingCommands } = require('./rest-pending');
 
 const DEFAULTS = {
   answerTimeoutMs: 5000, // a command the edge has not answered by then gets 504 E_TIMEOUT
@@ -41,7 +43,7 @@ const DEFAULTS = {
 const STATUS = {
   E_UNAUTHORIZED: 401, E_READ_ONLY: 403, E_TOO_LARGE: 413, E_DUPLICATE: 409, E_METHOD: 405, E_NOT_FOUND: 404,
   E_EDGE_DOWN: 503, E_PLC_DOWN: 503, E_BUSY: 503, E_NO_STATE: 503, E_CLOSED: 503, E_TIMEOUT: 504,
-  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE: 429,
+  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE_LIMIT: 429,
 };
 const CLIENT_ERRORS = new Set(['E_JSON', 'E_SCHEMA', 'E_VERSION', 'E_KIND', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_RANGE', 'E_EMPTY']);
 
@@ -69,26 +71,13 @@ function createRestEndpoint(opts) {
   const roleOf = createRoleChecker({ tokens: o.tokens || [], viewerTokens: o.viewerTokens || [] });
   const sender = envelope.createSender(o.src, { now: o.now });
   const tracker = envelope.createTracker();
-  const now = o.now || Date.now;
-  const latest = { ...(o.state || {}) };
-  let version = 0; // seq of the last state frame kept
-  const history = []; // [{seq, env}] oldest first, at most historySize
-  const pending = new Map(); // `${src}:${seq}` -> {res, timer}
   let closed = false;
   const counters = {
     requests: 0, polls: 0, notModified: 0, snapshots: 0, stateFrames: 0, cmds: 0, acks: 0, errs: 0,
     timeouts: 0, unauthorized: 0, readOnly: 0, badRequests: 0, duplicates: 0, edgeDown: 0, tooLarge: 0,
     pending: 0, bytesIn: 0, bytesOut: 0,
   };
-  if (Object.keys(latest).length) keep('snap', latest);
-
-  function keep(k, d) {
-    const env = sender.make(k === 'snap' ? 'snap' : 'state', { d: { ...d } });
-    version = env.seq;
-    history.push({ seq: env.seq, env });
-    if (history.length > o.historySize) history.shift();
-    counters.stateFrames += 1;
-  }
+  const states = createStateHistory({ sender, historySize: o.historySize, state: o.state, now: o.now, counters });
 
   function answer(res, status, body) {
     counters.bytesOut += sendJson(res, status, body);
@@ -99,24 +88,41 @@ function createRestEndpoint(opts) {
     answer(res, errorStatus(code), sender.error(code, msg, ref));
   }
 
-  /** The latest state as one snap whose seq is the current version. */
-  function snap() {
-    counters.snapshots += 1;
-    return { v: envelope.VERSION, k: 'snap', src: sender.src, seq: version, ts: now(), d: { ...latest } };
-  }
+  const pending = createPendingCommands({
+    answerTimeoutMs: o.answerTimeoutMs,
+    counters,
+    refuse,
+    answer(res, env) {
+      if (env.k === 'ack') { counters.acks += 1; answer(res, 200, env); return; }
+      counters.errs += 1;
+      // No edge for the plant anywhere: the answer came from the edge endpoint (or, in a fleet, the
+      // instance the command was forwarded to) rather than from relay() returning 0.
+      if (env.e && env.e.code === 'E_EDGE_DOWN') counters.edgeDown += 1;
+      answer(res, errorStatus(env.e && env.e.code), env);
+    },
+  });
 
   function getState(res, query) {
     counters.polls += 1;
-    if (version === 0) { refuse(res, 'E_NO_STATE', 'no plant state yet: no edge has reported since this endpoint started'); return; }
     const raw = query.get('since');
-    const since = raw === null ? NaN : Number(raw);
-    if (since === version) { counters.notModified += 1; res.writeHead(204, { 'Cache-Control': 'no-store' }); res.end(); return; }
-    const oldest = history.length ? history[0].seq : version + 1;
-    if (Number.isSafeInteger(since) && since >= oldest - 1 && since < version) {
-      answer(res, 200, history.filter((h) => h.seq > since).map((h) => h.env));
-      return;
+    const got = states.poll(raw === null ? NaN : Number(raw));
+    if (!got) { refuse(res, 'E_NO_STATE', 'no plant state yet: no edge has reported since this endpoint started'); return; }
+    if (got.status === 204) { res.writeHead(204, { 'Cache-Control': 'no-store' }); res.end(); return; }
+    answer(res, 200, got.body);
+  }
+
+  /** Why a command is refused before it is relayed (counted), or null. Stamps its deadline. */
+  function cmdRefusal(env, arrived) {
+    if (env.k !== 'cmd') { counters.badRequests += 1; return ['E_KIND', `POST cmd takes a "cmd" envelope, got "${env.k}"`]; }
+    if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; return ['E_DUPLICATE', `command ${env.src}#${env.seq} was already received`]; }
+    if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
+      counters.badRequests += 1;
+      return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`];
     }
-    answer(res, 200, [snap()]);
+    env.dl = arrived + (env.ttl || o.lifetimeMs);
+    if (closed) return ['E_CLOSED', 'the endpoint is closing'];
+    if (pending.size >= o.maxPending) return ['E_BUSY', `${pending.size} commands are waiting for the edge`];
+    return null;
   }
 
   async function postCmd(req, res) {
@@ -133,28 +139,14 @@ function createRestEndpoint(opts) {
       return;
     }
     const ref = { src: env.src, seq: env.seq };
-    if (env.k !== 'cmd') { counters.badRequests += 1; refuse(res, 'E_KIND', `POST ${'cmd'} takes a "cmd" envelope, got "${env.k}"`, ref); return; }
-    if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; refuse(res, 'E_DUPLICATE', `command ${env.src}#${env.seq} was already received`, ref); return; }
-    if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) { counters.badRequests += 1; refuse(res, 'E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`, ref); return; }
-    env.dl = arrived + (env.ttl || o.lifetimeMs);
-    if (closed) { refuse(res, 'E_CLOSED', 'the endpoint is closing', ref); return; }
-    if (pending.size >= o.maxPending) { refuse(res, 'E_BUSY', `${pending.size} commands are waiting for the edge`, ref); return; }
+    const no = cmdRefusal(env, arrived);
+    if (no) { refuse(res, no[0], no[1], ref); return; }
     counters.cmds += 1;
-    const key = `${env.src}:${env.seq}`;
-    const timer = setTimeout(() => {
-      if (!pending.delete(key)) return;
-      counters.pending = pending.size;
-      counters.timeouts += 1;
-      refuse(res, 'E_TIMEOUT', `the edge did not answer within ${o.answerTimeoutMs} ms`, ref);
-    }, o.answerTimeoutMs);
-    pending.set(key, { res, timer });
-    counters.pending = pending.size;
-    let reached = 0;
+    pending.hold(ref, res);
+    let reached;
     try { reached = o.relay(env); } catch { reached = 0; }
-    if (reached > 0 || !pending.has(key)) return; // answered already (a synchronous answer) or on its way
-    clearTimeout(timer);
-    pending.delete(key);
-    counters.pending = pending.size;
+    if (reached > 0 || !pending.has(ref)) return; // answered already (a synchronous answer) or on its way
+    pending.drop(ref);
     counters.edgeDown += 1;
     refuse(res, 'E_EDGE_DOWN', 'no edge is connected to the cloud: the command was not delivered', ref);
   }
@@ -194,40 +186,17 @@ function createRestEndpoint(opts) {
    */
   function fromEdge(env) {
     if (!env || typeof env !== 'object') return;
-    if ((env.k === 'state' || env.k === 'snap') && env.d) {
-      Object.assign(latest, env.d);
-      keep(env.k, env.k === 'snap' ? latest : env.d);
-      return;
-    }
-    if ((env.k === 'ack' || env.k === 'err') && env.ref) {
-      const key = `${env.ref.src}:${env.ref.seq}`;
-      const p = pending.get(key);
-      if (!p) return;
-      clearTimeout(p.timer);
-      pending.delete(key);
-      counters.pending = pending.size;
-      if (env.k === 'ack') { counters.acks += 1; answer(p.res, 200, env); return; }
-      counters.errs += 1;
-      // No edge for the plant anywhere: the answer came from the edge endpoint (or, in a fleet, the
-      // instance the command was forwarded to) rather than from relay() returning 0.
-      if (env.e && env.e.code === 'E_EDGE_DOWN') counters.edgeDown += 1;
-      answer(p.res, errorStatus(env.e && env.e.code), env);
-    }
+    if ((env.k === 'state' || env.k === 'snap') && env.d) { states.add(env); return; }
+    if ((env.k === 'ack' || env.k === 'err') && env.ref) pending.answer(env);
   }
 
   /** Stop: every command still waiting is answered 503 E_CLOSED. */
   function close() {
     closed = true;
-    for (const [key, p] of pending) {
-      clearTimeout(p.timer);
-      const [src, seq] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];
-      try { refuse(p.res, 'E_CLOSED', 'the endpoint closed before the edge answered', { src, seq }); } catch { /* client gone */ }
-    }
-    pending.clear();
-    counters.pending = 0;
+    pending.close();
   }
 
-  return { handle, fromEdge, close, counters, latestState: () => ({ ...latest }), get version() { return version; } };
+  return { handle, fromEdge, close, counters, latestState: states.latest, get version() { return states.version; } };
 }
 
 module.exports = { DEFAULTS, createRestEndpoint, errorStatus };

@@ -20,12 +20,15 @@ const cmd = (seq, d, more = {}) => ({ v: 1, k: 'cmd', src: 'twin-x', seq, ts: Da
 
 /** Two instances on `backplanes` (one each, or the same one twice). */
 async function startFleet(t, backplanes, fleet = {}) {
-  const opts = (bp) => ({ backplane: bp, fleet: { syncMs: 200, ...fleet }, twin: { tokens: [], viewerTokens: [], grants }, edge: { tokens: [], grants, linkTimeoutMs: 1500 } });
+  const opts = (bp) => ({
+    backplane: bp, fleet: { syncMs: 200, ...fleet }, twin: { tokens: [], viewerTokens: [], grants }, edge: { tokens: [], grants, linkTimeoutMs: 1500 },
+  });
   const one = await startCloud(opts(backplanes[0]));
   const two = await startCloud(opts(backplanes[1]));
   t.after(async () => { await one.stop().catch(() => {}); await two.stop().catch(() => {}); });
   // Each member has a clock estimate of the other (a holder needs its origin's).
-  await waitFor(() => one.edge.fleet.members()[two.edge.fleet.id] && two.edge.fleet.members()[one.edge.fleet.id], 10000, 'the members to estimate each other\'s clocks');
+  const estimated = () => one.edge.fleet.members()[two.edge.fleet.id] && two.edge.fleet.members()[one.edge.fleet.id];
+  await waitFor(estimated, 10000, 'the members to estimate each other\'s clocks');
   return [one, two];
 }
 
@@ -166,7 +169,8 @@ test('on Redis: an instance that dies holding a request costs its twin exactly o
   // An answer that comes after the origin gave up is dropped there.
   const raw = new (require('ioredis'))(redis.url);
   t.after(() => raw.quit());
-  await raw.publish(KEYS.member(two.edge.fleet.id), JSON.stringify({ t: 'ans', p: 'a', e: { v: 1, k: 'ack', src: 'edge-s7', seq: 99, ts: 1, ref: { src: 'twin-x', seq: 1 } } }));
+  const late = { v: 1, k: 'ack', src: 'edge-s7', seq: 99, ts: 1, ref: { src: 'twin-x', seq: 1 } };
+  await raw.publish(KEYS.member(two.edge.fleet.id), JSON.stringify({ t: 'ans', p: 'a', e: late }));
   await raw.publish(KEYS.member(two.edge.fleet.id), 'not json');
   await waitFor(() => two.edge.fleet.counters.lateAnswers === 1 && two.edge.fleet.counters.badMessages === 1);
   assert.equal(twin.frames.filter((f) => f.ref && f.ref.seq === 1).length, 1, 'still one answer');

@@ -35,7 +35,8 @@ async function startServer(epOpts = {}, port = 0) {
   return ctl;
 }
 
-test('while the cloud is unreachable: states coalesce, answers drop, back-off grows; after reconnect the snapshot goes first with pending values under it', async (t) => {
+test('while the cloud is unreachable: states coalesce, answers drop, back-off grows; '
+  + 'after reconnect the snapshot goes first with pending values under it', async (t) => {
   const srv = await startServer();
   const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u', backoff: { initialMs: 20, maxMs: 200 } });
   t.after(async () => { await d.close(); await srv.stop(); });

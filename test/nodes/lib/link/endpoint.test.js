@@ -1,6 +1,6 @@
 'use strict';
 /**
- * lib/link/endpoint.js over real sockets on 127.0.0.1, the parts issues 16 and 18 added: viewer
+ * lib/link/endpoint.js over real sockets on 127.0.0.1, access and command safety: viewer
  * tokens, what twins may send, deadlines, per-peer limits, one edge per endpoint, and exactly one
  * answer per request relayed to the edge whatever happens to the edge link.
  */

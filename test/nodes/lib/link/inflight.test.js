@@ -1,11 +1,12 @@
 'use strict';
 /**
- * lib/inflight.js: every request held until one answer; given up at its deadline or when its
+ * lib/link/inflight.js: every request held until one answer; given up at its deadline or when its
  * peer goes; an answer to nothing held is refused.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { createInflight } = require('../../../../nodes/lib/link/inflight');
+const { createInflight, outcomeUnknown } = require('../../../../nodes/lib/link/inflight');
+const envelope = require('../../../../nodes/lib/core/envelope');
 
 function book(opts = {}) {
   const expired = [];
@@ -61,4 +62,10 @@ test('reports full at maxEntries', () => {
   b.add({ k: 'cmd', src: 'a', seq: 2, dl: 5000 }, 'e');
   assert.equal(b.full, true);
   b.clear('done');
+});
+
+test('outcomeUnknown: the answer to a request given up echoes its ref, cid and deadline and says to resync', () => {
+  const e = outcomeUnknown(envelope.createSender('cloud-e'), { k: 'cmd', src: 'tw', seq: 4, cid: 'c4', dl: 1234 }, 'the edge link was lost');
+  assert.deepEqual([e.k, e.e.code, e.ref, e.cid, e.dl], ['err', 'E_OUTCOME_UNKNOWN', { src: 'tw', seq: 4 }, 'c4', 1234]);
+  assert.equal(e.e.msg, 'cmd tw#4: the edge link was lost; whether it was written is unknown (resync from the next state)');
 });

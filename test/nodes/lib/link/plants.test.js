@@ -1,6 +1,6 @@
 'use strict';
 /**
- * One cloud instance serving several plants with no Redis at all (issue 17): tokens scoped to
+ * One cloud instance serving several plants with no Redis at all: tokens scoped to
  * plants and roles, one edge per plant, requests to their plant's edge only, states and
  * snapshots to their plant's twins only, answers back to the twin that asked even when twins of
  * two plants use the same sender id.

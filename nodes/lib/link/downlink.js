@@ -1,0 +1,64 @@
+'use strict';
+/**
+ * What the edge takes from the cloud (lib/link/dialer.js dials): every frame read and checked
+ * (lib/link/frame.js; a malformed or oversized frame is answered with an `err` envelope and
+ * counted, never passed on), duplicates dropped and gaps counted, the answers to the heartbeat's
+ * syncs to the clock estimate (lib/link/heartbeat.js), the rest to the flow.
+ *
+ * Plain module; lib/link/dialer.js keeps one.
+ */
+const envelope = require('../core/envelope');
+const clock = require('../core/clock');
+const { readFrame, trackFrame } = require('./frame');
+
+/**
+ * @param {object} o
+ * @param {number} o.maxPayload bytes; larger frames are answered E_TOO_LARGE
+ * @param {object} o.counters the dialer's: bytesIn, framesIn, tooLarge, errors, duplicates, gaps
+ * @param {object} o.sender the dialer's envelope sender (its err answers)
+ * @param {(env: object) => void} o.answer send an err answer to the cloud
+ * @param {(env: object, arrived: number) => void} o.onSyncRes the answer to a sync
+ * @param {(env: object) => void} o.onEnvelope a frame for the flow
+ * @param {(err: Error) => void} o.onInvalid a frame was refused
+ * @param {() => void} [o.onHeard] any frame arrived (the cloud is alive)
+ */
+function createDownlink(o) {
+  const { counters } = o;
+  const tracker = envelope.createTracker();
+
+  function reject(err) {
+    counters.errors += 1;
+    o.answer(o.sender.error(err.code || 'E_SCHEMA', err.message, err.ref));
+    o.onInvalid(err);
+  }
+
+  return {
+    tracker,
+    /**
+     * A new connection: the cloud's senders' numbers do not follow on from an earlier one (a
+     * restarted cloud numbers from 1, and may have used some numbers, e.g. E_EDGE_DOWN answers,
+     * before this link); nothing is replayed over a new link.
+     */
+    reset() { tracker.reset(); },
+    /** One frame from the cloud. */
+    receive(data, isBinary) {
+      const arrived = clock.now();
+      if (o.onHeard) o.onHeard();
+      counters.bytesIn += data.length;
+      let env;
+      try {
+        env = readFrame(data, isBinary, o.maxPayload);
+      } catch (err) {
+        if (data.length > o.maxPayload) counters.tooLarge += 1;
+        reject(err);
+        return;
+      }
+      counters.framesIn += 1;
+      if (trackFrame(tracker, env.src, env.seq, counters) === 'duplicate') return;
+      if (env.k === 'sync-res') { o.onSyncRes(env, arrived); return; }
+      o.onEnvelope(env);
+    },
+  };
+}
+
+module.exports = { createDownlink };

@@ -1,0 +1,160 @@
+'use strict';
+/**
+ * The cloud's edge endpoint (`/s7twin/edge`): the peer core (lib/link/endpoint-core.js) in the
+ * role of the plants' side. One authority per plant, across every cloud instance of a fleet.
+ *
+ * - One edge per plant: a second connection is refused (HTTP 409, counted) while the current edge
+ *   is alive, i.e. heard within `linkTimeoutMs`; a newcomer is accepted only once the current one
+ *   is gone or has been silent that long, never by displacing a live edge. The plant's lease in
+ *   the backplane (lib/fleet/member.js, renewed on every sync) extends this to edges on other
+ *   instances; a backplane that cannot say is a 503 (the edge tries again).
+ * - The edge sends a `sync` every 500 ms (lib/link/dialer.js); each is answered at once with a
+ *   `sync-res` carrying the cloud's receive and send times (the edge's clock-offset estimate,
+ *   lib/core/clock.js). An edge silent for `linkTimeoutMs` (3 s) is dropped: a black-holed link is
+ *   torn down within seconds, not after TCP's minutes.
+ * - Requests from the flow, and each one's single answer: lib/link/edge-relay.js. States of other
+ *   instances' edges come out of this endpoint as if its own edge had sent them, so the cloud flow
+ *   is the same on every instance.
+ * - The edge may send state, snap, ack, err, probe-res and sync, and its state and snap frames
+ *   may carry only streamed tags of the I/O table, with values of their type and range.
+ */
+const envelope = require('../core/envelope');
+const tags = require('../core/tags');
+const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
+const { createEdgeRelay } = require('./edge-relay');
+
+const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync']);
+const TAKEN = 'Conflict: an edge is connected for this plant';
+
+/** How often silent edges are looked for: a sixth of the timeout (at least 50 ms). */
+const tickMsOf = (linkTimeoutMs) => Math.max(50, Math.round(linkTimeoutMs / 6));
+
+/**
+ * Why the edge's frame is refused, or null.
+ * @param {object} env a valid envelope from the edge
+ * @returns {null|{err: Error, counter?: string}}
+ */
+function edgeRefusal(env) {
+  const ref = { src: env.src, seq: env.seq };
+  if (!EDGE_KINDS.has(env.k)) {
+    const msg = `the edge sends state, snap, ack, err, probe-res and sync frames, not "${env.k}"`;
+    return { counter: 'kindRefused', err: new envelope.EnvelopeError('E_KIND', msg, ref) };
+  }
+  if (env.k === 'state' || env.k === 'snap') {
+    try {
+      tags.checkState(env.d);
+    } catch (err) {
+      return { err: Object.assign(err, { ref }) };
+    }
+  }
+  return null;
+}
+
+/**
+ * @param {object} opts DEFAULTS of lib/link/endpoint-core.js plus path, src, tokens, plant, grants
+ *   (see lib/link/endpoint.js), backplane and fleet (lib/link/edge-relay.js)
+ * @returns {EventEmitter & object} see lib/link/endpoint.js
+ * @throws {AuthError} E_TOKENS
+ */
+function createEdgeEndpoint(opts) {
+  const o = { ...DEFAULTS, ...opts };
+  const counters = {
+    edgeRefused: 0, staleEdges: 0, syncs: 0, inflight: 0, unknownOutcomes: 0, lateAnswers: 0,
+    edgeErrors: 0, busy: 0, leaseLost: 0, backplaneRefused: 0,
+  };
+  const core = createEndpointCore(o, {
+    name: 'edge',
+    counters,
+    tickMs: tickMsOf(o.linkTimeoutMs),
+    limits: { ratePerS: 0, errors: o.errors, errorWindowMs: o.errorWindowMs },
+    admit,
+    onAccept: (c) => relay.attach(c),
+    onFrame,
+    tick(c, t) {
+      if (t - c.heardAt > o.linkTimeoutMs) { core.counters.timeouts += 1; c.conn.terminate(); }
+    },
+    onClose: (c, code) => relay.detach(c, code),
+    onAbandon: (plant) => relay.fleet.release(plant),
+    sendRequest: (env, plant) => relay.sendRequest(env, plant),
+    onClosed: () => relay.close(),
+  });
+  const relay = createEdgeRelay({ ...o, sender: core.sender, counters: core.counters, emit: core.emit });
+
+  function admit(ticket) {
+    const { plant } = ticket;
+    const cur = relay.edgeOf(plant);
+    if (cur && Date.now() - cur.heardAt <= o.linkTimeoutMs) {
+      core.counters.edgeRefused += 1;
+      ticket.refuse(409, TAKEN, 'edge-taken');
+      return;
+    }
+    if (cur) { core.counters.staleEdges += 1; cur.conn.terminate(); } // silent: gone in all but name
+    else if (relay.plants().length >= o.maxClients) { ticket.refuse(503, 'Service Unavailable', 'full'); return; }
+    // The plant's lease, across every instance of the fleet: another instance's live edge
+    // holds it (409), an unreachable backplane cannot say (503: the edge tries again).
+    relay.fleet.claim(plant).then((ok) => {
+      // Refused too when another connection of the plant's edge won the race here.
+      if (!ok || relay.edgeOf(plant)) {
+        core.counters.edgeRefused += 1;
+        ticket.refuse(409, TAKEN, 'edge-taken');
+        return;
+      }
+      if (ticket.abandoned) {
+        relay.fleet.release(plant);
+        ticket.drop();
+        return;
+      }
+      ticket.accept();
+    }, (err) => {
+      core.counters.backplaneRefused += 1;
+      ticket.refuse(503, `Service Unavailable: ${err.message}`, 'backplane');
+    });
+  }
+
+  /** The edge's frame: false if it is not passed on. Answers syncs, checks states and answers. */
+  function onFrame(c, env, arrived) {
+    const no = edgeRefusal(env);
+    if (no) {
+      if (no.counter) core.counters[no.counter] += 1;
+      core.answerError(c, no.err);
+      return false;
+    }
+    if (env.k === 'sync') {
+      core.counters.syncs += 1;
+      c.deliver(core.sender.make('sync-res', { ref: { src: env.src, seq: env.seq }, d: { t1: env.ts, t2: arrived } }));
+      if (!c.ready) { c.ready = true; core.ee.emit('ready', c.id); }
+      relay.fleet.renew(c.plant); // alive: the plant's lease stays with this instance
+      return false;
+    }
+    if (env.k === 'state' || env.k === 'snap') {
+      relay.fleet.publishState(env, c.plant);
+      return true;
+    }
+    if (!env.ref) { // an err about a frame it could not read: the cloud's own doing, not a twin's
+      core.counters.edgeErrors += 1;
+      const what = env.e ? `${env.e.code}: ${env.e.msg}` : env.k;
+      core.ee.emit('invalid', Object.assign(new Error(`the edge reported ${what} without a ref`), { code: env.e ? env.e.code : 'E_SCHEMA' }), c.id);
+      return false;
+    }
+    return relay.fromEdge(c, env);
+  }
+
+  return core.api({
+    /**
+     * The plant's edge (any plant's, without one) is connected here, has had its first sync
+     * answered and holds the plant's lease.
+     */
+    edgeReady: (plant) => {
+      if (plant !== undefined) return Boolean(relay.liveEdge(plant));
+      return relay.plants().some((p) => relay.liveEdge(p));
+    },
+    /** The plants whose edges are connected here. */
+    edgePlants: () => relay.plants(),
+    /** Take the plant's states from the other instances (its twins are here). */
+    watch: (plant) => relay.fleet.watch(plant),
+    /** The fleet member (lib/fleet/member.js), for stats and tests. */
+    fleet: relay.fleet,
+  });
+}
+
+module.exports = { createEdgeEndpoint, edgeRefusal, EDGE_KINDS };

@@ -1,0 +1,245 @@
+'use strict';
+/**
+ * What both link endpoints of the cloud do for every connection (the twin endpoint,
+ * lib/link/twin-endpoint.js, and the edge endpoint, lib/link/edge-endpoint.js, are this core with
+ * a role on top):
+ *
+ * - admission before the upgrade: the token and the plant (lib/link/admission.js; 401, 400 or
+ *   403 and no socket), then the role's own checks (capacity, one edge per plant);
+ * - per frame: a message rate (past it the peer is told why and closed with 1008), a size limit
+ *   (E_TOO_LARGE answer, then close 1009), parse and validation (a malformed frame is answered
+ *   with an `err` envelope and counted, never passed on), an error budget (past it: told, 1008),
+ *   duplicate and gap tracking per plant and sender (lib/link/senders.js), then the role's check;
+ * - a bounded outbox per peer (lib/link/peer.js) so a slow peer never grows memory or slows the
+ *   others, and one keepalive round for all peers whose rule the role gives;
+ * - routing out: to one peer, an answer to the peer that asked, anything else to every peer of
+ *   the frame's plant; the latest state of each plant kept as it goes out
+ *   (lib/link/latest-state.js).
+ *
+ * The transport is a seam: `handleUpgrade` takes WebSocket upgrades (lib/link/ws-transport.js),
+ * and `accept(conn, info)` runs any connection that can send a frame, close, and emits frames and
+ * close, once its peer has been admitted.
+ *
+ * A role: {name, counters, tickMs, limits, admit(ticket), onAccept(peer), onFrame(peer, env,
+ * arrived) → pass on?, tick(peer, now), onClose(peer, code), onAbandon?(plant), sendRequest?(env,
+ * plant) → peers reached, strayAnswer?() → the answer to a peer that is gone is dropped (else it
+ * goes to every peer of the plant), onClosed?() → Promise}.
+ */
+const { EventEmitter } = require('node:events');
+const envelope = require('../core/envelope');
+const clock = require('../core/clock');
+const { createWsAcceptor } = require('./ws-transport');
+const { createPeerSet } = require('./peer-set');
+const { createIntake } = require('./intake');
+const { createSenders } = require('./senders');
+const { createLatestStates } = require('./latest-state');
+const { createAdmission } = require('./admission');
+
+const DEFAULTS = {
+  pingMs: 10000, // twins: server ping period; a peer silent for a whole period is terminated
+  linkTimeoutMs: 3000, // edge: a peer silent this long (no sync, no frame) is dropped
+  maxPayload: 64 * 1024, // bytes; larger frames: err E_TOO_LARGE, then close 1009
+  hardMaxPayload: 1024 * 1024, // bytes; the transport itself refuses frames past this (close 1009, no answer)
+  highWaterBytes: 256 * 1024, // connection buffer above which frames wait in the outbox
+  drainPollMs: 10, // how often a congested peer is looked at again
+  maxClients: 1000, // peers per endpoint (edge endpoint: edges, one per plant); more are refused with 503 before the upgrade
+  maxFrames: 1000, // queued non-state frames per congested peer
+  maxTags: 4096, // tags in a pending coalesced state / in the latest plant state
+  closeGraceMs: 1000, // on close, how long peers get to answer the close handshake
+  lifetimeMs: 1000, // a request's lifetime when it asks for none (ttl)
+  maxLifetimeMs: 10000, // the longest lifetime a request may ask for; more is refused (E_RANGE)
+  graceMs: 250, // edge: how long past a command's deadline its answer may still be on its way
+  probeAnswerMs: 5000, // edge: how long past a probe's deadline the edge may wait for its slot
+  ratePerS: 200, // frames a second per peer on average (0 = off; the edge endpoint: off)
+  burst: 400, // frames a peer may send at once above that rate
+  errors: 50, // refused frames per peer within errorWindowMs before it is disconnected (0 = off)
+  errorWindowMs: 10000,
+};
+
+/** Counters of every endpoint; a role adds its own. */
+const COUNTERS = {
+  connections: 0, accepted: 0, refused: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0,
+  errors: 0, tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0,
+  queueDepth: 0, kindRefused: 0, rateLimited: 0, errorBudget: 0, plantRefused: 0, noPlant: 0,
+};
+
+const isState = (env) => (env.k === 'state' || env.k === 'snap') && Boolean(env.d);
+
+/**
+ * The WebSocket way in: an HTTP upgrade request for the endpoint's path is admitted (token and
+ * plant, lib/link/admission.js), then the role decides (capacity, one edge per plant) on a
+ * ticket, and the upgraded connection is accepted; every refusal is an HTTP status, no socket.
+ * @param {object} o
+ * @param {object} o.acceptor lib/link/ws-transport.js createWsAcceptor
+ * @param {object} o.admission lib/link/admission.js
+ * @param {object} o.counters the endpoint's: refused, plantRefused
+ * @param {EventEmitter} o.ee the endpoint: 'refused'(reason, req)
+ * @param {(ticket: object) => void} o.admit the role's decision: ticket.refuse(status, text, reason) or ticket.accept()
+ * @param {(conn: object, info: object) => void} o.accept run the admitted connection
+ * @param {() => boolean} o.isClosed
+ * @returns {(req, socket, head) => boolean} true if handled (accepted or refused), false if not ours
+ */
+function createUpgradeHandler(o) {
+  const { acceptor, counters } = o;
+
+  function refuse(socket, status, text, reason, req) {
+    counters.refused += 1;
+    o.ee.emit('refused', reason, req);
+    acceptor.refuse(socket, status, text);
+  }
+
+  return function handleUpgrade(req, socket, head) {
+    if (!acceptor.matches(req)) return false;
+    if (o.isClosed()) { refuse(socket, 503, 'Service Unavailable', 'closed', req); return true; }
+    const who = o.admission.admit(req);
+    if (who.status) {
+      if (who.reason !== 'token') counters.plantRefused += 1;
+      refuse(socket, who.status, who.text, who.reason, req);
+      return true;
+    }
+    const info = { plant: who.plant, viewer: who.viewer, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, url: req.url };
+    o.admit({
+      plant: who.plant,
+      viewer: who.viewer,
+      refuse: (status, text, reason) => refuse(socket, status, text, reason, req),
+      /** The endpoint closed or the peer left while the role made up its mind. */
+      get abandoned() { return o.isClosed() || socket.destroyed; },
+      drop: () => socket.destroy(),
+      accept: () => acceptor.upgrade(req, socket, head, (conn) => o.accept(conn, info)),
+    });
+    return true;
+  };
+}
+
+/**
+ * @param {object} o DEFAULTS plus path, src, tokens, viewerTokens, plant, grants (see lib/link/endpoint.js)
+ * @param {object} role see the header
+ * @returns {object} the core: its parts for the role, and api(extra) → the endpoint
+ * @throws {AuthError} E_TOKENS a token listed for two roles, a bad plant id
+ */
+function createEndpointCore(o, role) {
+  const ee = new EventEmitter();
+  const admission = createAdmission({ role: role.name, tokens: o.tokens, viewerTokens: o.viewerTokens, plant: o.plant, grants: o.grants });
+  const sender = envelope.createSender(o.src, { now: clock.now });
+  const counters = { ...COUNTERS, ...role.counters };
+  const senders = createSenders({ counters });
+  const latest = createLatestStates({ maxTags: o.maxTags });
+  const acceptor = createWsAcceptor({ path: o.path, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload) });
+  let closed = false;
+
+  /** Emit a frame for the flow: from `clientId` (if a peer's), for `plant`. */
+  const emit = (env, clientId, plant) => ee.emit('envelope', env, clientId, plant);
+  const intake = createIntake({
+    maxPayload: o.maxPayload,
+    counters,
+    sender,
+    senders,
+    onInvalid: (err, clientId, extra) => ee.emit('invalid', err, clientId, extra),
+    check: (c, env, arrived) => role.onFrame(c, env, arrived),
+    pass: (c, env) => emit(env, c.id, c.plant),
+  });
+
+  const peers = createPeerSet({
+    name: role.name,
+    counters,
+    limits: role.limits,
+    peer: { maxFrames: o.maxFrames, maxTags: o.maxTags, highWaterBytes: o.highWaterBytes, drainPollMs: o.drainPollMs, closeGraceMs: o.closeGraceMs },
+    tickMs: role.tickMs,
+    tick: role.tick,
+    onFrame: intake.receive,
+    onGone(c, code) {
+      senders.forget(c);
+      role.onClose(c, code);
+      ee.emit('disconnect', c.id, code);
+    },
+  });
+
+  /**
+   * Run an admitted peer's connection (any transport's).
+   * @param {object} conn a connection (lib/link/ws-transport.js)
+   * @param {{plant: string, viewer?: boolean, remote?: string, url?: string}} info
+   */
+  function accept(conn, info) {
+    if (closed) { conn.terminate(); if (role.onAbandon) role.onAbandon(info.plant); return; }
+    const c = peers.add(conn, info);
+    ee.emit('connect', c.id, { remote: c.remote, url: info.url, viewer: c.viewer, plant: c.plant });
+    role.onAccept(c);
+  }
+
+  const handleUpgrade = createUpgradeHandler({
+    acceptor, admission, counters, ee, admit: role.admit, accept, isClosed: () => closed,
+  });
+
+  /** Deliver to every peer of `plant`, or (an answer) to the peer that asked. */
+  function route(env, plant) {
+    const owner = env.ref ? senders.ownerOf(plant, env.ref.src) : undefined;
+    let targets;
+    if (envelope.ANSWER_KINDS.has(env.k) && owner !== undefined) targets = [peers.get(owner)];
+    else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && role.strayAnswer) { role.strayAnswer(env); return 0; }
+    else targets = peers.ofPlant(plant);
+    const text = envelope.stringify(env); // one serialisation for the whole fan-out
+    for (const c of targets) c.deliver(env, text);
+    return targets.length;
+  }
+
+  /**
+   * Send one envelope: to `clientId` only if it is a peer of THIS endpoint; else answers
+   * (ack/err/probe-res) to the peer of `plant` whose src is ref.src; else to every peer of `plant`.
+   * A role that relays requests (the edge endpoint) takes cmd and probe frames itself.
+   * @param {object} env a valid envelope
+   * @param {string} [clientId]
+   * @param {string} [plant] msg.plant; may be left out when the endpoint serves one plant only
+   * @returns {number} peers the frame was delivered or queued to (0 also when no plant is named
+   *   and the endpoint serves several: counted in noPlant)
+   */
+  function send(env, clientId, plant) {
+    if (closed) return 0;
+    const c = clientId !== undefined ? peers.get(clientId) : undefined;
+    const p = c ? c.plant : admission.resolvePlant(plant);
+    if (!p) { counters.noPlant += 1; return 0; }
+    if (isState(env)) latest.remember(p, env);
+    if (role.sendRequest && envelope.REQUEST_KINDS.has(env.k)) return role.sendRequest(env, p);
+    if (c) { c.deliver(env, envelope.stringify(env)); return 1; }
+    return route(env, p);
+  }
+
+  /** Close every peer (1001) and stop; resolves when all are gone (and the role has closed). */
+  function close() {
+    if (closed) return Promise.resolve();
+    closed = true;
+    return peers.close(o.closeGraceMs)
+      .then(() => acceptor.close())
+      .then(() => (role.onClosed ? role.onClosed() : undefined));
+  }
+
+  /** The endpoint: an EventEmitter with the API both roles share, and the role's `extra`. */
+  function api(extra) {
+    return Object.assign(ee, {
+      path: o.path,
+      role: role.name,
+      counters,
+      tracker: senders.tracker,
+      handleUpgrade,
+      accept,
+      send,
+      close,
+      /**
+       * An err envelope from this endpoint answering `env` (for a frame that could not be
+       * delivered): send it through the endpoint the asker is connected to.
+       */
+      errorFor: (env, code, msg) => sender.error(code, msg, { src: env.src, seq: env.seq }, env.cid),
+      hasClient: peers.has,
+      clientIds: peers.ids,
+      /** A peer (lib/link/peer.js), for tests and the stats endpoint. */
+      client: peers.get,
+      /** The latest state of the plant (of the only plant without one) as it went out. */
+      latestState: (plant) => latest.values(admission.resolvePlant(plant)),
+      /** The plant a frame without msg.plant goes to (null: the endpoint serves several). */
+      onlyPlant: admission.onlyPlant,
+    }, extra);
+  }
+
+  return { ee, counters, sender, peers, latest, emit, answerError: intake.answerError, api };
+}
+
+module.exports = { DEFAULTS, COUNTERS, createEndpointCore };

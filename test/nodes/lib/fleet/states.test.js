@@ -1,0 +1,72 @@
+'use strict';
+/**
+ * lib/fleet/states.js on an in-process backplane: the holder's states into the plant's hash and
+ * out to the watchers; a watcher starts from the hash as a snap, then takes newer states in order,
+ * and skips its own edge's.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const envelope = require('../../../../nodes/lib/core/envelope');
+const { createLocalBackplane } = require('../../../../nodes/lib/fleet/backplane');
+const { KEYS } = require('../../../../nodes/lib/fleet/keys');
+const { createStateWatch } = require('../../../../nodes/lib/fleet/states');
+const { waitFor } = require('../../../../system/wait');
+
+function watcher(bp, id) {
+  const counters = { statesPublished: 0, statesIn: 0, snapsFromStore: 0, badMessages: 0 };
+  const envs = [];
+  const w = createStateWatch({
+    bp, id, sender: envelope.createSender(`cloud-${id}`), counters, fail: () => {}, closed: () => false,
+    onEnvelope: (env, plant) => envs.push([env.k, env.d, plant]),
+  });
+  return { w, counters, envs };
+}
+const state = (seq, d, k = 'state') => ({ v: 1, k, src: 'edge-s7', seq, ts: 1, d });
+
+test('a watcher starts from the latest state as one snap, then takes newer states in order', async (t) => {
+  const bp = createLocalBackplane();
+  t.after(() => bp.close());
+  const holder = watcher(bp, 'h');
+  const other = watcher(bp, 'o');
+  holder.w.publishState(state(1, { grn: 1 }), 'a');
+  holder.w.publishState(state(2, { red: 1 }), 'a');
+  holder.w.publishState({ ...state(3), d: undefined }, 'a'); // nothing to store
+  assert.equal(holder.counters.statesPublished, 2);
+  await other.w.watch('a');
+  await other.w.watch('a'); // once
+  assert.deepEqual(other.envs, [['snap', { grn: 1, red: 1 }, 'a']]);
+  holder.w.publishState(state(4, { grn: 0 }), 'a');
+  await waitFor(() => other.envs.length === 2);
+  assert.deepEqual(other.envs[1], ['state', { grn: 0 }, 'a']);
+  assert.deepEqual(other.w.plants(), ['a']);
+  assert.deepEqual([other.counters.snapsFromStore, other.counters.statesIn], [1, 1]);
+});
+
+test('a member watching its own plant skips its own edge\'s states (its flow has them); bad messages are counted', async (t) => {
+  const bp = createLocalBackplane();
+  t.after(() => bp.close());
+  const h = watcher(bp, 'h');
+  await h.w.watch('a');
+  h.w.publishState(state(1, { grn: 1 }), 'a');
+  await bp.publish(KEYS.states('a'), 'x not json');
+  await bp.publish(KEYS.states('a'), `7 ${JSON.stringify({ o: 'z', e: { v: 1, k: 'ack', src: 'e', seq: 1, ts: 1 } })}`);
+  await waitFor(() => h.counters.badMessages === 2);
+  assert.deepEqual(h.envs, []);
+  await Promise.all(h.w.unsubscribeAll());
+  h.w.clear();
+  assert.deepEqual(h.w.plants(), []);
+});
+
+test('up(): after an outage the hash is read again, so what was published meanwhile is not lost', async (t) => {
+  const bp = createLocalBackplane();
+  t.after(() => bp.close());
+  const holder = watcher(bp, 'h');
+  const other = watcher(bp, 'o');
+  await other.w.watch('a');
+  await Promise.all(other.w.unsubscribeAll()); // as if the subscription had been lost meanwhile
+  holder.w.publishState(state(1, { grn: 1 }), 'a');
+  assert.deepEqual(other.envs, []);
+  other.w.up();
+  await waitFor(() => other.envs.length === 1);
+  assert.deepEqual(other.envs[0], ['snap', { grn: 1 }, 'a']);
+});

@@ -1,0 +1,54 @@
+'use strict';
+/**
+ * lib/link/downlink.js: every frame from the cloud checked; bad ones answered with an err and
+ * reported, duplicates dropped, answers to syncs to the clock, the rest to the flow.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const envelope = require('../../../../nodes/lib/core/envelope');
+const { createDownlink } = require('../../../../nodes/lib/link/downlink');
+
+function setup() {
+  const counters = { bytesIn: 0, framesIn: 0, tooLarge: 0, errors: 0, duplicates: 0, gaps: 0 };
+  const out = { answers: [], syncs: [], envs: [], invalid: [], heard: 0 };
+  const dl = createDownlink({
+    maxPayload: 200, counters, sender: envelope.createSender('edge-link'),
+    answer: (e) => out.answers.push(e), onSyncRes: (e) => out.syncs.push(e), onEnvelope: (e) => out.envs.push(e),
+    onInvalid: (err) => out.invalid.push(err.code), onHeard: () => { out.heard += 1; },
+  });
+  const rx = (x, bin = false) => dl.receive(Buffer.from(typeof x === 'string' ? x : JSON.stringify(x)), bin);
+  return { dl, counters, out, rx };
+}
+const cmd = (seq) => ({ v: 1, k: 'cmd', src: 'cloud-e', seq, ts: 1, d: { st: 1 }, dl: 5 });
+
+test('frames go to the flow once; sync answers to the clock; every frame proves the cloud alive', () => {
+  const { counters, out, rx } = setup();
+  rx(cmd(1));
+  rx(cmd(1));
+  rx({ v: 1, k: 'sync-res', src: 'cloud-e', seq: 2, ts: 1, ref: { src: 'edge-link', seq: 1 }, d: { t1: 0, t2: 1 } });
+  assert.deepEqual(out.envs.map((e) => e.seq), [1]);
+  assert.deepEqual(out.syncs.map((e) => e.seq), [2]);
+  assert.equal(counters.duplicates, 1);
+  assert.equal(out.heard, 3);
+});
+
+test('bad frames are answered with an err to the cloud and reported; an oversized one is counted', () => {
+  const { counters, out, rx } = setup();
+  rx('{oops');
+  rx(cmd(1), true);
+  rx({ ...cmd(2), d: { pad: 'x'.repeat(300) } });
+  assert.deepEqual(out.answers.map((e) => e.e.code), ['E_JSON', 'E_SCHEMA', 'E_TOO_LARGE']);
+  assert.deepEqual(out.invalid, ['E_JSON', 'E_SCHEMA', 'E_TOO_LARGE']);
+  assert.deepEqual([counters.errors, counters.tooLarge, counters.framesIn], [3, 1, 0]);
+  assert.equal(out.envs.length, 0);
+});
+
+test('reset: a new connection\'s sender numbers start afresh (a restarted cloud reuses low numbers)', () => {
+  const { dl, out, rx } = setup();
+  rx(cmd(5));
+  rx(cmd(3));
+  assert.equal(out.envs.length, 1);
+  dl.reset();
+  rx(cmd(3));
+  assert.deepEqual(out.envs.map((e) => e.seq), [5, 3]);
+});
