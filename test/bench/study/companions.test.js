@@ -63,8 +63,8 @@ test('every stack answers every round trip, its bytes are captured, and the repo
     const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
     for (const heading of ['Bytes on the wire', 'Round trip by message size', 'Many nodes']) assert.match(md, new RegExp(`## ${heading}`));
     assert.match(md, /\| ROS 1 \| 8 \(8\) \| 108 \(108\) \|/);
-    for (const label of ['ROS 1', 'DDS (Cyclone)', 'DDS (Fast DDS)', 'MQTT (aedes)', 'MQTT (Mosquitto)', 'OPC UA C/S', 'WebSocket + envelope']) assert.ok(md.includes(`| ${label} ` +
-      `|`), label);
+    const labels = ['ROS 1', 'DDS (Cyclone)', 'DDS (Fast DDS)', 'MQTT (aedes)', 'MQTT (Mosquitto)', 'OPC UA C/S', 'WebSocket + envelope'];
+    for (const label of labels) assert.ok(md.includes(`| ${label} |`), label);
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
