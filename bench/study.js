@@ -157,10 +157,13 @@ async function runStudy(o) {
   const stacks = o.stacks.filter((id) => !skipped[id]);
   const base = { net: o.net };
   if (o.tasks.includes('bytes')) {
-    for (const stack of stacks) {
-      if (STACKS[stack].kind === 'baseline') continue; // raw sockets have no protocol to count
-      log(`bytes: ${stack}`);
-      cells.push(await runCell({ ...base, stack, task: 'bytes', load: 'idle', bytesSizes: o.bytesSizes, bytesCount: o.bytesCount }));
+    // Under each load too: what a message costs is its encoding, but a full queue adds the resends.
+    for (const load of o.loads) {
+      for (const stack of stacks) {
+        if (STACKS[stack].kind === 'baseline') continue; // raw sockets have no protocol to count
+        log(`bytes: ${stack}, ${load}`);
+        cells.push(await runCell({ ...base, stack, task: 'bytes', load, bytesSizes: o.bytesSizes, bytesCount: o.bytesCount }));
+      }
     }
   }
   if (o.tasks.includes('rtt')) {

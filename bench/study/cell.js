@@ -97,7 +97,11 @@ async function taskBytes(stack, tmp, spec, ignorePorts) {
   const windows = lines.filter((l) => l.size !== undefined).map((l) => ({ size: l.size, t0: l.t0, t1: l.t1, messages: l.messages }));
   const split = splitByWindows(captured.packets, windows, { ignorePorts, hops: stack.hops || 1 });
   const counters = lines.find((l) => l.event === 'counters') || null;
-  return { setup: split.setup, bySize: split.bySize, messages: spec.bytesCount, dropped: captured.dropped, counters, payloadSent: payloadSent(windows) };
+  // Every exchange answered, or the bytes counted are not those of whole round trips.
+  const answered = Object.fromEntries(lines.filter((l) => l.size !== undefined).map((l) => [l.size, { answered: l.rtt_us.length, lost: l.lost }]));
+  return {
+    setup: split.setup, bySize: split.bySize, messages: spec.bytesCount, answered, dropped: captured.dropped, counters, payloadSent: payloadSent(windows),
+  };
 }
 
 /** What the client's messages carried (the application's bytes, requests only). */

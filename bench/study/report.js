@@ -8,14 +8,19 @@ const { summarise } = require('../../nodes/lib/core/stats');
 const { STACKS } = require('./stacks');
 const PAPER = require('./paper-figures.json');
 
-/** The study's row for one of our stacks (both DDS stacks beside its Fast RTPS). */
-const PAPER_KEY = { tcp: 'tcp', udp: 'udp', mqtt: 'mqtt', opcua: 'opcua', ros: 'ros', dds: 'dds', fastdds: 'dds' };
+/**
+ * The study's row for one of our stacks: both DDS stacks beside its Fast RTPS, both MQTT brokers
+ * beside its MQTT (Paho C clients; the study does not name its broker).
+ */
+const PAPER_KEY = { tcp: 'tcp', udp: 'udp', mqtt: 'mqtt', mosquitto: 'mqtt', opcua: 'opcua', ros: 'ros', dds: 'dds', fastdds: 'dds' };
 const LOAD_LABEL = { idle: 'idle', cpu: 'every core busy', net: 'network loaded' };
 
 const fmt = (v, d = 0) => (v === null || v === undefined || !Number.isFinite(v)
   ? '–'
   : v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
 const cell = (ours, study, d = 0) => `${fmt(ours, d)}${study === undefined || study === null ? '' : ` (${fmt(study, d)})`}`;
+/** A difference with its sign: +12, -3 (a load can leave a mean below idle: a busy core wakes faster, and idle can carry a neighbour's spike). */
+const signed = (v) => (Number.isFinite(v) && v < 0 ? `-${fmt(-v)}` : `+${fmt(v)}`);
 const label = (id) => (STACKS[id] ? STACKS[id].label : id);
 
 function table(head, rows) {
@@ -69,8 +74,9 @@ function bytesSection(cells) {
     ]);
   }
   const hops = stacks.filter((id) => STACKS[id] && STACKS[id].hops > 1).map(label);
-  const dropped = stacks.map((id) => bytes[`${id}/idle`]).filter((c) => c && c.result && c.result.dropped > 0)
-    .map((c) => `- ${label(c.stack)}: tcpdump dropped ${fmt(c.result.dropped)} packets: its figures are low by what they carried.`);
+  const dropped = cells.filter((c) => c.task === 'bytes' && c.result && c.result.dropped > 0)
+    .map((c) => `- ${label(c.stack)}${c.load === 'idle' ? '' : `, ${LOAD_LABEL[c.load] || c.load}`}: tcpdump dropped ${fmt(c.result.dropped)} ` +
+      'packets: its figures are low by what they carried.');
   return [
     '## Bytes on the wire (the study\'s Table II)',
     '',
@@ -86,7 +92,41 @@ function bytesSection(cells) {
       'counter / capture'], rows),
     ...(errors.length ? ['', 'Not measured:', ...errors] : []),
     ...(dropped.length ? ['', 'Captures that lost packets:', ...dropped] : []),
+    '',
+    loadedBytes(cells, stacks, payloads),
   ].join('\n');
+}
+
+/**
+ * Bytes per message with every core busy and with the network loaded, beside idle: the encoding
+ * is the same, so what grows is what the load makes the protocol send again (retransmissions,
+ * DDS repairs) or in smaller pieces.
+ */
+function loadedBytes(cells, stacks, payloads) {
+  const loaded = cells.filter((c) => c.task === 'bytes' && c.load !== 'idle');
+  if (!loaded.length) {
+    return 'Counted with the host idle only in this run: `node bench/study.js --tasks bytes --loads idle,cpu,net` counts them under each load too.';
+  }
+  const bytes = byKey(cells, 'bytes');
+  const loads = ['idle', ...new Set(loaded.map((c) => c.load))];
+  const rows = [];
+  for (const id of stacks) {
+    for (const load of loads) {
+      const c = bytes[`${id}/${load}`];
+      if (!c) continue;
+      if (!c.result) {
+        rows.push([label(id), LOAD_LABEL[load] || load, `failed: ${c.error ? c.error.code : 'no result'}`, ...payloads.slice(1).map(() => ''), '']);
+        continue;
+      }
+      const r = c.result;
+      const per = (size) => (r.bySize[size] ? r.bySize[size].bytesPerMessage : null);
+      rows.push([label(id), LOAD_LABEL[load] || load, ...payloads.map((size) => fmt(per(size), per(size) % 1 ? 1 : 0)),
+        fmt(r.bySize[0] ? r.bySize[0].packetsPerMessage : null, 2)]);
+    }
+  }
+  return ['### Under load', '', 'Bytes per message as above, with every core busy and with the network loaded (the bulk transfer\'s own packets ' +
+    'left out of the capture), beside idle: the encoding does not change, so what grows is what the load makes a protocol send again.', '',
+  table(['stack', 'load', ...payloads.map((p) => `payload ${fmt(p)}`), 'packets per message (payload 0)'], rows)].join('\n');
 }
 
 /** Our own counter beside the capture: the client's socket bytes (written + read) against all payload captured. */
@@ -125,6 +165,10 @@ function rttSection(cells, o = {}) {
       return [label(id), ...sizes.map((size) => (s[size] && s[size].n ? `${fmt(s[size].median)} / ${fmt(s[size].p99)}` : '–')), fmt(lost)];
     });
     out.push('', `Median / p99 (µs), ${LOAD_LABEL[load] || load}:`, '', table(['stack', ...sizes.map((x) => `${fmt(x)} B`), 'lost'], tails));
+    // A rerun of some sizes only (--sizes) leaves the others out: say so, so a dash is not read as a failure.
+    const notRun = Object.keys(stats).filter((id) => stats[id][load]).map((id) => [id, sizes.filter((size) => !stats[id][load][size])])
+      .filter(([, missing]) => missing.length).map(([id, missing]) => `${label(id)}: ${missing.map((x) => `${fmt(x)} B`).join(', ')}`);
+    if (notRun.length) out.push('', `Sizes not run, ${LOAD_LABEL[load] || load} (a dash above): ${notRun.join('; ')}.`);
   }
   const failed = cells.filter((c) => c.task === 'rtt' && !c.result);
   if (failed.length) out.push('', 'Not measured:', ...failed.map((c) => `- ${label(c.stack)}, ${c.load}: ` +
@@ -146,7 +190,7 @@ function degradation(stats, sizes) {
       for (const size of picks) {
         const a = idle[size];
         const b = stats[id][load] && stats[id][load][size];
-        r.push(a && b && a.n && b.n ? `+${fmt(b.mean - a.mean)} µs (×${fmt(b.mean / a.mean, 1)})` : '–');
+        r.push(a && b && a.n && b.n ? `${signed(b.mean - a.mean)} µs (×${fmt(b.mean / a.mean, 1)})` : '–');
       }
     }
     rows.push(r);
@@ -201,7 +245,7 @@ function ownSection(own) {
   return ['## Our own paths under the same loads', '',
     'The WebSocket–S7 path through the whole system (twin → cloud Node-RED → edge Node-RED → virtual S7-1500 and back, `bench/run.js --protocols ws ' +
       '--profiles local`): probe round trips and the fault-free production\'s round trips (Table 1 overall: every timed variable pooled), idle, with ' +
-        'stress-ng on every core, and in a network namespace whose loopback is shaped and loaded like the stacks\' (below). Mean / median / p99 in ms, ' +
+        'stress-ng on every core, and in a network namespace whose loopback is shaped and loaded like the stacks\' (above). Mean / median / p99 in ms, ' +
           'the mean\'s ratio to idle in brackets.', '',
     table(['load', 'probe round trip (ms)', 'probes', 'production round trip (ms)', 'samples'], rows)].join('\n');
 }

@@ -82,3 +82,39 @@ test('a capture that lost packets is named under the table', () => {
   assert.match(md, /Captures that lost packets:\n- ROS 1: tcpdump dropped 75 packets/);
   assert.doesNotMatch(report.bytesSection([{ stack: 'ros', task: 'bytes', load: 'idle', spec: {}, result: { ...r, dropped: 0 } }]), /lost packets/);
 });
+
+test('a load that leaves a mean below idle shows a minus, and both MQTT brokers stand beside the study\'s MQTT', () => {
+  const cells = [
+    rtt('mosquitto', 'idle', { 2: samples(10, 300) }),
+    rtt('mosquitto', 'cpu', { 2: samples(10, 250) }),
+  ];
+  const md = report.rttSection(cells, { count: 10, warmup: 2 });
+  assert.match(md, /\| MQTT \(Mosquitto\) \| 300 \(584\) \|/);
+  assert.match(md, /\| MQTT \(Mosquitto\) \| -50 µs \(×0\.8\) \| -50 µs \(×0\.8\) \| – \| – \|/);
+  assert.doesNotMatch(md, /\+-/);
+});
+
+test('sizes a rerun left out are named under their load, so a dash is not read as a failure', () => {
+  const cells = [
+    rtt('ros', 'net', { 2: samples(10, 900), 32768: samples(10, 9000) }),
+    rtt('fastdds', 'net', { 2: samples(10, 100) }),
+  ];
+  const md = report.rttSection(cells, { count: 10, warmup: 2 });
+  assert.match(md, /Sizes not run, network loaded \(a dash above\): DDS \(Fast DDS\): 32,768 B\./);
+  assert.doesNotMatch(report.rttSection([rtt('ros', 'idle', { 2: samples(10, 1) })], {}), /Sizes not run/);
+});
+
+test('bytes under load: a table beside idle when a run counted them, and a line saying how when it did not', () => {
+  const r = (bpm) => ({ setup: { payload: 100, packets: 10 }, bySize: { 0: { bytesPerMessage: bpm, packetsPerMessage: 1, capture: { payload: bpm } } }, dropped: 0 });
+  const idle = { stack: 'ros', task: 'bytes', load: 'idle', spec: {}, result: r(8) };
+  assert.match(report.bytesSection([idle]), /Counted with the host idle only in this run: `node bench\/study\.js --tasks bytes --loads idle,cpu,net`/);
+  const net = { stack: 'ros', task: 'bytes', load: 'net', spec: {}, result: { ...r(9.5), dropped: 3 } };
+  const cpu = { stack: 'ros', task: 'bytes', load: 'cpu', spec: {}, error: { code: 'E_CAPTURE', message: 'x' } };
+  const md = report.bytesSection([idle, net, cpu]);
+  assert.match(md, /### Under load/);
+  assert.match(md, /\| ROS 1 \| idle \| 8 \| – \| – \| – \| 1\.00 \|/);
+  assert.match(md, /\| ROS 1 \| network loaded \| 9\.5 \| – \| – \| – \| 1\.00 \|/);
+  assert.match(md, /\| ROS 1 \| every core busy \| failed: E_CAPTURE \|/);
+  assert.match(md, /\| ROS 1 \| 8 \(8\) \|/, 'the main table stays the idle count');
+  assert.match(md, /- ROS 1, network loaded: tcpdump dropped 3 packets/);
+});
