@@ -105,7 +105,9 @@ test('sizes a rerun left out are named under their load, so a dash is not read a
 });
 
 test('bytes under load: a table beside idle when a run counted them, and a line saying how when it did not', () => {
-  const r = (bpm) => ({ setup: { payload: 100, packets: 10 }, bySize: { 0: { bytesPerMessage: bpm, packetsPerMessage: 1, capture: { payload: bpm } } }, dropped: 0 });
+  const r = (bpm) => ({
+    setup: { payload: 100, packets: 10 }, bySize: { 0: { bytesPerMessage: bpm, packetsPerMessage: 1, capture: { payload: bpm } } }, dropped: 0,
+  });
   const idle = { stack: 'ros', task: 'bytes', load: 'idle', spec: {}, result: r(8) };
   assert.match(report.bytesSection([idle]), /Counted with the host idle only in this run: `node bench\/study\.js --tasks bytes --loads idle,cpu,net`/);
   const net = { stack: 'ros', task: 'bytes', load: 'net', spec: {}, result: { ...r(9.5), dropped: 3 } };
