@@ -10,9 +10,16 @@ const { createEndpoint } = require('./lib/link/endpoint');
 const { TOKEN_ENV, fullPath, planEndpoint, endpointOptions, endpointStatus, createRefusalLog } = require('./lib/link/server-setup');
 const { createEndpointSet } = require('./lib/link/server-set');
 const registry = require('./lib/runtime/registry');
+const { runtimeAudit } = require('./lib/history/audit-store');
+const { installAuditRoute } = require('./lib/history/audit-http');
 
 module.exports = function register(RED) {
   const endpoints = createEndpointSet(RED.server);
+  // The command log every twin endpoint records into, and who may read it (docs/history.md).
+  const audit = () => runtimeAudit(RED.settings, (t) => RED.log.warn(t));
+  installAuditRoute(RED.httpAdmin, {
+    store: audit, grants: endpoints.grants, adminAuth: Boolean(RED.settings.adminAuth), needsPermission: RED.auth.needsPermission,
+  });
 
   function LinkServerNode(config) {
     RED.nodes.createNode(this, config);
@@ -46,9 +53,10 @@ module.exports = function register(RED) {
       return;
     }
     const { backplane } = plan;
-    const ep = createEndpoint(endpointOptions(config, {
-      role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane,
-    }));
+    const ep = createEndpoint({
+      ...endpointOptions(config, { role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane }),
+      audit: node.role === 'twin' ? audit().recorder : undefined,
+    });
     node.endpoint = ep;
     endpoints.add(node);
     registry.add(node, () => (ep.fleet

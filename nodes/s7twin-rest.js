@@ -22,6 +22,7 @@ const { positiveOr } = require('./lib/core/props');
 const { mount, cleanPath } = require('./lib/web/http');
 const { statusSetter } = require('./lib/runtime/status');
 const registry = require('./lib/runtime/registry');
+const { runtimeAudit } = require('./lib/history/audit-store');
 
 const STATUS_MS = 1000; // status refreshed at most once a second
 
@@ -53,6 +54,8 @@ module.exports = function register(RED) {
       src: `cloud-rest-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
       answerTimeoutMs: positiveOr(config.timeoutS, 5) * 1000,
       state: twins.endpoint && twins.endpoint.latestState ? twins.endpoint.latestState(node.plant) : {},
+      plant: node.plant,
+      audit: runtimeAudit(RED.settings, (t) => RED.log.warn(t)).recorder,
       relay: (env) => {
         node.send({ topic: 'cmd', payload: env, plant: node.plant });
         return edge.sendEnvelope(env, undefined, node.plant);
