@@ -87,7 +87,8 @@ test('the command log: every command with its sender and outcome, read by audito
   const by = (src, seq) => commands.find((c) => c.src === src && c.seq === seq);
   const written = by('audit-twin', 1);
   assert.equal(written.outcome, 'written');
-  assert.deepEqual([written.via, written.role, written.token, written.cid, written.values], ['ws', 'twin', tokenId(TOKENS.twin), 'written-1', { [WRITABLE]: 1 }]);
+  assert.deepEqual([written.via, written.role, written.token, written.cid, written.values],
+    ['ws', 'twin', tokenId(TOKENS.twin), 'written-1', { [WRITABLE]: 1 }]);
   assert.match(written.from, /^(::ffff:)?127\.0\.0\.1:\d+$/);
   assert.ok(written.deadline >= written.arrived + 1900 && written.deadline <= written.arrived + 2100, 'its deadline: arrival + ttl');
   assert.ok(Number.isFinite(written.plcAt), 'the time the edge saw the PLC take it');

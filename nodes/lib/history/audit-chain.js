@@ -44,7 +44,7 @@ function canonical(value) {
  * @returns {string} 64 hex digits
  */
 function entryHash(entry) {
-  const { hash, ...rest } = entry; // eslint-disable-line no-unused-vars
+  const { hash, ...rest } = entry;
   return crypto.createHash('sha256').update(`${rest.prev}\n${canonical(rest)}`).digest('hex');
 }
 
@@ -87,7 +87,8 @@ function createVerifier() {
         return fail(`is entry ${e.n} where entry ${tip.n + 1} belongs (entries removed or reordered)`);
       }
       if (e.prev !== tip.hash) {
-        return fail(tip.n === 0 ? 'does not start the chain (the first entries were removed?)' : 'does not follow the entry before it (an entry before it was edited, removed or moved)');
+        return fail(tip.n === 0 ? 'does not start the chain (the first entries were removed?)'
+          : 'does not follow the entry before it (an entry before it was edited, removed or moved)');
       }
       if (entryHash(e) !== e.hash) return fail('was edited after it was written (its hash does not match its content)');
       tip = { n: e.n, hash: e.hash };

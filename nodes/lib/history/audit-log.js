@@ -129,7 +129,7 @@ function createAuditLog(opts) {
 
   /** Seal what is queued onto the chain, as lines after the ones a failed write left. */
   function sealQueued() {
-    if (lost > 0) { queue.unshift({ t: now(), kind: 'gap', lost }); lost = 0; }
+    if (lost > 0) { queue.push({ t: now(), kind: 'gap', lost }); lost = 0; } // dropped after all that waits
     if (!queue.length) return;
     let text = '';
     for (const fields of queue) {
@@ -163,8 +163,8 @@ function createAuditLog(opts) {
       if (counters.failing === 0) onError(err);
       counters.failing += 1;
       if (!closed) {
+        // Not unref'd: unwritten entries keep the process until they are written or close() gives up.
         retryTimer = setTimeout(() => { retryTimer = null; pump(); }, o.retryMs);
-        retryTimer.unref?.();
       }
     }
   }
@@ -193,6 +193,8 @@ function createAuditLog(opts) {
         if (!closed) lost += 1;
         return false;
       }
+      // The entries dropped before this one: a gap entry where they belonged.
+      if (lost > 0) { queue.push({ t: now(), kind: 'gap', lost }); lost = 0; }
       queue.push(fields.t === undefined ? { t: now(), ...fields } : { ...fields });
       counters.appended += 1;
       counters.pending = pendingCount();

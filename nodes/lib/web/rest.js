@@ -186,8 +186,11 @@ function createRestEndpoint(opts) {
     if (role !== 'twin') {
       counters.readOnly += 1;
       // What a viewer asked for is not read: the log says who tried, from where and when.
-      if (o.audit) o.audit.arrived({ via: 'rest', plant: o.plant, who: whoOf(req, role), from: fromOf(req), at: clock.now(), env: { k: 'cmd', src: 'rest-viewer', seq: 0 } });
-      if (o.audit) o.audit.refused(o.plant, { src: 'rest-viewer', seq: 0 }, 'E_READ_ONLY', 'a viewer token may watch, not command');
+      if (o.audit) {
+        const env = { k: 'cmd', src: 'rest-viewer', seq: 0 };
+        o.audit.arrived({ via: 'rest', plant: o.plant, who: whoOf(req, role), from: fromOf(req), at: clock.now(), env });
+        o.audit.refused(o.plant, { src: env.src, seq: env.seq }, 'E_READ_ONLY', 'a viewer token may watch, not command');
+      }
       req.resume();
       refuse(res, 'E_READ_ONLY', 'this token may watch, not command: the command was not relayed');
       return;

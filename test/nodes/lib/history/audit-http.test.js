@@ -23,7 +23,8 @@ async function serve(t, o = {}) {
   const log = createAuditLog({ file });
   const audit = createCommandAudit({ log });
   for (const [plant, seq] of [['p1', 1], ['p2', 1]]) {
-    audit.arrived({ via: 'ws', plant, who: { token: 'f00', role: 'twin' }, from: 'x:1', at: Date.now(), env: { k: 'cmd', src: 'a', seq, d: { se: 1 }, dl: 1 } });
+    const env = { k: 'cmd', src: 'a', seq, d: { se: 1 }, dl: 1 };
+    audit.arrived({ via: 'ws', plant, who: { token: 'f00', role: 'twin' }, from: 'x:1', at: Date.now(), env });
     audit.answered(plant, { k: 'ack', ts: 5, ref: { src: 'a', seq } });
   }
   const app = express();

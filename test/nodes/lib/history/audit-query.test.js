@@ -20,7 +20,9 @@ async function sample(t) {
   let clock = 1000;
   const audit = createCommandAudit({ log, now: () => clock });
   const who = { token: 'aaaabbbbcccc', role: 'twin' };
-  const cmd = (plant, seq, at) => audit.arrived({ via: 'ws', plant, who, from: '127.0.0.1:1', at, env: { k: 'cmd', src: 'tw', seq, d: { se: 1 }, dl: at + 1000 } });
+  const cmd = (plant, seq, at) => audit.arrived({
+    via: 'ws', plant, who, from: '127.0.0.1:1', at, env: { k: 'cmd', src: 'tw', seq, d: { se: 1 }, dl: at + 1000 },
+  });
   cmd('p1', 1, 1000);
   cmd('p2', 1, 1001);
   cmd('p1', 2, 2000);
@@ -39,7 +41,8 @@ test('a plant\'s commands in a window, each with its outcome; other plants left 
   const all = await queryCommands(file, { plant: 'p1' });
   assert.deepEqual(all.rows.map((r) => [r.seq, r.outcome, r.code]), [[1, 'expired', 'E_EXPIRED'], [2, 'written', undefined], [3, null, undefined]]);
   const two = all.rows[1];
-  assert.deepEqual([two.token, two.role, two.from, two.deadline, two.answered, two.plcAt, two.values], ['aaaabbbbcccc', 'twin', '127.0.0.1:1', 3000, 2100, 2050, { se: 1 }]);
+  assert.deepEqual([two.token, two.role, two.from, two.deadline, two.answered, two.plcAt, two.values],
+    ['aaaabbbbcccc', 'twin', '127.0.0.1:1', 3000, 2100, 2050, { se: 1 }]);
   assert.deepEqual(all.notes.map((n) => [n.kind, n.lost]), [['gap', 4]]);
   const win = await queryCommands(file, { plant: 'p1', from: 1500, to: 2500 });
   assert.deepEqual(win.rows.map((r) => r.seq), [2]);

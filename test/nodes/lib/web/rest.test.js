@@ -111,7 +111,8 @@ test('the command log: every POST cmd recorded as it arrives (who, from where), 
   await s.call('POST', '/cmd', 'tw', cmd(3));
   const outcomes = entries.filter((e) => e.kind === 'outcome').map((e) => [e.src, e.seq, e.outcome, e.code]);
   assert.deepEqual(outcomes, [
-    ['tw-r', 1, 'written', undefined], ['tw-r', 1, 'refused', 'E_DUPLICATE'], ['rest-viewer', 0, 'refused', 'E_READ_ONLY'], ['tw-r', 3, 'refused', 'E_EDGE_DOWN'],
+    ['tw-r', 1, 'written', undefined], ['tw-r', 1, 'refused', 'E_DUPLICATE'],
+    ['rest-viewer', 0, 'refused', 'E_READ_ONLY'], ['tw-r', 3, 'refused', 'E_EDGE_DOWN'],
   ]);
   assert.equal(entries.filter((e) => e.kind === 'cmd').find((e) => e.src === 'rest-viewer').role, 'viewer');
 });
