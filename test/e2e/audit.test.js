@@ -38,7 +38,11 @@ async function rawTwin(url, token, src) {
       ws.send(JSON.stringify({ v: 1, k: 'cmd', src, seq: mine, ts: Date.now(), d, ...extra }));
       return waitFor(() => frames.find((f) => (f.k === 'ack' || f.k === 'err') && f.ref && f.ref.seq === mine), 15000, `answer to ${src}#${mine}`);
     },
-    close: () => new Promise((r) => { ws.once('close', r); ws.close(); }),
+    close: () => new Promise((r) => {
+      if (ws.readyState === WebSocket.CLOSED) { r(); return; }
+      ws.once('close', r);
+      ws.close();
+    }),
   };
 }
 
