@@ -16,8 +16,8 @@
  * Plain module: an Express-style handler for RED.httpAdmin; the node passes how to check the
  * editor login (RED.auth.needsPermission) and the instance's grants.
  */
-const { requestToken, createGrantChecker, ANY_PLANT } = require('../access/auth');
 const { isPlant } = require('../core/plants');
+const { createReadAccess, plantOf } = require('./access');
 const { queryCommands, toCsv } = require('./audit-query');
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -51,14 +51,9 @@ function readQuery(params, scope, now) {
   }
   const format = params.get('format') || 'json';
   if (format !== 'json' && format !== 'csv') return { status: 400, code: 'E_AUDIT_QUERY', msg: 'format is json or csv' };
-  const asked = params.get('plant');
-  if (asked && asked !== ANY_PLANT && !isPlant(asked)) return { status: 400, code: 'E_AUDIT_QUERY', msg: 'invalid plant id' };
-  let plant = asked || (scope === ANY_PLANT ? ANY_PLANT : scope);
-  if (plant === ANY_PLANT && scope !== ANY_PLANT) plant = scope;
-  if (typeof plant === 'string' && plant !== ANY_PLANT && scope !== ANY_PLANT && !scope.includes(plant)) {
-    return { status: 403, code: 'E_FORBIDDEN', msg: `this token may not read the command log of plant ${plant}` };
-  }
-  return { plant, from, to, csv: format === 'csv' };
+  const p = plantOf(params.get('plant'), scope, isPlant);
+  if (p.status) return { ...p, code: p.code || 'E_AUDIT_QUERY' };
+  return { plant: p.plant, from, to, csv: format === 'csv' };
 }
 
 /**
@@ -103,25 +98,13 @@ function createAuditHandler(o) {
     });
   }
 
+  const authorize = createReadAccess({
+    roles: ['auditor'], permission: PERMISSION, what: 'the command log', grants: o.grants, adminAuth: o.adminAuth, needsPermission: o.needsPermission, refuse,
+  });
+
   function handle(req, res) {
-    const token = requestToken(req);
     const fail = (err) => refuse(res, 500, 'E_AUDIT_FILE', `the command log could not be read: ${err.message}`);
-    if (token) {
-      const grant = createGrantChecker(o.grants())(token);
-      if (grant && grant.role === 'auditor') { serve(req, res, grant.plants).catch(fail); return; }
-      if (grant) { refuse(res, 403, 'E_FORBIDDEN', `a ${grant.role} token may not read the command log: use an auditor token or the editor login`); return; }
-    }
-    if (o.adminAuth && o.needsPermission) {
-      // Node-RED's own check of the editor login (its sessions and adminAuth.tokens); it answers
-      // 401 itself for a login without the permission.
-      o.needsPermission(PERMISSION)(req, res, () => {
-        if (!req.user) { refuse(res, 401, 'E_UNAUTHORIZED', 'log in to the editor, or use an auditor token'); return; }
-        serve(req, res, ANY_PLANT).catch(fail);
-      });
-      return;
-    }
-    if (token) { refuse(res, 401, 'E_UNAUTHORIZED', 'unknown token: use an auditor token (S7T_AUDITOR_TOKEN or S7T_TOKENS)'); return; }
-    serve(req, res, ANY_PLANT).catch(fail);
+    authorize(req, res, (scope) => { serve(req, res, scope).catch(fail); });
   }
 
   return Object.assign(handle, { counters });
