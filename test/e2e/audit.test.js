@@ -4,7 +4,8 @@
  * project's flows (WebSocket twins and the REST endpoint), an editor login and an auditor token.
  * Commands written, refused and read-only are in the log with who sent them and their outcome;
  * auditors and the admin read it (JSON and CSV), twins and viewers get 403; the chain verifies,
- * goes on across a cloud restart, and a tampered copy is found.
+ * goes on across a cloud restart, and a tampered copy is found. The plant history holds the edge's
+ * states, a viewer reads it, an edge token may not, and it outlives the restart.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -48,17 +49,17 @@ async function rawTwin(url, token, src) {
 
 const verify = (...args) => spawnSync(process.execPath, [VERIFY, ...args], { encoding: 'utf8' });
 
-test('the command log: every command with its sender and outcome, read by auditors only, verifiable, across a restart', { timeout: 300000 }, async (t) => {
+test('command log and plant history: each command with sender and outcome, auditors only, verifiable, across a restart', { timeout: 300000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-audit-e2e-'));
   const file = path.join(dir, 'command-log.jsonl'); // outside the user dir: it outlives a restart
   const hash = require('bcryptjs').hashSync(ADMIN_PASSWORD, 4);
   const sys = await startWsSystem({
     cloudParts: ['cloud-ws', 'cloud-twin-ui'],
-    env: { S7T_AUDITOR_TOKEN: AUDITOR, S7T_AUDIT_FILE: file, S7T_ADMIN_HASH: hash },
+    env: { S7T_AUDITOR_TOKEN: AUDITOR, S7T_AUDIT_FILE: file, S7T_HISTORY_FILE: path.join(dir, 'history.sqlite'), S7T_ADMIN_HASH: hash },
   });
   t.after(async () => { await sys.stop(); fs.rmSync(dir, { recursive: true, force: true }); });
-  const audit = async (query, token) => {
-    const res = await fetch(`${sys.cloud.url}/s7twin/audit${query}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const audit = async (query, token, route = 'audit') => {
+    const res = await fetch(`${sys.cloud.url}/s7twin/${route}${query}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
     return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
   };
   const twin = await rawTwin(sys.twinUrl, TOKENS.twin, 'audit-twin');
@@ -112,10 +113,18 @@ test('the command log: every command with its sender and outcome, read by audito
   const session = (await login.json()).access_token;
   assert.equal((await audit('?plant=plant1', session)).status, 200, 'the editor login reads it');
 
+  // The plant history: the edge's states, read with a viewer token; an edge token gets 403.
+  const window = `?plant=plant1&from=${start - 60000}`;
+  assert.equal((await audit(window, TOKENS.edge, 'history')).status, 403);
+  const before = JSON.parse((await audit(window, TOKENS.viewer, 'history')).text);
+  assert.ok(before.states.some((f) => f.k === 'snap' && 'grn' in f.d), 'the edge\'s snapshot is in the history');
+  assert.ok(before.states.every((f, j) => j === 0 || f.t >= before.states[j - 1].t), 'oldest first');
+
   // The chain verifies; after a cloud restart it goes on without a seam.
   const first = verify(file);
   assert.equal(first.status, 0, first.stderr);
   await twin.close();
+  const restartAt = Date.now();
   await sys.startCloud();
   const again = await rawTwin(sys.twinUrl, TOKENS.twin, 'audit-twin-2');
   t.after(() => again.close());
@@ -123,6 +132,11 @@ test('the command log: every command with its sender and outcome, read by audito
   assert.equal((await again.command({ [WRITABLE]: 0 })).k, 'ack');
   await waitFor(async () => JSON.parse((await audit('?plant=plant1', AUDITOR)).text).commands.some((c) => c.src === 'audit-twin-2' && c.outcome), 15000,
     'the new command and its outcome in the log');
+  const kept = JSON.parse((await audit(`${window}&to=${restartAt}`, TOKENS.viewer, 'history')).text);
+  assert.ok(kept.count >= before.count, 'the history from before the restart is still there');
+  const seqs = new Set(kept.states.map((f) => `${f.k}:${f.seq}:${f.t}`));
+  assert.ok(before.states.every((f) => seqs.has(`${f.k}:${f.seq}:${f.t}`)), 'every frame of it');
+  assert.doesNotMatch(sys.cloud.logs(), /ExperimentalWarning/, 'node:sqlite is loaded without a warning in the user\'s log');
   const after = verify(file);
   assert.equal(after.status, 0, after.stderr);
   assert.ok(Number(/ok: (\d+) entries/.exec(after.stdout)[1]) >= head.n + 2, after.stdout);

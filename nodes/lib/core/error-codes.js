@@ -63,8 +63,8 @@ const AREAS = {
     where: 'In the page\'s log and the browser\'s console, or as the HTTP answer of the page\'s API.',
   },
   history: {
-    title: 'Command log',
-    where: 'As the HTTP answer of `GET /s7twin/audit`, in the cloud\'s log and `/s7twin/health`, or printed by ' +
+    title: 'Plant history and command log',
+    where: 'As the HTTP answer of `GET /s7twin/audit` and `GET /s7twin/history`, in the cloud\'s log and `/s7twin/health`, or printed by ' +
       '`node scripts/audit-verify.js` (exit code 1 for a broken chain, 2 for a file it cannot read).',
   },
   timer: {
@@ -211,6 +211,14 @@ const CODES = {
   E_AUDIT_QUERY: { area: 'history', by: ['cloud'], resync: false,
     means: '`GET /s7twin/audit` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO 8601 ' +
       'dates with `from` first, `plant` a plant id, `format` json or csv.' },
+
+  E_HISTORY_STORE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'The cloud could not open, write or read its plant history (SQLite through node:sqlite: disk full, no permission, a Node ' +
+      'without node:sqlite; HTTP 500 on `GET /s7twin/history`): the link goes on, rows wait and are retried; fix the disk or ' +
+      '`S7T_HISTORY_FILE`.' },
+  E_HISTORY_QUERY: { area: 'history', by: ['cloud'], resync: false,
+    means: '`GET /s7twin/history` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO ' +
+      '8601 dates with `from` first, `plant` a plant id, `tags` at most 64 short names separated by commas.' },
 
   // Settings refused at start.
   E_CONFIG: { area: 'config', by: ['cloud', 'edge', 'plc'], resync: false,

@@ -64,4 +64,15 @@ function plantOf(asked, scope, isPlant) {
   return { plant };
 }
 
-module.exports = { createReadAccess, plantOf };
+/**
+ * A time parameter: ms since the epoch, or an ISO 8601 date.
+ * @param {string|null} raw
+ * @param {number} dflt when it is missing
+ * @returns {number} NaN when it cannot be read
+ */
+function timeParam(raw, dflt) {
+  if (raw === null || raw === '') return dflt;
+  return /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+}
+
+module.exports = { createReadAccess, plantOf, timeParam };

@@ -17,24 +17,12 @@
  * editor login (RED.auth.needsPermission) and the instance's grants.
  */
 const { isPlant } = require('../core/plants');
-const { createReadAccess, plantOf } = require('./access');
+const { createReadAccess, plantOf, timeParam } = require('./access');
 const { queryCommands, toCsv } = require('./audit-query');
 
 const DAY_MS = 24 * 3600 * 1000;
 const FLUSH_WAIT_MS = 1000; // a query waits this long at most for entries still on their way to disk
 const PERMISSION = 's7twin.audit';
-
-/**
- * A time parameter: ms since the epoch, or an ISO 8601 date.
- * @param {string|null} raw
- * @param {number} dflt
- * @returns {number} NaN when it cannot be read
- */
-function timeParam(raw, dflt) {
-  if (raw === null || raw === '') return dflt;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  return Date.parse(raw);
-}
 
 /**
  * What a query asks, or why it cannot be answered.
@@ -126,4 +114,4 @@ function installAuditRoute(app, o) {
   return handler;
 }
 
-module.exports = { PERMISSION, createAuditHandler, installAuditRoute, readQuery, timeParam };
+module.exports = { PERMISSION, createAuditHandler, installAuditRoute, readQuery };
