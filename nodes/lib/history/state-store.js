@@ -7,8 +7,9 @@
  *
  * `t` is the frame's arrival on the cloud's clock (ms since the epoch), `ets` the edge's own
  * timestamp of it (the edge's clock), `seq` its sequence number, `kind` state or snap (a snap
- * holds every streamed tag: sent on each reconnect of the edge), `value` the tag's value (a BOOL as
- * 0/1; every INT and DINT fits a double exactly).
+ * holds every streamed tag: sent on each reconnect of the edge), `value` the tag's value as it came
+ * (a BOOL as 0/1, numbers as SQLite numbers, a STRING tag's text as text: the column has no type
+ * affinity, so each value keeps its own).
  *
  * Writing never holds up the link: `add()` only queues rows; they go into the database together,
  * in one transaction every `flushMs`. A failing write is counted and reported once per run of
@@ -41,7 +42,7 @@ const SCHEMA = `
     seq INTEGER,
     kind TEXT NOT NULL,
     tag TEXT NOT NULL,
-    value REAL NOT NULL
+    value NOT NULL
   );
   CREATE INDEX IF NOT EXISTS states_plant_t ON states (plant, t);
 `;
@@ -117,7 +118,7 @@ function createStateStore(opts) {
       for (const [tag, v] of Object.entries(env.d)) {
         if (pending.length >= o.maxPending) { counters.dropped += 1; continue; }
         const value = typeof v === 'boolean' ? Number(v) : v;
-        if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+        if (typeof value !== 'string' && (typeof value !== 'number' || !Number.isFinite(value))) continue;
         pending.push([plant, t, Number.isFinite(env.ts) ? env.ts : null, Number.isFinite(env.seq) ? env.seq : null, env.k, tag, value]);
         counters.rows += 1;
       }

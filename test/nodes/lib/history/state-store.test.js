@@ -25,7 +25,7 @@ test('states go in per tag and come back as the frames of a window, oldest first
   store.add('p1', { k: 'snap', seq: 1, ts: 9990, d: { c1: 0, grn: false } }, 1000);
   store.add('p1', { k: 'state', seq: 2, ts: 10990, d: { c1: 1 } }, 2000);
   store.add('p2', { k: 'state', seq: 1, d: { c1: 7 } }, 2000);
-  store.add('p1', { k: 'state', seq: 3, d: { grn: true } }, 3000);
+  store.add('p1', { k: 'state', seq: 3, d: { grn: true, msg: 'box 7 rejected' } }, 3000);
   store.add('p1', { k: 'ack', ref: {} }, 3000);
   store.add(undefined, { k: 'state', d: { c1: 1 } });
   assert.equal(store.counters.written, 0, 'queued, not written yet');
@@ -33,9 +33,9 @@ test('states go in per tag and come back as the frames of a window, oldest first
   assert.deepEqual(all.frames, [
     { plant: 'p1', t: 1000, ets: 9990, seq: 1, k: 'snap', d: { c1: 0, grn: 0 } },
     { plant: 'p1', t: 2000, ets: 10990, seq: 2, k: 'state', d: { c1: 1 } },
-    { plant: 'p1', t: 3000, ets: null, seq: 3, k: 'state', d: { grn: 1 } },
+    { plant: 'p1', t: 3000, ets: null, seq: 3, k: 'state', d: { grn: 1, msg: 'box 7 rejected' } },
   ]);
-  assert.equal(store.counters.written, 5, 'a query writes what waits first');
+  assert.equal(store.counters.written, 6, 'a query writes what waits first');
   assert.deepEqual(store.query({ plant: 'p1', from: 1500, to: 2500 }).frames.map((f) => f.seq), [2]);
   assert.deepEqual(store.query({ plant: 'p1', from: 0, to: 5000, tags: ['grn'] }).frames.map((f) => f.d), [{ grn: 0 }, { grn: 1 }]);
   assert.deepEqual(store.query({ plant: ['p2'], from: 0, to: 5000 }).frames.map((f) => f.d), [{ c1: 7 }]);
@@ -47,6 +47,7 @@ test('states go in per tag and come back as the frames of a window, oldest first
   store.prune();
   assert.deepEqual(store.query({ plant: 'p1', from: 0, to: 5000 }).frames.map((f) => f.seq), [3]);
   assert.equal(store.counters.pruned, 4, 'of every plant');
+  assert.equal(typeof store.query({ plant: 'p1', from: 0, to: 5000 }).frames[0].d.msg, 'string', 'a STRING tag\'s text stays text');
 });
 
 test('rows written in the background and kept across a reopen', async (t) => {
