@@ -16,6 +16,7 @@
  * cloud as the other paths are.
  */
 const { createRestEndpoint } = require('./lib/web/rest');
+const { plantTables } = require('./lib/core/io-table');
 const { plantTokens } = require('./lib/access/auth');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
 const { positiveOr } = require('./lib/core/props');
@@ -56,6 +57,8 @@ module.exports = function register(RED) {
       state: twins.endpoint && twins.endpoint.latestState ? twins.endpoint.latestState(node.plant) : {},
       plant: node.plant,
       audit: runtimeAudit(RED.settings, (t) => RED.log.warn(t)).recorder,
+      // The plant's table as the registry has it now (configured, or taught by its edge later).
+      table: () => plantTables.get(node.plant),
       relay: (env) => {
         node.send({ topic: 'cmd', payload: env, plant: node.plant });
         return edge.sendEnvelope(env, undefined, node.plant);

@@ -16,7 +16,7 @@ const { spawnSync } = require('node:child_process');
 const WebSocket = require('ws');
 const { startWsSystem, TOKENS } = require('../helpers/system');
 const { waitFor } = require('../helpers/nodered');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { tokenId } = require('../../nodes/lib/access/auth');
 
 const AUDITOR = 'test-auditor-token';
@@ -72,6 +72,8 @@ test('command log and plant history: each command with sender and outcome, audit
   assert.equal(ack.k, 'ack', JSON.stringify(ack));
   const range = await twin.command({ [WRITABLE]: 0 }, { ttl: 60000 });
   assert.equal(range.e.code, 'E_RANGE');
+  const output = tags.outputs.find((x) => !x.cloudWritable).short;
+  assert.equal((await twin.command({ [output]: 1 })).e.code, 'E_NOT_WRITABLE', 'refused by the plant\'s I/O table');
   const viewer = await rawTwin(sys.twinUrl, TOKENS.viewer, 'audit-viewer');
   assert.equal((await viewer.command({ [WRITABLE]: 1 })).e.code, 'E_READ_ONLY');
   await viewer.close();
@@ -98,6 +100,7 @@ test('command log and plant history: each command with sender and outcome, audit
   assert.ok(written.deadline >= written.arrived + 1900 && written.deadline <= written.arrived + 2100, 'its deadline: arrival + ttl');
   assert.ok(Number.isFinite(written.plcAt), 'the time the edge saw the PLC take it');
   assert.deepEqual([by('audit-twin', 2).outcome, by('audit-twin', 2).code], ['refused', 'E_RANGE']);
+  assert.deepEqual([by('audit-twin', 3).outcome, by('audit-twin', 3).code, by('audit-twin', 3).values], ['refused', 'E_NOT_WRITABLE', { [output]: 1 }]);
   assert.deepEqual([by('audit-viewer', 1).outcome, by('audit-viewer', 1).code, by('audit-viewer', 1).role], ['refused', 'E_READ_ONLY', 'viewer']);
   assert.deepEqual([by('audit-rest', 1).via, by('audit-rest', 1).outcome], ['rest', 'written']);
   assert.ok(!fs.readFileSync(file, 'utf8').includes(TOKENS.twin), 'no token in the log');

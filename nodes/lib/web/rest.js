@@ -18,7 +18,8 @@
  * may do both, a viewer token only GET (a POST is answered 403 E_READ_ONLY and goes nowhere).
  * Every command gets exactly one answer: the edge's, E_EDGE_DOWN when no edge is connected,
  * E_TIMEOUT when the edge did not answer within answerTimeoutMs, E_DUPLICATE for a (src, seq)
- * already taken. Bad input gets a 4xx with an `err` envelope and a counter, never a relay.
+ * already taken. Bad input gets a 4xx with an `err` envelope and a counter, never a relay: a
+ * command is checked against the plant's I/O table first (its tags, writability, types, ranges).
  *
  * With `audit` (the command log's recorder, lib/history/command-audit.js), every POST cmd is
  * recorded as it arrives (who: the token's fingerprint and role; from: the client's address) and
@@ -69,6 +70,8 @@ function errorStatus(code) {
  *   peers it reached (0: no edge connected)
  * @param {object} [opts.state] the latest plant state known when it starts
  * @param {() => number} [opts.now] wall clock (ts of the frames it makes)
+ * @param {() => object} [opts.table] the plant's I/O table now (default: the demo plant's): a
+ *   command's values are checked against it
  * @param {object} [opts.audit] the command log's recorder (lib/history/command-audit.js)
  * @param {string} [opts.plant] the plant its commands are for (the command log's `plant`)
  */
@@ -127,6 +130,14 @@ function createRestEndpoint(opts) {
     if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
       counters.badRequests += 1;
       return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`];
+    }
+    if (o.table) {
+      try {
+        for (const [k, v] of Object.entries(env.d)) o.table().checkWrite(k, v);
+      } catch (err) {
+        counters.badRequests += 1;
+        return [err.code, err.message];
+      }
     }
     env.dl = arrived + (env.ttl || o.lifetimeMs);
     if (closed) return ['E_CLOSED', 'the endpoint is closing'];
