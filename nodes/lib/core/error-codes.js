@@ -67,6 +67,11 @@ const AREAS = {
     title: 'Browser twin page',
     where: 'In the page\'s log and the browser\'s console, or as the HTTP answer of the page\'s API.',
   },
+  history: {
+    title: 'Plant history and command log',
+    where: 'As the HTTP answer of `GET /s7twin/audit` and `GET /s7twin/history`, in the cloud\'s log and `/s7twin/health`, or printed by ' +
+      '`node scripts/audit-verify.js` (exit code 1 for a broken chain, 2 for a file it cannot read).',
+  },
   timer: {
     title: 'Flow-timer',
     where: 'At a Catch node (`done(err)`): the flow-timer keeps running.',
@@ -166,11 +171,13 @@ const CODES = {
 
   // Connections, tokens and per-peer limits.
   E_UNAUTHORIZED: { area: 'access', by: ['cloud', 'twin'], resync: false,
-    means: 'The token or login was refused (HTTP 401 on the twin endpoint, the REST endpoint and the page\'s API; a refused MQTT or ' +
-      'OPC UA login at a twin): check the token (`S7T_TWIN_TOKEN`, `S7T_VIEWER_TOKEN`, `S7T_TOKENS`) or account; twins do not retry.' },
-  E_FORBIDDEN: { area: 'access', by: ['twin'], resync: false,
-    means: 'The twin endpoint answered HTTP 403: the token is valid, but not for this plant; use a token scoped to it (`S7T_TOKENS`) ' +
-      'or ask for the right `plant`.' },
+    means: 'The token or login was refused (HTTP 401 on the twin endpoint, the REST endpoint, the page\'s API and the command log; a ' +
+      'refused MQTT or OPC UA login at a twin): check the token (`S7T_TWIN_TOKEN`, `S7T_VIEWER_TOKEN`, `S7T_AUDITOR_TOKEN`, ' +
+      '`S7T_TOKENS`) or account; twins do not retry.' },
+  E_FORBIDDEN: { area: 'access', by: ['cloud', 'twin'], resync: false,
+    means: 'HTTP 403: the token is valid, but not for this: the twin endpoint\'s plant (use a token scoped to it, `S7T_TOKENS`, or ask ' +
+      'for the right `plant`), or the command log (`GET /s7twin/audit` takes an auditor token or the editor login, never a twin, ' +
+      'viewer or edge token).' },
   E_AUTH: { area: 'access', by: ['edge'], resync: false,
     means: 'The cloud refused the edge\'s token (HTTP 401): give the edge and the cloud the same `S7T_EDGE_TOKEN`.' },
   E_EDGE_TAKEN: { area: 'access', by: ['edge'], resync: false,
@@ -194,6 +201,29 @@ const CODES = {
   E_READ: { area: 'access', by: ['edge', 'twin'], resync: false,
     means: 'A read failed: the edge\'s S7 read came back with bad quality (is DB1 there, non-optimized and big enough?), or an OPC UA ' +
       'Read failed; the connection is rebuilt.' },
+
+  // Command log.
+  E_AUDIT_WRITE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'The cloud could not write its command log (disk full, no permission; the log line names the file): commands go on, ' +
+      'their entries wait in memory and are written once the disk takes them (past 100,000 waiting, entries are dropped and a ' +
+      '`gap` entry says how many); fix the disk or `S7T_AUDIT_FILE`.' },
+  E_AUDIT_TAMPERED: { area: 'history', by: ['scripts'], resync: false,
+    means: 'The command log\'s hash chain is broken at the line named: an entry was edited, removed or reordered there, or the ' +
+      'end of the log was cut off (it ends before its head file says); keep the original and find out who changed the file.' },
+  E_AUDIT_FILE: { area: 'history', by: ['cloud', 'scripts'], resync: false,
+    means: 'The command log could not be read (no such file, no permission; HTTP 500 on `GET /s7twin/audit`): check the path ' +
+      '(`S7T_AUDIT_FILE`, default `s7twin-audit.jsonl` in the Node-RED user directory).' },
+  E_AUDIT_QUERY: { area: 'history', by: ['cloud'], resync: false,
+    means: '`GET /s7twin/audit` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO 8601 ' +
+      'dates with `from` first, `plant` a plant id, `format` json or csv.' },
+
+  E_HISTORY_STORE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'The cloud could not open, write or read its plant history (SQLite through node:sqlite: disk full, no permission, a Node ' +
+      'without node:sqlite; HTTP 500 on `GET /s7twin/history`): the link goes on, rows wait and are retried; fix the disk or ' +
+      '`S7T_HISTORY_FILE`.' },
+  E_HISTORY_QUERY: { area: 'history', by: ['cloud'], resync: false,
+    means: '`GET /s7twin/history` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO ' +
+      '8601 dates with `from` first, `plant` a plant id, `tags` at most 64 short names separated by commas.' },
 
   // Settings refused at start.
   E_CONFIG: { area: 'config', by: ['cloud', 'edge', 'plc'], resync: false,
@@ -494,6 +524,35 @@ const CODES = {
     means: 'A Toxiproxy proxy was asked for without a name or an upstream: a programming error in the benchmark.' },
   E_FLOOR_SOCKET: { area: 'bench', by: ['bench'], resync: false,
     means: 'A socket of the network-floor echo chain failed: the message says which and why.' },
+  E_STUDY_ARGS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The protocol study (`node bench/study.js`) was given an unknown stack, load or task, or a many-nodes stack without forwarders: the message ' +
+      'lists the valid ones.' },
+  E_STUDY_NETNS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A capture or the network load of the protocol study needs a network namespace of its own (`unshare -n`): run the study as root; it never ' +
+      'shapes the machine\'s own loopback.' },
+  E_STUDY_LOAD: { area: 'bench', by: ['bench'], resync: false,
+    means: 'stress-ng or iperf3 did not run for a load of the protocol study: install them (`bash scripts/study-deps.sh`); the message has their output.' },
+  E_STUDY_MISSING: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A stack of the protocol study cannot run here (ROS, the Cyclone DDS venv or the Fast DDS companion missing): `bash scripts/study-deps.sh` ' +
+      'installs it; the report lists the stack as skipped.' },
+  E_STUDY_CELL: { area: 'bench', by: ['bench'], resync: false,
+    means: 'One measurement of the protocol study ended without a result (a companion crashed or timed out): the report lists it as not measured, with ' +
+      'the tail of its log.' },
+  E_STUDY_MEMORY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The many-nodes test did not start its next level: that many nodes, at the memory each took at the level before, would need more than half ' +
+      'of the memory available.' },
+  E_STUDY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The protocol study stopped on an error of its own: the message and stack say where.' },
+  E_CAPTURE: { area: 'bench', by: ['bench'], resync: false,
+    means: 'tcpdump did not start or captured nothing, or tshark could not read the capture: install them (`bash scripts/study-deps.sh`) and run as root.' },
+  E_COMPANION: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A Node.js companion of the protocol study failed (its stack could not listen or connect): the message says why.' },
+  E_COMPANION_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A companion of the protocol study did not start, answer or finish in time (a master not listening, discovery that never matched): the tail ' +
+      'of its log is in the message.' },
+  E_CHAIN_NOT_READY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'In the many-nodes test no message came through every chain of forwarders within five minutes (processes not started or discovery not done): ' +
+      'the report lists that level as failed.' },
   E_START_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
     means: 'The PLC, a Node-RED or a stock replica did not come up in time: the tail of its log is in the message.' },
   E_START_FAILED: { area: 'bench', by: ['bench'], resync: false,
@@ -539,6 +598,10 @@ const CODES = {
       '`apt-get install mosquitto`.' },
   E_MOSQUITTO_START: { area: 'bench', by: ['scripts'], resync: false,
     means: 'mosquitto_passwd failed, or Mosquitto exited or was not up in time: the end of its log is in the message.' },
+  E_ROSMASTER_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'The ROS 1 master (rosmaster) is not installed: run `bash scripts/study-deps.sh` as root, or `apt-get install python3-rosmaster`.' },
+  E_ROSMASTER_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'rosmaster exited, or did not listen on its port in time: the end of its log is in the message.' },
   E_BROKER_OPTION: { area: 'bench', by: ['scripts'], resync: false,
     means: 'A broker\'s start was asked for with a port, host, username, password or name that cannot go into its config ' +
       '(the message says which and what is allowed), or a launcher child without S7T_BROKER_PASSWORD: nothing was started.' },

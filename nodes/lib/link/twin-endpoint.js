@@ -16,6 +16,9 @@
  *   an answer for a twin that is gone is dropped and counted (to every other twin it would be
  *   noise). The latest full state of a plant goes as a `snap` to each fresh twin of it, and the
  *   first twin of a plant is announced ('plant' event) so the edge endpoint takes its states.
+ * - The command log (lib/history/command-audit.js, when `audit` is given): every cmd is recorded
+ *   as it arrives (who, from where, its deadline, what it asks), with the refusal when it is
+ *   refused here, and every answer sent out for a plant (ack, err) as its outcome.
  * - Keepalive: only a twin not heard from for a whole `pingMs` is pinged, and one that then stays
  *   silent for another period is terminated; busy twins get no pings at all (pinging 1,000 busy
  *   twins every period showed as a 68 ms busy stretch of the cloud in a CPU profile).
@@ -92,13 +95,15 @@ function pingSilent(c, counters) {
 /**
  * @param {object} opts DEFAULTS of lib/link/endpoint-core.js plus path, src, tokens, viewerTokens,
  *   plant, grants (see lib/link/endpoint.js); `routeAnswers: false` sends an answer for a twin
- *   that is gone to every twin of the plant instead of dropping it
+ *   that is gone to every twin of the plant instead of dropping it; `audit`: the command log's
+ *   recorder (lib/history/command-audit.js)
  * @returns {EventEmitter & object} see lib/link/endpoint.js
  * @throws {AuthError} E_TOKENS
  */
 function createTwinEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const plantsSeen = new Set(); // plants a twin has connected for
+  const { audit } = o;
   const tables = o.tables || plantTables; // each plant's I/O table
   const core = createEndpointCore(o, {
     name: 'twin',
@@ -118,12 +123,18 @@ function createTwinEndpoint(opts) {
       const no = twinRefusal(env, c, o, tables.get(c.plant));
       if (no) {
         if (no.counter) core.counters[no.counter] += 1;
+        if (audit) {
+          audit.arrived({ via: 'ws', plant: c.plant, who: c.who, from: c.remote, at: arrived, env });
+          audit.refused(c.plant, { src: env.src, seq: env.seq }, no.err.code, no.err.message);
+        }
         core.answerError(c, no.err);
         return false;
       }
       env.dl = deadlineOf(env, arrived, o.lifetimeMs);
+      if (audit) audit.arrived({ via: 'ws', plant: c.plant, who: c.who, from: c.remote, at: arrived, env });
       return true;
     },
+    onSend: audit ? (env, plant) => audit.answered(plant, env) : undefined,
     tick: (c) => pingSilent(c, core.counters),
     onClose() {},
     strayAnswer: o.routeAnswers === false ? undefined : () => { core.counters.unroutable += 1; },
