@@ -21,7 +21,7 @@
  * - A plant may have a table of its own (`tables`): its PLC runs it and its edge has it
  *   (S7T_IO_TABLE); the cloud instances learn it from the edge and share it over Redis.
  */
-const { loadTable } = require('../nodes/lib/core/io-table');
+const { loadTable, demoTable } = require('../nodes/lib/core/io-table');
 const path = require('node:path');
 const { freePort, freePorts } = require('../plc/net');
 const { startNodeRed } = require('./nodered');
@@ -128,7 +128,9 @@ async function startFleet(o = {}) {
   const m = o.plants || 2;
   const want = new Set(['ws', ...(o.protocols || [])]);
   const plants = plantIds(m);
-  const tableOf = (plant) => (o.tables && o.tables[plant] ? loadTable({ file: o.tables[plant] }) : null);
+  // Each plant's own table, read once (null: the demo plant's).
+  const own = new Map(plants.map((p) => [p, o.tables && o.tables[p] ? loadTable({ file: o.tables[p] }) : null]));
+  const tableOf = (plant) => own.get(plant) || demoTable();
   const bridged = new Set(o.bridges || []);
   for (const p of bridged) {
     if (!plants.includes(p)) throw Object.assign(new Error(`bridges: no plant "${p}" (have: ${plants.join(', ')})`), { code: 'E_SYSTEM_ARGS' });
@@ -166,7 +168,7 @@ async function startFleet(o = {}) {
     };
     const cloudFlows = withPathsDisabled(bundleFlows('cloud'), want);
     const edgeFlows = fleetEdgeFlows();
-    const rests = plants.filter((p) => tableOf(p)).map(restFor);
+    const rests = plants.filter((p) => own.get(p)).map(restFor);
 
     // Cloud instances.
     const ports = await freePorts([
@@ -180,7 +182,7 @@ async function startFleet(o = {}) {
     for (let i = 0; i < n; i++) {
       const [http, mqtt, mqttWs] = ['http', 'mqtt', 'mqttWs'].map((k) => ports[`${k}${i}`]);
       const served = plants.filter((p, k) => bridged.has(p) && homeInstance(k, n) === i);
-      const flows = [...cloudFlows, ...rests, ...served.flatMap((p) => bridgedPlantFlows(p, tableOf(p) || loadTable(), bridgePorts(p)))];
+      const flows = [...cloudFlows, ...rests, ...served.flatMap((p) => bridgedPlantFlows(p, tableOf(p), bridgePorts(p)))];
       cloudOpts.push({
         role: 'cloud', port: http, flows,
         env: { ...common, S7T_CLOUD_PORT: String(http), S7T_MQTT_HOST: HOST, S7T_MQTT_PORT: String(mqtt), S7T_MQTT_WS_PORT: String(mqttWs) },
@@ -217,7 +219,7 @@ async function startFleet(o = {}) {
         modbus: bridges ? { host: HOST, port: 0 } : false,
         mqtt: want.has('mqtt') ? { url: `mqtt://${HOST}:${cloudOpts[home].mqttPort}`, plant, ...DEFAULTS.mqttPlc(plant), qos: 0 } : false,
         ...(o.inputLogs ? { inputLog: inputLogs[plant] } : {}),
-        ...(o.tables && o.tables[plant] ? { table: loadTable({ file: o.tables[plant] }).definition } : {}),
+        ...(own.get(plant) ? { table: own.get(plant).definition } : {}),
       };
       plcs[k] = await startPlc(plcOpts[k]);
       const pp = plcs[k].ports;
@@ -229,7 +231,7 @@ async function startFleet(o = {}) {
         S7T_MODBUS_CLOUD_HOST: HOST, S7T_MODBUS_CLOUD_PORT: String(bridgePorts(plant).modbus),
       } : {};
       edgeOpts[k] = {
-        role: 'edge', port: await freePort(HOST), flows: bridges ? bridgingEdgeFlows(tableOf(plant) || loadTable()) : edgeFlows,
+        role: 'edge', port: await freePort(HOST), flows: bridges ? bridgingEdgeFlows(tableOf(plant)) : edgeFlows,
         env: {
           ...common,
           S7T_PLANT: plant,
