@@ -46,7 +46,7 @@ const DEFAULTS = {
   maxFrames: 1000, // queued non-state frames per congested peer
   maxTags: 4096, // tags in a pending coalesced state / in the latest plant state
   closeGraceMs: 1000, // on close, how long peers get to answer the close handshake
-  lifetimeMs: 1000, // a request's lifetime when it asks for none (ttl)
+  lifetimeMs: envelope.DEFAULT_LIFETIME_MS, // a request's lifetime when it asks for none (ttl)
   maxLifetimeMs: 10000, // the longest lifetime a request may ask for; more is refused (E_RANGE)
   graceMs: 250, // edge: how long past a command's deadline its answer may still be on its way
   probeAnswerMs: 5000, // edge: how long past a probe's deadline the edge may wait for its slot
