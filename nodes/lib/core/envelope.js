@@ -235,6 +235,8 @@ function createTracker(opts = {}) {
       return 'accept';
     },
     forget(src) { last.delete(src); },
+    /** Senders remembered. */
+    get size() { return last.size; },
     /** Forget every sender (a new connection: nothing of the old one is replayed on it). */
     reset() { last.clear(); },
     lastSeq(src) { return last.get(src); },

@@ -31,7 +31,7 @@ const { createFleetMember } = require('../fleet/member');
  *   in-process one (a single instance)
  * @param {object} [o.fleet] options for lib/fleet/member.js (hopMs, syncMs, id)
  * @param {object} o.sender the endpoint's envelope sender
- * @param {object} o.counters the endpoint's: inflight, unknownOutcomes, lateAnswers, busy, leaseLost
+ * @param {object} o.counters the endpoint's: inflight, unknownOutcomes, lateAnswers, busy, leaseLost, duplicateRequests
  * @param {(env: object, clientId: string|undefined, plant: string) => void} o.emit a frame for the flow
  */
 function createEdgeRelay(o) {
@@ -86,6 +86,13 @@ function createEdgeRelay(o) {
       return;
     }
     if (inflight.add(env, c.id, { plant, origin })) c.deliver(env);
+    else {
+      // The same (src, seq) is held for an answer already: relayed twice it could not be told
+      // apart from the first, and silence would leave it with no answer at all.
+      counters.duplicateRequests += 1;
+      const msg = `a ${env.k} ${env.src}#${env.seq} of plant ${plant} already waits for the edge's answer: this one was not relayed`;
+      answer({ origin, plant, peer: c.id }, sender.error('E_DUPLICATE', msg, { src: env.src, seq: env.seq }, env.cid, env.dl));
+    }
     counters.inflight = inflight.size;
   }
 

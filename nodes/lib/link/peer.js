@@ -61,7 +61,6 @@ function createPeer(o) {
     pinged: false,
     ready: false, // the edge: its first sync was answered
     closing: false,
-    srcs: new Set(), // sender keys this peer spoke for (lib/link/senders.js)
     outbox,
     limits: createPeerLimits(o.limits),
     /** The WebSocket underneath, for tests and diagnostics. */

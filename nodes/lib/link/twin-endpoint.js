@@ -8,9 +8,11 @@
  * - Every request gets its deadline here, on the cloud's clock (lib/core/clock.js): its arrival
  *   plus the lifetime its `ttl` asks for (at most `maxLifetimeMs`) or `lifetimeMs`; a `dl` the
  *   twin sent means nothing here.
- * - Answers (ack, err, probe-res) go to the peer whose frame they answer (by plant and ref.src);
- *   an answer for a twin that is gone is dropped and counted (to every other twin it would be
- *   noise). The latest full state of a plant goes as a `snap` to each fresh twin of it, and the
+ * - Answers (ack, err, probe-res) go to the connection the request came on (by plant and ref,
+ *   lib/link/twin-requests.js), never to another twin that uses the same sender id; an answer for
+ *   a twin that is gone is dropped and counted (to every other twin it would be noise). A request
+ *   with the (src, seq) of one still in flight is refused E_DUPLICATE: downstream it could not be
+ *   told apart. The latest full state of a plant goes as a `snap` to each fresh twin of it, and the
  *   first twin of a plant is announced ('plant' event) so the edge endpoint takes its states.
  * - Keepalive: only a twin not heard from for a whole `pingMs` is pinged, and one that then stays
  *   silent for another period is terminated; busy twins get no pings at all (pinging 1,000 busy
@@ -18,6 +20,7 @@
  */
 const envelope = require('../core/envelope');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
+const { createTwinRequests } = require('./twin-requests');
 
 const TWIN_KINDS = envelope.REQUEST_KINDS;
 
@@ -86,9 +89,10 @@ function pingSilent(c, counters) {
 function createTwinEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const plantsSeen = new Set(); // plants a twin has connected for
+  const requests = createTwinRequests({ holdMs: o.graceMs + o.probeAnswerMs + 1750, maxEntries: o.maxHeld });
   const core = createEndpointCore(o, {
     name: 'twin',
-    counters: { pings: 0, viewers: 0, readOnly: 0, unroutable: 0 },
+    counters: { pings: 0, viewers: 0, readOnly: 0, unroutable: 0, duplicateRequests: 0, busy: 0 },
     tickMs: o.pingMs,
     limits: { ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs },
     admit(ticket) {
@@ -108,8 +112,19 @@ function createTwinEndpoint(opts) {
         return false;
       }
       env.dl = deadlineOf(env, arrived, o.lifetimeMs);
-      return true;
+      const held = requests.hold(c.plant, env, c.id);
+      if (held === 'held') return true;
+      if (held === 'duplicate') {
+        core.counters.duplicateRequests += 1;
+        const why = 'another connection with this sender id, or this one: give every twin its own id and every frame a new seq';
+        core.answerError(c, refusal('E_DUPLICATE', `a ${env.k} ${env.src}#${env.seq} is still in flight (${why})`, env, env.cid));
+      } else {
+        core.counters.busy += 1;
+        core.answerError(c, refusal('E_BUSY', `${requests.size} requests already wait for their answers: the ${env.k} was not relayed`, env, env.cid));
+      }
+      return false;
     },
+    answerTo: (plant, ref) => requests.take(plant, ref),
     tick: (c) => pingSilent(c, core.counters),
     onClose() {},
     strayAnswer: o.routeAnswers === false ? undefined : () => { core.counters.unroutable += 1; },

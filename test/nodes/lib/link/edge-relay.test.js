@@ -14,7 +14,9 @@ const { fakeConnection } = require('../../../helpers/cloud');
 const { waitFor } = require('../../../../system/wait');
 
 function setup() {
-  const counters = { inflight: 0, unknownOutcomes: 0, lateAnswers: 0, busy: 0, leaseLost: 0, framesOut: 0, bytesOut: 0, coalesced: 0, dropped: 0 };
+  const counters = {
+    inflight: 0, unknownOutcomes: 0, lateAnswers: 0, busy: 0, leaseLost: 0, framesOut: 0, bytesOut: 0, coalesced: 0, dropped: 0, duplicateRequests: 0,
+  };
   const emitted = [];
   const relay = createEdgeRelay({
     linkTimeoutMs: 3000, graceMs: 50, probeAnswerMs: 100, lifetimeMs: 1000, sender: envelope.createSender('cloud-e'), counters,
@@ -91,4 +93,17 @@ test('a request for a plant with no edge anywhere is refused E_EDGE_DOWN through
   await waitFor(() => emitted.length === 1);
   assert.equal(emitted[0].env.e.code, 'E_EDGE_DOWN');
   assert.equal(emitted[0].plant, 'b');
+});
+
+test('a request with the (src, seq) of one still held is answered E_DUPLICATE, never relayed, never left without an answer', async (t) => {
+  const { relay, emitted, edge } = setup();
+  t.after(() => relay.close());
+  const { c, conn } = edge('a');
+  relay.attach(c);
+  c.ready = true;
+  await relay.fleet.claim('a');
+  assert.equal(relay.sendRequest(cmd(1), 'a'), 1);
+  assert.equal(relay.sendRequest(cmd(1, { d: { sp: 1 } }), 'a'), 1);
+  assert.deepEqual(conn.frames().map((f) => f.d), [{ st: 1 }], 'the second was not relayed');
+  assert.deepEqual(emitted.map((e) => [e.env.k, e.env.e && e.env.e.code, e.env.ref]), [['err', 'E_DUPLICATE', { src: 'tw', seq: 1 }]]);
 });
