@@ -31,6 +31,7 @@
  */
 const { EventEmitter } = require('node:events');
 const { codedError } = require('../core/errors');
+const clock = require('../core/clock');
 
 const BackplaneError = codedError('BackplaneError');
 
@@ -114,7 +115,7 @@ function createLocalBackplane() {
       return Promise.resolve();
     },
     lease(key, owner, ttlMs) {
-      const t = Date.now();
+      const t = clock.now();
       const cur = leases.get(key);
       if (cur && cur.until > t && cur.owner !== owner) return Promise.resolve(false);
       leases.set(key, { owner, until: t + ttlMs });
@@ -127,7 +128,7 @@ function createLocalBackplane() {
     },
     holder(key) {
       const cur = leases.get(key);
-      return Promise.resolve(cur && cur.until > Date.now() ? cur.owner : null);
+      return Promise.resolve(cur && cur.until > clock.now() ? cur.owner : null);
     },
     mergeState(key, channel, fields, text) {
       const h = hashes.get(key) || { version: 0, values: {} };

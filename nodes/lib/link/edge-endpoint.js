@@ -19,6 +19,7 @@
  *   may carry only streamed tags of the I/O table, with values of their type and range.
  */
 const envelope = require('../core/envelope');
+const clock = require('../core/clock');
 const tags = require('../core/tags');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
 const { createEdgeRelay } = require('./edge-relay');
@@ -83,7 +84,7 @@ function createEdgeEndpoint(opts) {
   function admit(ticket) {
     const { plant } = ticket;
     const cur = relay.edgeOf(plant);
-    if (cur && Date.now() - cur.heardAt <= o.linkTimeoutMs) {
+    if (cur && clock.now() - cur.heardAt <= o.linkTimeoutMs) {
       core.counters.edgeRefused += 1;
       ticket.refuse(409, TAKEN, 'edge-taken');
       return;

@@ -195,3 +195,19 @@ test('a twin that restarts with a fixed id within a lifetime: its new seq 1 is r
   after.send(cmd(2, { sp: 1 }));
   await edge.next((f) => f.k === 'cmd' && f.seq === 2 && f.d.sp === 1);
 });
+
+test('a stepped wall clock changes nothing: an edge that goes silent as the clock steps back is dropped, and a new edge taken', async (t) => {
+  const realNow = Date.now;
+  t.after(() => { Date.now = realNow; });
+  const cloud = await startCloud({ edge: { linkTimeoutMs: 300 } });
+  t.after(() => cloud.stop());
+  const first = await cloud.edgePeer();
+  t.after(() => first.ws.terminate());
+  await first.sync();
+  Date.now = () => realNow() - 600000; // the cloud's clock is stepped back 10 minutes; the edge goes silent
+  await waitFor(() => cloud.edge.counters.timeouts === 1, 5000, 'the silent edge to be dropped');
+  const second = await cloud.edgePeer();
+  t.after(() => second.ws.terminate());
+  await second.sync();
+  assert.ok(cloud.edge.edgeReady());
+});
