@@ -61,7 +61,7 @@ function createEdgeEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const counters = {
     edgeRefused: 0, staleEdges: 0, syncs: 0, inflight: 0, unknownOutcomes: 0, lateAnswers: 0,
-    edgeErrors: 0, busy: 0, leaseLost: 0, backplaneRefused: 0, duplicateRequests: 0,
+    edgeErrors: 0, busy: 0, leaseLost: 0, backplaneRefused: 0, duplicateRequests: 0, leaseUnsure: 0,
   };
   const core = createEndpointCore(o, {
     name: 'edge',
