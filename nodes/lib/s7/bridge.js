@@ -51,7 +51,9 @@ function createS7Bridge(b) {
   };
   const answerErr = (err, about, client) => {
     const ref = about && about.src && about.seq ? { src: about.src, seq: about.seq } : undefined;
-    emit(sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid, about && about.dl), client);
+    const env = sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid, about && about.dl);
+    if (err.d) env.d = err.d; // a probe frame written in part: the slots that were
+    emit(env, client);
   };
   const probes = createProbeTracker({
     reads: conn, timeoutMs: b.probeTimeoutMs || PROBE_TIMEOUT_MS, counters,

@@ -40,6 +40,17 @@ function commandFailure(code) {
   return 'writeErrors';
 }
 
+/**
+ * The probe slots a partly written probe frame did write, as `{slot: value}`, or null.
+ * @param {Array<{slot: number, addr: string, value: number}>} items the frame's (lib/s7/edge.js probeItems)
+ * @param {Array<{addr: string}>} [written] the write items that were written (err.written)
+ */
+function writtenSlots(items, written) {
+  if (!written || !written.length) return null;
+  const done = new Set(written.map((w) => w.addr));
+  return Object.fromEntries(items.filter((i) => done.has(i.addr)).map((i) => [String(i.slot), i.value]));
+}
+
 /** The `ref`, `dl` and `cid` an answer to `env` carries. */
 function answerFields(env) {
   const fields = { ref: { src: env.src, seq: env.seq }, dl: env.dl };
@@ -100,11 +111,14 @@ function createRequests(r) {
         done();
       }, (err) => {
         counters[err.code === 'E_EXPIRED' ? 'expired' : 'refused'] += 1;
-        r.answerErr(err, env, msg._client);
+        // A frame split over several write requests may have been written in part: its one
+        // answer says which slots were (d), so that the twin knows what its probe left behind.
+        const d = writtenSlots(items, err.written);
+        r.answerErr(d ? Object.assign(err, { d }) : err, env, msg._client);
         done();
       });
     },
   };
 }
 
-module.exports = { createRequests, lateness, commandFailure, answerFields };
+module.exports = { createRequests, lateness, commandFailure, answerFields, writtenSlots };
