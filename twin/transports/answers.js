@@ -29,7 +29,7 @@
 const { createRetries } = require('./retries');
 
 /** Answers after which the PLC may not hold what the twin sent: resync from the next state. */
-const RESYNC_CODES = new Set(['E_EXPIRED', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_PLC_DOWN', 'E_BUSY']);
+const RESYNC_CODES = new Set(['E_EXPIRED', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_PLC_DOWN', 'E_BUSY', 'E_KEY_STORE']);
 
 const DEFAULTS = {
   // The wait for an answer beyond the command's lifetime (a command without a ttl: the longest an

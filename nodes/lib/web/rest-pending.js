@@ -1,7 +1,8 @@
 'use strict';
 /**
  * The REST endpoint's commands waiting for the edge's answer (lib/web/rest.js): each HTTP request
- * is held until its one answer, the edge's ack or err, E_TIMEOUT past `answerTimeoutMs`, or
+ * is held until its one answer, the edge's ack or err, E_OUTCOME_UNKNOWN when none came in the
+ * time it was held for (its deadline plus the time an answer may still be on its way), or
  * E_CLOSED when the endpoint stops. An answer for no held command (a WebSocket twin's, or one
  * that came too late) is not ours and is ignored.
  *
@@ -12,7 +13,6 @@ const keyOf = (ref) => `${ref.src}:${ref.seq}`;
 
 /**
  * @param {object} o
- * @param {number} o.answerTimeoutMs a command the edge has not answered by then gets E_TIMEOUT
  * @param {object} o.counters the endpoint's: pending, timeouts
  * @param {(res: object, env: object) => void} o.answer write the edge's answer
  * @param {(res: object, code: string, msg: string, ref: object) => void} o.refuse write an err answer
@@ -36,14 +36,15 @@ function createPendingCommands(o) {
      * Hold a command's HTTP response until its answer.
      * @param {{src: string, seq: number}} ref the command's
      * @param {object} res
+     * @param {number} waitMs how long an answer may come (its deadline plus the way back)
      */
-    hold(ref, res) {
+    hold(ref, res, waitMs) {
       const key = keyOf(ref);
       const timer = setTimeout(() => {
         if (!take(key)) return;
         counters.timeouts += 1;
-        o.refuse(res, 'E_TIMEOUT', `the edge did not answer within ${o.answerTimeoutMs} ms`, ref);
-      }, o.answerTimeoutMs);
+        o.refuse(res, 'E_OUTCOME_UNKNOWN', `no answer from the edge within ${Math.round(waitMs)} ms, past the command's deadline: whether it was written is unknown`, ref);
+      }, Math.max(0, waitMs));
       pending.set(key, { res, ref, timer });
       counters.pending = pending.size;
     },

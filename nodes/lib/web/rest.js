@@ -17,8 +17,15 @@
  * Tokens as the twin endpoint takes them (`Authorization: Bearer`, or `?token=`): a twin token
  * may do both, a viewer token only GET (a POST is answered 403 E_READ_ONLY and goes nowhere).
  * Every command gets exactly one answer: the edge's, E_EDGE_DOWN when no edge is connected,
- * E_TIMEOUT when the edge did not answer within answerTimeoutMs, E_DUPLICATE for a (src, seq)
- * already taken. Bad input gets a 4xx with an `err` envelope and a counter, never a relay.
+ * E_DUPLICATE for a (src, seq) already taken, or E_OUTCOME_UNKNOWN (504) when no answer came by
+ * its deadline plus the time an answer may still be on its way (the edge link answers that itself
+ * first; this only bounds the wait). Bad input gets a 4xx with an `err` envelope and a counter,
+ * never a relay.
+ *
+ * An `Idempotency-Key` request header (the HTTP convention for a request that may be sent again)
+ * is the command's `key`: the edge writes a key at most once and answers a command sent again
+ * with it with the first outcome (`repeat: true`). A client that got E_OUTCOME_UNKNOWN (or no
+ * answer at all) sends the same body with the same key again.
  */
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
@@ -29,7 +36,10 @@ const { createStateHistory } = require('./rest-history');
 const { createPendingCommands } = require('./rest-pending');
 
 const DEFAULTS = {
-  answerTimeoutMs: 5000, // a command the edge has not answered by then gets 504 E_TIMEOUT
+  // Past a command's deadline, how long its answer may still be on its way: the edge link's
+  // grace (the edge endpoint answers E_OUTCOME_UNKNOWN itself by then), a fleet's hop to the
+  // instance holding the edge and back, and the flow between them.
+  answerSlackMs: LINK.graceMs + 250 + 1000,
   maxBodyBytes: 64 * 1024, // as the WebSocket endpoints' frame limit
   historySize: 512, // state frames kept for `since` (at 100 frames/s, 5 s of polls missed)
   maxPending: 1000, // commands waiting for the edge's answer; more get 503 E_BUSY
@@ -46,6 +56,21 @@ const STATUS = {
   E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE: 429,
 };
 const CLIENT_ERRORS = new Set(['E_JSON', 'E_SCHEMA', 'E_VERSION', 'E_KIND', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_RANGE', 'E_EMPTY']);
+
+/**
+ * The command's key from the Idempotency-Key header (set on the envelope), or why it is refused.
+ * @param {object} env a valid cmd envelope
+ * @param {string|string[]|undefined} header
+ * @returns {null|[string, string]} [code, message] of a refusal
+ */
+function keyOf(env, header) {
+  if (header === undefined) return null;
+  const key = Array.isArray(header) ? header.join(',') : header;
+  if (!envelope.KEY_RE.test(key)) return ['E_SCHEMA', 'Idempotency-Key must be 1..64 visible ASCII characters'];
+  if (env.key !== undefined && env.key !== key) return ['E_SCHEMA', 'the body\'s key and the Idempotency-Key header differ'];
+  env.key = key;
+  return null;
+}
 
 /**
  * @param {string} code
@@ -89,7 +114,6 @@ function createRestEndpoint(opts) {
   }
 
   const pending = createPendingCommands({
-    answerTimeoutMs: o.answerTimeoutMs,
     counters,
     refuse,
     answer(res, env) {
@@ -111,8 +135,8 @@ function createRestEndpoint(opts) {
     answer(res, 200, got.body);
   }
 
-  /** Why a command is refused before it is relayed (counted), or null. Stamps its deadline. */
-  function cmdRefusal(env, arrived) {
+  /** Why a command is refused before it is relayed (counted), or null. Stamps its deadline and key. */
+  function cmdRefusal(env, arrived, headerKey) {
     if (env.k !== 'cmd') { counters.badRequests += 1; return ['E_KIND', `POST cmd takes a "cmd" envelope, got "${env.k}"`]; }
     if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; return ['E_DUPLICATE', `command ${env.src}#${env.seq} was already received`]; }
     if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
@@ -120,6 +144,8 @@ function createRestEndpoint(opts) {
       return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`];
     }
     env.dl = arrived + (env.ttl || o.lifetimeMs);
+    const no = keyOf(env, headerKey);
+    if (no) { counters.badRequests += 1; return no; }
     if (closed) return ['E_CLOSED', 'the endpoint is closing'];
     if (pending.size >= o.maxPending) return ['E_BUSY', `${pending.size} commands are waiting for the edge`];
     return null;
@@ -139,10 +165,10 @@ function createRestEndpoint(opts) {
       return;
     }
     const ref = { src: env.src, seq: env.seq };
-    const no = cmdRefusal(env, arrived);
+    const no = cmdRefusal(env, arrived, req.headers['idempotency-key']);
     if (no) { refuse(res, no[0], no[1], ref); return; }
     counters.cmds += 1;
-    pending.hold(ref, res);
+    pending.hold(ref, res, env.dl - clock.now() + o.answerSlackMs);
     let reached;
     try { reached = o.relay(env); } catch { reached = 0; }
     if (reached > 0 || !pending.has(ref)) return; // answered already (a synchronous answer) or on its way

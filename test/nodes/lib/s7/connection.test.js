@@ -285,7 +285,9 @@ describe('s7-connection against a virtual PLC process that stalls', () => {
   it('a write whose request left the socket and then timed out is E_OUTCOME_UNKNOWN: the PLC applies it when it resumes', async () => {
     // No cyclic read (cycleMs 60 s) and no chase: after the first read nothing is in flight, so the
     // write goes out at once and meets the stalled PLC itself.
-    const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 60000, chaseMs: 0, timeoutMs: 400, backoff: { initialMs: 50, maxMs: 200 } });
+    const conn = createS7Connection({
+      host: '127.0.0.1', port: plc.ports.s7, cycleMs: 60000, chaseMs: 0, timeoutMs: 400, backoff: { initialMs: 50, maxMs: 200 },
+    });
     conn.start();
     let stopped = false;
     try {

@@ -48,7 +48,9 @@ test('a write\'s gate is asked right before its bytes go to the socket: closed, 
   assert.equal(asked, 1);
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(srv.values().se, 0, 'nothing reached the PLC');
-  const done = new Promise((resolve) => { assert.equal(client.write([{ addr: 'DB1,X0.3', value: true }], (bad, info) => resolve([bad, info]), () => true), 'sent'); });
+  const done = new Promise((resolve) => {
+    assert.equal(client.write([{ addr: 'DB1,X0.3', value: true }], (bad, info) => resolve([bad, info]), () => true), 'sent');
+  });
   const [bad, info] = await done;
   assert.equal(bad, false);
   assert.equal(info.timedOut, false);

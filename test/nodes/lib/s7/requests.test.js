@@ -93,7 +93,8 @@ test('a probe frame written in part is answered once, with the slots that were w
   const { probeItems } = require('../../../../nodes/lib/s7/edge');
   const d = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [String(100 + 2 * i), i + 1]));
   const items = probeItems(d);
-  const partly = () => Promise.reject(Object.assign(new Error('5 of 25 items…'), { code: 'E_EXPIRED', written: items.slice(0, 20).map((i) => ({ addr: i.addr, value: i.value })) }));
+  const written = items.slice(0, 20).map((i) => ({ addr: i.addr, value: i.value }));
+  const partly = () => Promise.reject(Object.assign(new Error('20 of 25 items were written'), { code: 'E_EXPIRED', written }));
   const got = [];
   const r = createRequests({
     conn: { write: () => partly(), readSoon() {} }, counters: { probes: 0, expired: 0, refused: 0 }, probes: { track() {} },

@@ -14,7 +14,7 @@ async function serve(t, opts = {}) {
   const relayed = [];
   let reach = 1;
   const rest = createRestEndpoint({
-    tokens: ['tw'], viewerTokens: ['vw'], src: 'cloud-rest', answerTimeoutMs: 60000,
+    tokens: ['tw'], viewerTokens: ['vw'], src: 'cloud-rest',
     relay: (env) => { relayed.push(env); return reach; }, ...opts,
   });
   const server = http.createServer((req, res) => rest.handle(req, res));
@@ -27,7 +27,7 @@ async function serve(t, opts = {}) {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
-  return { rest, relayed, call, down: () => { reach = 0; } };
+  return { rest, relayed, call, base, down: () => { reach = 0; } };
 }
 const cmd = (seq, more = {}) => ({ v: 1, k: 'cmd', src: 'tw-r', seq, ts: 1, d: { st: 1 }, ...more });
 const edge = envelope.createSender('edge-s7');
@@ -87,4 +87,33 @@ test('polls: the state as a snap with its version, 204 when nothing is new, the 
   assert.deepEqual(next.body.map((e) => [e.k, e.d]), [['state', { red: 1 }]]);
   assert.deepEqual(s.rest.latestState(), { grn: 1, red: 1 });
   assert.equal(s.rest.version, v + 1);
+});
+
+test('a command waits for its answer as long as its lifetime allows, not a fixed 5 s; one never answered is E_OUTCOME_UNKNOWN (504)', async (t) => {
+  const s = await serve(t);
+  const slow = s.call('POST', '/cmd', 'tw', cmd(1, { ttl: 9000 }));
+  await waitFor(() => s.relayed.length === 1);
+  await new Promise((r) => setTimeout(r, 5300)); // the edge answers late in the command's 9 s lifetime
+  s.rest.fromEdge(edge.make('ack', { ref: { src: 'tw-r', seq: 1 } }));
+  const res = await slow;
+  assert.deepEqual([res.status, res.body.k], [200, 'ack']);
+  const never = await s.call('POST', '/cmd', 'tw', cmd(2, { ttl: 100 }));
+  assert.deepEqual([never.status, never.body.e.code], [504, 'E_OUTCOME_UNKNOWN'], 'past its deadline and the link\'s grace: unknown, never E_TIMEOUT');
+});
+
+test('the Idempotency-Key header is the command\'s key; a body key that differs from it is refused', async (t) => {
+  const s = await serve(t);
+  const post = (env, key) => fetch(`${s.base}/cmd`, {
+    method: 'POST', headers: { Authorization: 'Bearer tw', ...(key ? { 'Idempotency-Key': key } : {}) }, body: JSON.stringify(env),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const first = post(cmd(1), 'order-42');
+  await waitFor(() => s.relayed.length === 1);
+  assert.equal(s.relayed[0].key, 'order-42');
+  s.rest.fromEdge(edge.make('ack', { ref: { src: 'tw-r', seq: 1 }, key: 'order-42' }));
+  assert.equal((await first).body.key, 'order-42');
+  const clash = await post(cmd(2, { key: 'other' }), 'order-42');
+  assert.deepEqual([clash.status, clash.body.e.code], [400, 'E_SCHEMA']);
+  const bad = await post(cmd(3), 'has space');
+  assert.deepEqual([bad.status, bad.body.e.code], [400, 'E_SCHEMA']);
+  assert.equal(s.relayed.length, 1);
 });
