@@ -17,15 +17,21 @@
  * Tokens as the twin endpoint takes them (`Authorization: Bearer`, or `?token=`): a twin token
  * may do both, a viewer token only GET (a POST is answered 403 E_READ_ONLY and goes nowhere).
  * Every command gets exactly one answer: the edge's, E_EDGE_DOWN when no edge is connected,
- * E_DUPLICATE for a (src, seq) already taken, or E_OUTCOME_UNKNOWN (504) when no answer came by
- * its deadline plus the time an answer may still be on its way (the edge link answers that itself
- * first; this only bounds the wait). Bad input gets a 4xx with an `err` envelope and a counter,
- * never a relay.
+ * E_DUPLICATE for a (src, seq) already taken by a command without a key, or E_OUTCOME_UNKNOWN
+ * (504) when no answer came by its deadline plus the time an answer may still be on its way (the
+ * edge link answers that itself first; this only bounds the wait). Bad input gets a 4xx with an
+ * `err` envelope and a counter, never a relay.
  *
  * An `Idempotency-Key` request header (the HTTP convention for a request that may be sent again)
  * is the command's `key`: the edge writes a key at most once and answers a command sent again
  * with it with the first outcome (`repeat: true`). A client that got E_OUTCOME_UNKNOWN (or no
- * answer at all) sends the same body with the same key again.
+ * answer at all) sends the very same request again, body and key: with a key, the (src, seq) of
+ * the body are not judged, the key is the command's identity.
+ *
+ * Each POST is relayed under the endpoint's own sender id (`<src>:c`) and a number of its own, and
+ * its answer goes back with the client's `ref`: two POSTs of one body (a resend while the first is
+ * still on its way) are two requests downstream, and the edge's key store answers the second with
+ * the first's outcome instead of writing it again.
  */
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
@@ -53,7 +59,7 @@ const DEFAULTS = {
 const STATUS = {
   E_UNAUTHORIZED: 401, E_READ_ONLY: 403, E_TOO_LARGE: 413, E_DUPLICATE: 409, E_METHOD: 405, E_NOT_FOUND: 404,
   E_EDGE_DOWN: 503, E_PLC_DOWN: 503, E_BUSY: 503, E_NO_STATE: 503, E_CLOSED: 503, E_TIMEOUT: 504,
-  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE: 429,
+  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE: 429, E_KEY_REUSED: 422, E_KEY_STORE: 503,
 };
 const CLIENT_ERRORS = new Set(['E_JSON', 'E_SCHEMA', 'E_VERSION', 'E_KIND', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_RANGE', 'E_EMPTY']);
 
@@ -96,11 +102,13 @@ function createRestEndpoint(opts) {
   const roleOf = createRoleChecker({ tokens: o.tokens || [], viewerTokens: o.viewerTokens || [] });
   const sender = envelope.createSender(o.src, { now: o.now });
   const tracker = envelope.createTracker();
+  const relaySrc = `${o.src.slice(0, 62)}:c`; // the sender id of the commands it relays
+  let relaySeq = 0;
   let closed = false;
   const counters = {
     requests: 0, polls: 0, notModified: 0, snapshots: 0, stateFrames: 0, cmds: 0, acks: 0, errs: 0,
     timeouts: 0, unauthorized: 0, readOnly: 0, badRequests: 0, duplicates: 0, edgeDown: 0, tooLarge: 0,
-    pending: 0, bytesIn: 0, bytesOut: 0,
+    pending: 0, bytesIn: 0, bytesOut: 0, keyed: 0, repeats: 0,
   };
   const states = createStateHistory({ sender, historySize: o.historySize, state: o.state, now: o.now, counters });
 
@@ -117,6 +125,7 @@ function createRestEndpoint(opts) {
     counters,
     refuse,
     answer(res, env) {
+      if (env.repeat) counters.repeats += 1;
       if (env.k === 'ack') { counters.acks += 1; answer(res, 200, env); return; }
       counters.errs += 1;
       // No edge for the plant anywhere: the answer came from the edge endpoint (or, in a fleet, the
@@ -138,14 +147,18 @@ function createRestEndpoint(opts) {
   /** Why a command is refused before it is relayed (counted), or null. Stamps its deadline and key. */
   function cmdRefusal(env, arrived, headerKey) {
     if (env.k !== 'cmd') { counters.badRequests += 1; return ['E_KIND', `POST cmd takes a "cmd" envelope, got "${env.k}"`]; }
-    if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; return ['E_DUPLICATE', `command ${env.src}#${env.seq} was already received`]; }
+    const no = keyOf(env, headerKey);
+    if (no) { counters.badRequests += 1; return no; }
+    // A command without a key is one (src, seq); one with a key may come again (the key decides).
+    if (env.key === undefined && tracker.check(env) === 'duplicate') {
+      counters.duplicates += 1;
+      return ['E_DUPLICATE', `command ${env.src}#${env.seq} was already received (send it again with an Idempotency-Key to learn its outcome)`];
+    }
     if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
       counters.badRequests += 1;
       return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`];
     }
     env.dl = arrived + (env.ttl || o.lifetimeMs);
-    const no = keyOf(env, headerKey);
-    if (no) { counters.badRequests += 1; return no; }
     if (closed) return ['E_CLOSED', 'the endpoint is closing'];
     if (pending.size >= o.maxPending) return ['E_BUSY', `${pending.size} commands are waiting for the edge`];
     return null;
@@ -164,17 +177,21 @@ function createRestEndpoint(opts) {
       refuse(res, err.code || 'E_JSON', err.message, err.ref);
       return;
     }
-    const ref = { src: env.src, seq: env.seq };
+    const client = { src: env.src, seq: env.seq };
     const no = cmdRefusal(env, arrived, req.headers['idempotency-key']);
-    if (no) { refuse(res, no[0], no[1], ref); return; }
+    if (no) { refuse(res, no[0], no[1], client); return; }
     counters.cmds += 1;
-    pending.hold(ref, res, env.dl - clock.now() + o.answerSlackMs);
+    if (env.key !== undefined) counters.keyed += 1;
+    relaySeq += 1;
+    const out = { ...env, src: relaySrc, seq: relaySeq };
+    const ref = { src: relaySrc, seq: relaySeq };
+    pending.hold(ref, res, env.dl - clock.now() + o.answerSlackMs, client);
     let reached;
-    try { reached = o.relay(env); } catch { reached = 0; }
+    try { reached = o.relay(out); } catch { reached = 0; }
     if (reached > 0 || !pending.has(ref)) return; // answered already (a synchronous answer) or on its way
     pending.drop(ref);
     counters.edgeDown += 1;
-    refuse(res, 'E_EDGE_DOWN', 'no edge is connected to the cloud: the command was not delivered', ref);
+    refuse(res, 'E_EDGE_DOWN', 'no edge is connected to the cloud: the command was not delivered', client);
   }
 
   /**
