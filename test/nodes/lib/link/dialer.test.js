@@ -188,7 +188,9 @@ test('a 409 (the plant held by another edge, or a dead instance\'s lease) is ret
   });
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
   t.after(() => new Promise((r) => srv.close(r)));
-  const d = createDialer({ url: `ws://127.0.0.1:${srv.address().port}/s7twin/edge`, src: 'edge-t', plant: 'plant1', backoff: { initialMs: 4000, maxMs: 8000, jitter: 0 }, takenRetryMs: 150 });
+  const d = createDialer({
+    url: `ws://127.0.0.1:${srv.address().port}/s7twin/edge`, src: 'edge-t', plant: 'plant1', backoff: { initialMs: 4000, maxMs: 8000, jitter: 0 }, takenRetryMs: 150,
+  });
   const failures = [];
   d.on('failure', (err) => failures.push(err.code));
   d.start();

@@ -15,7 +15,8 @@ const { waitFor } = require('../../../../system/wait');
 
 function setup() {
   const counters = {
-    inflight: 0, unknownOutcomes: 0, lateAnswers: 0, busy: 0, leaseLost: 0, framesOut: 0, bytesOut: 0, coalesced: 0, dropped: 0, duplicateRequests: 0, leaseUnsure: 0,
+    inflight: 0, unknownOutcomes: 0, lateAnswers: 0, busy: 0, leaseLost: 0, framesOut: 0, bytesOut: 0, coalesced: 0, dropped: 0, duplicateRequests: 0,
+    leaseUnsure: 0,
   };
   const emitted = [];
   const relay = createEdgeRelay({
@@ -126,7 +127,9 @@ test('the backplane unreachable: once the plant\'s lease may have lapsed, a requ
   });
   t.after(async () => { await relay.close(); await bp.close(); });
   const conn = fakeConnection();
-  const c = createPeer({ id: 'edge-a', conn, plant: 'a', limits: {}, counters, maxFrames: 10, maxTags: 10, highWaterBytes: 1e6, drainPollMs: 5, closeGraceMs: 100 });
+  const c = createPeer({
+    id: 'edge-a', conn, plant: 'a', limits: {}, counters, maxFrames: 10, maxTags: 10, highWaterBytes: 1e6, drainPollMs: 5, closeGraceMs: 100,
+  });
   relay.attach(c);
   c.ready = true;
   assert.equal(await relay.fleet.claim('a'), true);

@@ -173,7 +173,7 @@ test('two live twins with the same id: the second\'s request with a (src, seq) s
   assert.equal(a.frames.filter((f) => f.ref && f.ref.seq === 3).length, 0, 'A never got B\'s');
 });
 
-test('a twin restarted with a fixed id within a lifetime: its new seq 1 is refused E_DUPLICATE while the old one is in flight, never answered for it', async (t) => {
+test('a twin restarted with a fixed id within a lifetime: its new seq 1 is refused E_DUPLICATE while the old one is in flight', async (t) => {
   const cloud = await startCloud();
   t.after(() => cloud.stop());
   const edge = await cloud.edgePeer();
