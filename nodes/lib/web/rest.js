@@ -149,8 +149,9 @@ function createRestEndpoint(opts) {
     if (env.k !== 'cmd') { counters.badRequests += 1; return ['E_KIND', `POST cmd takes a "cmd" envelope, got "${env.k}"`]; }
     const no = keyOf(env, headerKey);
     if (no) { counters.badRequests += 1; return no; }
-    // A command without a key is one (src, seq); one with a key may come again (the key decides).
-    if (env.key === undefined && tracker.check(env) === 'duplicate') {
+    // A command without a key is one (src, seq); one with a key may come again (the key decides),
+    // and still takes its (src, seq) from commands without one.
+    if (tracker.check(env) === 'duplicate' && env.key === undefined) {
       counters.duplicates += 1;
       return ['E_DUPLICATE', `command ${env.src}#${env.seq} was already received (send it again with an Idempotency-Key to learn its outcome)`];
     }
