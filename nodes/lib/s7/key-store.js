@@ -47,10 +47,16 @@ function createKeyStore(opts = {}) {
   const now = o.now || clock.now;
   /** key -> {c: canonical values, o: outcome|null (in flight), t: first seen, bytes, waiters: []} */
   const keys = new Map();
-  const counters = { keys: 0, keyBytes: 0, loaded: 0, unknownAfterRestart: 0, compactions: 0, full: 0, storeErrors: 0 };
+  const counters = { keys: 0, keyBytes: 0, loaded: 0, unknownAfterRestart: 0, compactions: 0, full: 0, storeErrors: 0, syncs: 0 };
   let bytes = 0;
   let lines = 0;
   let fd = null;
+  let generation = 0; // counts compactions: a rewritten file was fsynced whole
+  // Commands wait for their begin line to be on the disk in the order they began, so that the
+  // writes they start keep the order the commands came in (fdatasync callbacks come back from
+  // the thread pool in any order). One fdatasync covers every line written before it started.
+  const syncQueue = []; // callbacks whose lines wait for the next fdatasync
+  let syncing = false;
 
   const sizeOf = (line) => Buffer.byteLength(line) + 64; // the line, plus the map's own keep
 
@@ -123,7 +129,25 @@ function createKeyStore(opts = {}) {
     fs.closeSync(fd);
     fd = fs.openSync(o.file, 'a');
     lines = keys.size;
+    generation += 1;
     counters.compactions += 1;
+  }
+
+  /** Make every line written so far durable, then call each waiting callback in order. */
+  function flush() {
+    if (syncing || !syncQueue.length) return;
+    const batch = syncQueue.splice(0);
+    if (fd === null) { for (const cb of batch) cb(new Error('the key file is closed')); return; }
+    syncing = true;
+    const gen = generation;
+    counters.syncs += 1;
+    fs.fdatasync(fd, (e) => {
+      syncing = false;
+      // A compaction meanwhile wrote and fsynced every key into a new file: the lines are safe.
+      const err = e && generation === gen ? e : null;
+      for (const cb of batch) cb(err);
+      flush();
+    });
   }
 
   if (o.file) {
@@ -197,13 +221,14 @@ function createKeyStore(opts = {}) {
       const err = admit(key, canonical, null);
       if (err) { cb(err); return; }
       if (fd === null || !o.fsync) { cb(); return; }
-      fs.fdatasync(fd, (e) => {
+      syncQueue.push((e) => {
         if (!e) { cb(); return; }
         counters.storeErrors += 1;
         const no = s7Error('E_KEY_STORE', `the key could not be recorded (${e.code || e.message}): not written`);
         finish(key, { k: 'err', code: no.code, msg: no.message });
         cb(no);
       });
+      flush();
     },
     /**
      * The outcome of a key's command: recorded, and handed out to every command that waited.

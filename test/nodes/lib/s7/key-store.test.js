@@ -84,3 +84,15 @@ test('a file that cannot be used is E_KEY_STORE at start; memory only without a 
   mem.settle('k', 'c', { k: 'ack' });
   assert.deepEqual(mem.get('k').o, { k: 'ack' });
 });
+
+test('begins complete in the order they began (the writes keep the commands\' order); one fdatasync covers every line before it', async (t) => {
+  const store = createKeyStore({ file: tmpFile(t) });
+  t.after(() => store.close());
+  const order = [];
+  const all = [];
+  for (let i = 0; i < 200; i += 1) all.push(new Promise((resolve) => store.begin(`k${i}`, 'c', (err) => { order.push([i, err]); resolve(); })));
+  await Promise.all(all);
+  assert.deepEqual(order.map(([i]) => i), Array.from({ length: 200 }, (_, i) => i));
+  assert.ok(order.every(([, err]) => err === undefined || err === null));
+  assert.ok(store.counters.syncs >= 1 && store.counters.syncs < 200, `${store.counters.syncs} fdatasyncs for 200 keys`);
+});
