@@ -132,7 +132,7 @@ async function runFaults(sys, o) {
       log(`fault ${id}: ${FAULTS[id].label}`);
       const r = await runOne(sys, twin, id, opts, log);
       log(`fault ${id}: ${r.sent} commands, answers ${JSON.stringify(r.answers)}, unanswered ${r.unanswered}, late ${r.appliedLate}, ` +
-        `recovered in ${r.recoveryMs} ms`);
+        `sent again ${r.retried}, repeats ${r.repeats}, applied ${r.applied}, applied twice ${r.appliedTwice}, recovered in ${r.recoveryMs} ms`);
       results.push(r);
     }
   } finally {
