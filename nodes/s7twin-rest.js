@@ -16,6 +16,7 @@
  * cloud as the other paths are.
  */
 const { createRestEndpoint } = require('./lib/web/rest');
+const { plantTables } = require('./lib/core/io-table');
 const { plantTokens } = require('./lib/access/auth');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
 const { mount, cleanPath } = require('./lib/web/http');
@@ -51,6 +52,8 @@ module.exports = function register(RED) {
       viewerTokens,
       src: `cloud-rest-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
       state: twins.endpoint && twins.endpoint.latestState ? twins.endpoint.latestState(node.plant) : {},
+      // The plant's table as the registry has it now (configured, or taught by its edge later).
+      table: () => plantTables.get(node.plant),
       relay: (env) => {
         node.send({ topic: 'cmd', payload: env, plant: node.plant });
         return edge.sendEnvelope(env, undefined, node.plant);

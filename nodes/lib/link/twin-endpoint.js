@@ -4,7 +4,11 @@
  * role of the twins' side.
  *
  * - Twins send only `cmd` and `probe`; a peer that presented a viewer token is read-only (its
- *   requests are answered E_READ_ONLY and go nowhere).
+ *   requests are answered E_READ_ONLY and go nowhere). A command is checked against the plant's
+ *   I/O table (lib/core/table/registry.js: configured, taught by its edge, else the process's):
+ *   one naming a tag the table has not, or cannot be written from the cloud, or a value of the
+ *   wrong type or range, is answered here (E_UNKNOWN_TAG, E_NOT_WRITABLE, E_TYPE, E_RANGE) and
+ *   never reaches the edge (which checks again before it writes).
  * - Every request gets its deadline here, on the cloud's clock (lib/core/clock.js): its arrival
  *   plus the lifetime its `ttl` asks for (at most `maxLifetimeMs`) or `lifetimeMs`; a `dl` the
  *   twin sent means nothing here.
@@ -19,6 +23,7 @@
  *   twins every period showed as a 68 ms busy stretch of the cloud in a CPU profile).
  */
 const envelope = require('../core/envelope');
+const { plantTables } = require('../core/io-table');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
 const { createTwinRequests } = require('./twin-requests');
 
@@ -34,9 +39,10 @@ const refusal = (code, message, env, cid) => Object.assign(
  * @param {object} env a valid envelope from a twin
  * @param {{viewer: boolean}} peer
  * @param {{maxLifetimeMs: number}} o
+ * @param {object} [table] the plant's I/O table: a command's values are checked against it
  * @returns {null|{err: EnvelopeError, counter?: string}} the err to answer with, the counter it adds to
  */
-function twinRefusal(env, peer, o) {
+function twinRefusal(env, peer, o, table) {
   if (!TWIN_KINDS.has(env.k)) {
     return { counter: 'kindRefused', err: refusal('E_KIND', `twins send cmd and probe frames, not "${env.k}"`, env) };
   }
@@ -45,6 +51,13 @@ function twinRefusal(env, peer, o) {
   }
   if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
     return { err: refusal('E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`, env, env.cid) };
+  }
+  if (env.k === 'cmd' && table) {
+    try {
+      for (const [k, v] of Object.entries(env.d)) table.checkWrite(k, v);
+    } catch (err) {
+      return { counter: 'tableRefused', err: refusal(err.code, err.message, env, env.cid) };
+    }
   }
   return null;
 }
@@ -90,9 +103,10 @@ function createTwinEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const plantsSeen = new Set(); // plants a twin has connected for
   const requests = createTwinRequests({ holdMs: o.graceMs + o.probeAnswerMs + 1750, maxEntries: o.maxHeld });
+  const tables = o.tables || plantTables; // each plant's I/O table
   const core = createEndpointCore(o, {
     name: 'twin',
-    counters: { pings: 0, viewers: 0, readOnly: 0, unroutable: 0, duplicateRequests: 0, busy: 0 },
+    counters: { pings: 0, viewers: 0, readOnly: 0, unroutable: 0, duplicateRequests: 0, busy: 0, tableRefused: 0 },
     tickMs: o.pingMs,
     limits: { ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs },
     admit(ticket) {
@@ -105,7 +119,7 @@ function createTwinEndpoint(opts) {
       if (!plantsSeen.has(c.plant)) { plantsSeen.add(c.plant); core.ee.emit('plant', c.plant); }
     },
     onFrame(c, env, arrived) {
-      const no = twinRefusal(env, c, o);
+      const no = twinRefusal(env, c, o, tables.get(c.plant));
       if (no) {
         if (no.counter) core.counters[no.counter] += 1;
         core.answerError(c, no.err);

@@ -35,6 +35,8 @@ function newCounters() {
  * @param {object} b
  * @param {import('node:events').EventEmitter & object} b.conn lib/s7/connection.js (shared)
  * @param {string} b.src this edge's envelope source
+ * @param {object} [b.table] the plant's I/O table (default: the demo plant's): what a command may
+ *   write and how the areas read decode
  * @param {number} [b.probeTimeoutMs] see PROBE_TIMEOUT_MS
  * @param {object} [b.keyStore] lib/s7/key-store.js (default: one in memory only; the node passes
  *   one kept in a file of the Node-RED user directory, so keys survive a restart)
@@ -47,7 +49,7 @@ function createS7Bridge(b) {
   const { conn } = b;
   const counters = newCounters();
   const sender = envelope.createSender(b.src); // one sender per node: seq continues across reconnects
-  const differ = createStateDiffer();
+  const differ = createStateDiffer(b.table);
   let snapNext = true; // the first read after (re)connect goes out as a snap
 
   const emit = (env, client) => {
@@ -70,7 +72,7 @@ function createS7Bridge(b) {
     onFail: (f, code, message) => answerErr({ code, message }, f.about, f.client),
   });
   const answer = (k, fields, client) => emit(sender.make(k, fields), client);
-  const requests = createRequests({ conn, counters, probes, answerErr, answer });
+  const requests = createRequests({ conn, counters, probes, answerErr, table: b.table, answer });
   const keyStore = b.keyStore || createKeyStore({ file: null });
   const keyed = createKeyedCommands({ store: keyStore, counters, requests, answer, answerErr });
 
@@ -78,8 +80,8 @@ function createS7Bridge(b) {
     status: (s, detail) => b.setStatus(...statusOf(s, detail)),
     connect: () => { snapNext = true; differ.reset(); },
     disconnect: (err) => probes.lost(err),
-    data(buf, extra) {
-      const { values, changed, first } = differ.update(buf);
+    data(areas, extra) {
+      const { values, changed, first } = differ.update(areas);
       if (snapNext || first) {
         snapNext = false;
         counters.snaps += 1;

@@ -72,6 +72,7 @@ function answerFields(env) {
  * @param {{track: Function}} r.probes lib/s7/probes.js
  * @param {(kind: string, fields: object, client: *) => void} r.answer send an answer envelope
  * @param {(err: {code: string, message: string}, about: object, client: *) => void} r.answerErr
+ * @param {object} [r.table] the plant's I/O table (default: the demo plant's)
  * @returns {{command(env, msg, done, settled?): void, probe(env, msg, done): void}} each calls
  *   done() once its one answer went out; a command calls settled(outcome) right before it
  *   ({k: 'ack'} or {k: 'err', code, msg}: what the key store records)
@@ -82,7 +83,7 @@ function createRequests(r) {
   /** Check with `check`; on a bad value answer, call refused(err) and return null. */
   function itemsOf(check, env, msg, refused) {
     try {
-      return check(env.d);
+      return check(env.d, r.table);
     } catch (err) {
       counters.refused += 1;
       r.answerErr(err, env, msg._client);

@@ -20,7 +20,8 @@
  * E_DUPLICATE for a (src, seq) already taken by a command without a key, or E_OUTCOME_UNKNOWN
  * (504) when no answer came by its deadline plus the time an answer may still be on its way (the
  * edge link answers that itself first; this only bounds the wait). Bad input gets a 4xx with an
- * `err` envelope and a counter, never a relay.
+ * `err` envelope and a counter, never a relay: a command is checked against the plant's I/O table
+ * first (its tags, writability, types, ranges).
  *
  * An `Idempotency-Key` request header (the HTTP convention for a request that may be sent again)
  * is the command's `key`: the edge writes a key at most once and answers a command sent again
@@ -96,6 +97,8 @@ function errorStatus(code) {
  *   peers it reached (0: no edge connected)
  * @param {object} [opts.state] the latest plant state known when it starts
  * @param {() => number} [opts.now] wall clock (ts of the frames it makes)
+ * @param {() => object} [opts.table] the plant's I/O table now (default: the demo plant's): a
+ *   command's values are checked against it
  */
 function createRestEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
@@ -158,6 +161,14 @@ function createRestEndpoint(opts) {
     if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
       counters.badRequests += 1;
       return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`];
+    }
+    if (o.table) {
+      try {
+        for (const [k, v] of Object.entries(env.d)) o.table().checkWrite(k, v);
+      } catch (err) {
+        counters.badRequests += 1;
+        return [err.code, err.message];
+      }
     }
     env.dl = arrived + (env.ttl || o.lifetimeMs);
     if (closed) return ['E_CLOSED', 'the endpoint is closing'];

@@ -145,3 +145,19 @@ test('the same request sent again with its key is relayed again, not refused E_D
   const plain = await post(cmd(7));
   assert.deepEqual([plain.status, plain.body.e.code], [409, 'E_DUPLICATE'], 'without a key a (src, seq) is taken once');
 });
+
+test('a command is checked against the plant\'s table before it is relayed: 400 and its code, nothing relayed', async (t) => {
+  const path = require('node:path');
+  const file = path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables', 'tank.json');
+  const tank = require('../../../../nodes/lib/core/io-table').loadTable({ file });
+  const s = await serve(t, { table: () => tank });
+  for (const [seq, d, code] of [[1, { st: 1 }, 'E_UNKNOWN_TAG'], [2, { lvl: 1 }, 'E_NOT_WRITABLE'], [3, { sp: 101 }, 'E_RANGE'], [4, { rcp: 5 }, 'E_TYPE']]) {
+    const res = await s.call('POST', '/cmd', 'tw', cmd(seq, { d }));
+    assert.deepEqual([res.status, res.body.e.code], [400, code], JSON.stringify(d));
+  }
+  assert.equal(s.relayed.length, 0);
+  const ok = s.call('POST', '/cmd', 'tw', cmd(5, { d: { sp: 42.5, rcp: 'Milk' } }));
+  await waitFor(() => s.relayed.length === 1);
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 0) }));
+  assert.equal((await ok).status, 200);
+});
