@@ -22,6 +22,7 @@ const { DEFAULT_PLANT } = require('./lib/core/plants');
 const { mount, cleanPath } = require('./lib/web/http');
 const { statusSetter } = require('./lib/runtime/status');
 const registry = require('./lib/runtime/registry');
+const { runtimeAudit } = require('./lib/history/audit-store');
 
 const STATUS_MS = 1000; // status refreshed at most once a second
 
@@ -52,6 +53,8 @@ module.exports = function register(RED) {
       viewerTokens,
       src: `cloud-rest-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
       state: twins.endpoint && twins.endpoint.latestState ? twins.endpoint.latestState(node.plant) : {},
+      plant: node.plant,
+      audit: runtimeAudit(RED.settings, (t) => RED.log.warn(t)).recorder,
       // The plant's table as the registry has it now (configured, or taught by its edge later).
       table: () => plantTables.get(node.plant),
       relay: (env) => {

@@ -67,6 +67,11 @@ const AREAS = {
     title: 'Browser twin page',
     where: 'In the page\'s log and the browser\'s console, or as the HTTP answer of the page\'s API.',
   },
+  history: {
+    title: 'Plant history and command log',
+    where: 'As the HTTP answer of `GET /s7twin/audit` and `GET /s7twin/history`, in the cloud\'s log and `/s7twin/health`, or printed by ' +
+      '`node scripts/audit-verify.js` (exit code 1 for a broken chain, 2 for a file it cannot read).',
+  },
   timer: {
     title: 'Flow-timer',
     where: 'At a Catch node (`done(err)`): the flow-timer keeps running.',
@@ -178,11 +183,13 @@ const CODES = {
 
   // Connections, tokens and per-peer limits.
   E_UNAUTHORIZED: { area: 'access', by: ['cloud', 'twin'], resync: false,
-    means: 'The token or login was refused (HTTP 401 on the twin endpoint, the REST endpoint and the page\'s API; a refused MQTT or ' +
-      'OPC UA login at a twin): check the token (`S7T_TWIN_TOKEN`, `S7T_VIEWER_TOKEN`, `S7T_TOKENS`) or account; twins do not retry.' },
-  E_FORBIDDEN: { area: 'access', by: ['twin'], resync: false,
-    means: 'The twin endpoint answered HTTP 403: the token is valid, but not for this plant; use a token scoped to it (`S7T_TOKENS`) ' +
-      'or ask for the right `plant`.' },
+    means: 'The token or login was refused (HTTP 401 on the twin endpoint, the REST endpoint, the page\'s API and the command log; a ' +
+      'refused MQTT or OPC UA login at a twin): check the token (`S7T_TWIN_TOKEN`, `S7T_VIEWER_TOKEN`, `S7T_AUDITOR_TOKEN`, ' +
+      '`S7T_TOKENS`) or account; twins do not retry.' },
+  E_FORBIDDEN: { area: 'access', by: ['cloud', 'twin'], resync: false,
+    means: 'HTTP 403: the token is valid, but not for this: the twin endpoint\'s plant (use a token scoped to it, `S7T_TOKENS`, or ask ' +
+      'for the right `plant`), or the command log (`GET /s7twin/audit` takes an auditor token or the editor login, never a twin, ' +
+      'viewer or edge token).' },
   E_AUTH: { area: 'access', by: ['edge'], resync: false,
     means: 'The cloud refused the edge\'s token (HTTP 401): give the edge and the cloud the same `S7T_EDGE_TOKEN`.' },
   E_EDGE_TAKEN: { area: 'access', by: ['edge'], resync: false,
@@ -206,6 +213,29 @@ const CODES = {
   E_READ: { area: 'access', by: ['edge', 'twin'], resync: false,
     means: 'A read failed: the edge\'s S7 read came back with bad quality (is DB1 there, non-optimized and big enough?), or an OPC UA ' +
       'Read failed; the connection is rebuilt.' },
+
+  // Command log.
+  E_AUDIT_WRITE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'The cloud could not write its command log (disk full, no permission; the log line names the file): commands go on, ' +
+      'their entries wait in memory and are written once the disk takes them (past 100,000 waiting, entries are dropped and a ' +
+      '`gap` entry says how many); fix the disk or `S7T_AUDIT_FILE`.' },
+  E_AUDIT_TAMPERED: { area: 'history', by: ['scripts'], resync: false,
+    means: 'The command log\'s hash chain is broken at the line named: an entry was edited, removed or reordered there, or the ' +
+      'end of the log was cut off (it ends before its head file says); keep the original and find out who changed the file.' },
+  E_AUDIT_FILE: { area: 'history', by: ['cloud', 'scripts'], resync: false,
+    means: 'The command log could not be read (no such file, no permission; HTTP 500 on `GET /s7twin/audit`): check the path ' +
+      '(`S7T_AUDIT_FILE`, default `s7twin-audit.jsonl` in the Node-RED user directory).' },
+  E_AUDIT_QUERY: { area: 'history', by: ['cloud'], resync: false,
+    means: '`GET /s7twin/audit` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO 8601 ' +
+      'dates with `from` first, `plant` a plant id, `format` json or csv.' },
+
+  E_HISTORY_STORE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'The cloud could not open, write or read its plant history (SQLite through node:sqlite: disk full, no permission, a Node ' +
+      'without node:sqlite; HTTP 500 on `GET /s7twin/history`): the link goes on, rows wait and are retried; fix the disk or ' +
+      '`S7T_HISTORY_FILE`.' },
+  E_HISTORY_QUERY: { area: 'history', by: ['cloud'], resync: false,
+    means: '`GET /s7twin/history` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO ' +
+      '8601 dates with `from` first, `plant` a plant id, `tags` at most 64 short names separated by commas.' },
 
   // Settings refused at start.
   E_CONFIG: { area: 'config', by: ['cloud', 'edge', 'plc'], resync: false,

@@ -18,6 +18,9 @@
  *   with the (src, seq) of one still in flight is refused E_DUPLICATE: downstream it could not be
  *   told apart. The latest full state of a plant goes as a `snap` to each fresh twin of it, and the
  *   first twin of a plant is announced ('plant' event) so the edge endpoint takes its states.
+ * - The command log (lib/history/command-audit.js, when `audit` is given): every cmd is recorded
+ *   as it arrives (who, from where, its deadline, what it asks), with the refusal when it is
+ *   refused here, and every answer sent out for a plant (ack, err) as its outcome.
  * - Keepalive: only a twin not heard from for a whole `pingMs` is pinged, and one that then stays
  *   silent for another period is terminated; busy twins get no pings at all (pinging 1,000 busy
  *   twins every period showed as a 68 ms busy stretch of the cloud in a CPU profile).
@@ -95,7 +98,8 @@ function pingSilent(c, counters) {
 /**
  * @param {object} opts DEFAULTS of lib/link/endpoint-core.js plus path, src, tokens, viewerTokens,
  *   plant, grants (see lib/link/endpoint.js); `routeAnswers: false` sends an answer for a twin
- *   that is gone to every twin of the plant instead of dropping it
+ *   that is gone to every twin of the plant instead of dropping it; `audit`: the command log's
+ *   recorder (lib/history/command-audit.js)
  * @returns {EventEmitter & object} see lib/link/endpoint.js
  * @throws {AuthError} E_TOKENS
  */
@@ -103,6 +107,7 @@ function createTwinEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const plantsSeen = new Set(); // plants a twin has connected for
   const requests = createTwinRequests({ holdMs: o.graceMs + o.probeAnswerMs + 1750, maxEntries: o.maxHeld });
+  const { audit } = o;
   const tables = o.tables || plantTables; // each plant's I/O table
   const core = createEndpointCore(o, {
     name: 'twin',
@@ -122,23 +127,32 @@ function createTwinEndpoint(opts) {
       const no = twinRefusal(env, c, o, tables.get(c.plant));
       if (no) {
         if (no.counter) core.counters[no.counter] += 1;
+        if (audit) {
+          audit.arrived({ via: 'ws', plant: c.plant, who: c.who, from: c.remote, at: arrived, env });
+          audit.refused(c.plant, { src: env.src, seq: env.seq }, no.err.code, no.err.message);
+        }
         core.answerError(c, no.err);
         return false;
       }
       env.dl = deadlineOf(env, arrived, o.lifetimeMs);
+      if (audit) audit.arrived({ via: 'ws', plant: c.plant, who: c.who, from: c.remote, at: arrived, env });
       const held = requests.hold(c.plant, env, c.id);
       if (held === 'held') return true;
+      let err;
       if (held === 'duplicate') {
         core.counters.duplicateRequests += 1;
         const why = 'another connection with this sender id, or this one: give every twin its own id and every frame a new seq';
-        core.answerError(c, refusal('E_DUPLICATE', `a ${env.k} ${env.src}#${env.seq} is still in flight (${why})`, env, env.cid));
+        err = refusal('E_DUPLICATE', `a ${env.k} ${env.src}#${env.seq} is still in flight (${why})`, env, env.cid);
       } else {
         core.counters.busy += 1;
-        core.answerError(c, refusal('E_BUSY', `${requests.size} requests already wait for their answers: the ${env.k} was not relayed`, env, env.cid));
+        err = refusal('E_BUSY', `${requests.size} requests already wait for their answers: the ${env.k} was not relayed`, env, env.cid);
       }
+      if (audit) audit.refused(c.plant, { src: env.src, seq: env.seq }, err.code, err.message);
+      core.answerError(c, err);
       return false;
     },
     answerTo: (plant, ref) => requests.take(plant, ref),
+    onSend: audit ? (env, plant) => audit.answered(plant, env) : undefined,
     tick: (c) => pingSilent(c, core.counters),
     onClose() {},
     strayAnswer: o.routeAnswers === false ? undefined : () => { core.counters.unroutable += 1; },

@@ -8,7 +8,8 @@
  * is no second copy of the rules and no build step. The node serves it on Node-RED's admin HTTP
  * server (RED.httpAdmin, behind the editor's own login).
  *
- * In the editor: `S7Twin.require('nodes/lib/core/io-table.js')` (and its parts by their paths).
+ * In the editor: `S7Twin.require` with the module's path, nodes/lib/core/io-table.js (and its
+ * parts by their paths).
  */
 const path = require('node:path');
 const { bundle } = require('./page-bundle');

@@ -33,11 +33,15 @@
  * its answer goes back with the client's `ref`: two POSTs of one body (a resend while the first is
  * still on its way) are two requests downstream, and the edge's key store answers the second with
  * the first's outcome instead of writing it again.
+ *
+ * With `audit` (the command log's recorder, lib/history/command-audit.js), every POST cmd is
+ * recorded as it arrives (who: the token's fingerprint and role; from: the client's address) and
+ * its one answer as its outcome (with the client's ref).
  */
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
 const LINK = require('../link/endpoint').DEFAULTS;
-const { createRoleChecker } = require('../access/auth');
+const { createRoleChecker, requestToken, tokenId } = require('../access/auth');
 const { sendJson, readBody } = require('./http');
 const { createStateHistory } = require('./rest-history');
 const { createPendingCommands } = require('./rest-pending');
@@ -99,6 +103,8 @@ function errorStatus(code) {
  * @param {() => number} [opts.now] wall clock (ts of the frames it makes)
  * @param {() => object} [opts.table] the plant's I/O table now (default: the demo plant's): a
  *   command's values are checked against it
+ * @param {object} [opts.audit] the command log's recorder (lib/history/command-audit.js)
+ * @param {string} [opts.plant] the plant its commands are for (the command log's `plant`)
  */
 function createRestEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
@@ -121,7 +127,9 @@ function createRestEndpoint(opts) {
 
   function refuse(res, code, msg, ref) {
     counters.errs += 1;
-    answer(res, errorStatus(code), sender.error(code, msg, ref));
+    const env = sender.error(code, msg, ref);
+    if (o.audit && ref) o.audit.answered(o.plant, env);
+    answer(res, errorStatus(code), env);
   }
 
   const pending = createPendingCommands({
@@ -129,6 +137,7 @@ function createRestEndpoint(opts) {
     refuse,
     answer(res, env) {
       if (env.repeat) counters.repeats += 1;
+      if (o.audit) o.audit.answered(o.plant, env);
       if (env.k === 'ack') { counters.acks += 1; answer(res, 200, env); return; }
       counters.errs += 1;
       // No edge for the plant anywhere: the answer came from the edge endpoint (or, in a fleet, the
@@ -176,6 +185,9 @@ function createRestEndpoint(opts) {
     return null;
   }
 
+  const whoOf = (req, role) => ({ token: tokenId(requestToken(req)), role });
+  const fromOf = (req) => `${req.socket.remoteAddress}:${req.socket.remotePort}`;
+
   async function postCmd(req, res) {
     let env;
     let arrived;
@@ -191,6 +203,7 @@ function createRestEndpoint(opts) {
     }
     const client = { src: env.src, seq: env.seq };
     const no = cmdRefusal(env, arrived, req.headers['idempotency-key']);
+    if (o.audit) o.audit.arrived({ via: 'rest', plant: o.plant, who: whoOf(req, 'twin'), from: fromOf(req), at: arrived, env });
     if (no) { refuse(res, no[0], no[1], client); return; }
     counters.cmds += 1;
     if (env.key !== undefined) counters.keyed += 1;
@@ -227,6 +240,12 @@ function createRestEndpoint(opts) {
     if (req.method !== 'POST') { refuse(res, 'E_METHOD', 'cmd takes POST'); return; }
     if (role !== 'twin') {
       counters.readOnly += 1;
+      // What a viewer asked for is not read: the log says who tried, from where and when.
+      if (o.audit) {
+        const env = { k: 'cmd', src: 'rest-viewer', seq: 0 };
+        o.audit.arrived({ via: 'rest', plant: o.plant, who: whoOf(req, role), from: fromOf(req), at: clock.now(), env });
+        o.audit.refused(o.plant, { src: env.src, seq: env.seq }, 'E_READ_ONLY', 'a viewer token may watch, not command');
+      }
       req.resume();
       refuse(res, 'E_READ_ONLY', 'this token may watch, not command: the command was not relayed');
       return;

@@ -9,6 +9,8 @@ const http = require('node:http');
 const envelope = require('../../../../nodes/lib/core/envelope');
 const { createRestEndpoint, errorStatus } = require('../../../../nodes/lib/web/rest');
 const { waitFor } = require('../../../../system/wait');
+const { createCommandAudit } = require('../../../../nodes/lib/history/command-audit');
+const { tokenId } = require('../../../../nodes/lib/access/auth');
 
 async function serve(t, opts = {}) {
   const relayed = [];
@@ -144,6 +146,32 @@ test('the same request sent again with its key is relayed again, not refused E_D
   assert.deepEqual([s.rest.counters.keyed, s.rest.counters.repeats, s.rest.counters.duplicates], [2, 1, 0]);
   const plain = await post(cmd(7));
   assert.deepEqual([plain.status, plain.body.e.code], [409, 'E_DUPLICATE'], 'without a key a (src, seq) is taken once');
+});
+
+test('the command log: every POST cmd recorded as it arrives (who, from where), and its one answer as its outcome', async (t) => {
+  const entries = [];
+  const audit = createCommandAudit({ log: { append: (e) => { entries.push(e); return true; } } });
+  const s = await serve(t, { audit, plant: 'p7', lifetimeMs: 700 });
+  const pending = s.call('POST', '/cmd', 'tw', cmd(1, { cid: 'c' }));
+  await waitFor(() => s.relayed.length === 1);
+  assert.equal(entries.length, 1, 'recorded before the edge answered');
+  const arrived = entries[0];
+  assert.deepEqual([arrived.kind, arrived.via, arrived.plant, arrived.token, arrived.role, arrived.seq, arrived.dl],
+    ['cmd', 'rest', 'p7', tokenId('tw'), 'twin', 1, s.relayed[0].dl]);
+  assert.match(arrived.from, /^127\.0\.0\.1:\d+$/);
+  assert.ok(!JSON.stringify(entries).includes('"tw"'), 'never the token itself');
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 0) }));
+  await pending;
+  await s.call('POST', '/cmd', 'tw', cmd(1));
+  await s.call('POST', '/cmd', 'vw', cmd(2));
+  s.down();
+  await s.call('POST', '/cmd', 'tw', cmd(3));
+  const outcomes = entries.filter((e) => e.kind === 'outcome').map((e) => [e.src, e.seq, e.outcome, e.code]);
+  assert.deepEqual(outcomes, [
+    ['tw-r', 1, 'written', undefined], ['tw-r', 1, 'refused', 'E_DUPLICATE'],
+    ['rest-viewer', 0, 'refused', 'E_READ_ONLY'], ['tw-r', 3, 'refused', 'E_EDGE_DOWN'],
+  ]);
+  assert.equal(entries.filter((e) => e.kind === 'cmd').find((e) => e.src === 'rest-viewer').role, 'viewer');
 });
 
 test('a command is checked against the plant\'s table before it is relayed: 400 and its code, nothing relayed', async (t) => {
