@@ -296,6 +296,9 @@ describe('s7-connection against a virtual PLC process that stalls', () => {
       await sleep(50);
       process.kill(plc.pid, 'SIGSTOP'); // the PLC stops answering; the socket still takes the request
       stopped = true;
+      // The signal lands asynchronously: write only once the process is seen stopped (state T).
+      const state = () => require('node:fs').readFileSync(`/proc/${plc.pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+      await waitFor(() => state() === 'T', 5000, 'the PLC process stopped');
       const got = await conn.write([{ addr: 'DB1,X0.2', value: true }]).then(() => 'ok', (err) => err.code);
       assert.equal(got, 'E_OUTCOME_UNKNOWN', 'the request was sent; whether the PLC applies it is unknown (not E_WRITE: nothing written)');
       process.kill(plc.pid, 'SIGCONT');
