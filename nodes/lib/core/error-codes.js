@@ -536,6 +536,35 @@ const CODES = {
     means: 'A Toxiproxy proxy was asked for without a name or an upstream: a programming error in the benchmark.' },
   E_FLOOR_SOCKET: { area: 'bench', by: ['bench'], resync: false,
     means: 'A socket of the network-floor echo chain failed: the message says which and why.' },
+  E_STUDY_ARGS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The protocol study (`node bench/study.js`) was given an unknown stack, load or task, or a many-nodes stack without forwarders: the message ' +
+      'lists the valid ones.' },
+  E_STUDY_NETNS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A capture or the network load of the protocol study needs a network namespace of its own (`unshare -n`): run the study as root; it never ' +
+      'shapes the machine\'s own loopback.' },
+  E_STUDY_LOAD: { area: 'bench', by: ['bench'], resync: false,
+    means: 'stress-ng or iperf3 did not run for a load of the protocol study: install them (`bash scripts/study-deps.sh`); the message has their output.' },
+  E_STUDY_MISSING: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A stack of the protocol study cannot run here (ROS, the Cyclone DDS venv or the Fast DDS companion missing): `bash scripts/study-deps.sh` ' +
+      'installs it; the report lists the stack as skipped.' },
+  E_STUDY_CELL: { area: 'bench', by: ['bench'], resync: false,
+    means: 'One measurement of the protocol study ended without a result (a companion crashed or timed out): the report lists it as not measured, with ' +
+      'the tail of its log.' },
+  E_STUDY_MEMORY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The many-nodes test did not start its next level: that many nodes, at the memory each took at the level before, would need more than half ' +
+      'of the memory available.' },
+  E_STUDY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The protocol study stopped on an error of its own: the message and stack say where.' },
+  E_CAPTURE: { area: 'bench', by: ['bench'], resync: false,
+    means: 'tcpdump did not start or captured nothing, or tshark could not read the capture: install them (`bash scripts/study-deps.sh`) and run as root.' },
+  E_COMPANION: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A Node.js companion of the protocol study failed (its stack could not listen or connect): the message says why.' },
+  E_COMPANION_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A companion of the protocol study did not start, answer or finish in time (a master not listening, discovery that never matched): the tail ' +
+      'of its log is in the message.' },
+  E_CHAIN_NOT_READY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'In the many-nodes test no message came through every chain of forwarders within five minutes (processes not started or discovery not done): ' +
+      'the report lists that level as failed.' },
   E_START_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
     means: 'The PLC, a Node-RED or a stock replica did not come up in time: the tail of its log is in the message.' },
   E_START_FAILED: { area: 'bench', by: ['bench'], resync: false,
@@ -581,6 +610,10 @@ const CODES = {
       '`apt-get install mosquitto`.' },
   E_MOSQUITTO_START: { area: 'bench', by: ['scripts'], resync: false,
     means: 'mosquitto_passwd failed, or Mosquitto exited or was not up in time: the end of its log is in the message.' },
+  E_ROSMASTER_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'The ROS 1 master (rosmaster) is not installed: run `bash scripts/study-deps.sh` as root, or `apt-get install python3-rosmaster`.' },
+  E_ROSMASTER_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'rosmaster exited, or did not listen on its port in time: the end of its log is in the message.' },
   E_BROKER_OPTION: { area: 'bench', by: ['scripts'], resync: false,
     means: 'A broker\'s start was asked for with a port, host, username, password or name that cannot go into its config ' +
       '(the message says which and what is allowed), or a launcher child without S7T_BROKER_PASSWORD: nothing was started.' },
