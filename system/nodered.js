@@ -36,6 +36,7 @@ const FATAL = /\[(?:info|warn|error)\] (?:Failed to start|Waiting for missing ty
 async function startNodeRed(o) {
   const port = o.port || (await freePort());
   const userDir = o.userDir || fs.mkdtempSync(path.join(os.tmpdir(), `s7t-${o.role}-`));
+  fs.mkdirSync(userDir, { recursive: true }); // a given one may be gone (a stop that removed it before a restart)
   let flowFile = o.flows;
   if (o.flows && typeof o.flows !== 'string') {
     flowFile = path.join(userDir, 'flows.json');
