@@ -11,6 +11,7 @@ const { waitFor } = require('./nodered');
 
 const TANK_FILE = path.join(__dirname, '..', '..', 'examples', 'tables', 'tank.json');
 const tank = loadTable({ file: TANK_FILE });
+const RETYPE_MS = 10000; // how long driveTank waits for a command on the PLC before it sends it anew
 
 /**
  * A twin of the tank over `protocol` (a transport of twin/transports/) with every value it sees
@@ -44,7 +45,7 @@ async function tankInputs(s7) {
  * Drive the tank over one path and watch it back: the valve closed at the PLC first (each path's
  * own cloud image starts closed, so opening it is a change on every path and its arrival is this
  * path's doing), then a setpoint, the valve and a recipe sent until the PLC holds them with their
- * types, then the PLC's echoes (level, valve feedback, active recipe) seen by the twin, and the
+ * types (now and then sent anew after other values), then the PLC's echoes (level, valve feedback, active recipe) seen by the twin, and the
  * UDINT counter and WORD status as numbers.
  * @param {{tr: object, seen: object}} twin from tankTwin
  * @param {object} s7 a client of the tank's PLC (system/s7.js)
@@ -53,7 +54,16 @@ async function tankInputs(s7) {
 async function driveTank(twin, s7, o) {
   const { label, sp, rcp } = o;
   await s7.write({ 'DB11,X4.0': false });
+  // A bridge towards the PLC (OPC UA, Modbus) writes only what changed after its baseline, so a
+  // command that reached the cloud while the bridge took a new one (a reconnect on a loaded
+  // machine) is never written, and sending the same values again changes nothing there. Now and
+  // then the twin sends other values and then these again, as a user would type them anew.
+  let lastTry = Date.now();
   await waitFor(async () => {
+    if (Date.now() - lastTry > RETYPE_MS) {
+      twin.tr.send({ sp: sp - 1, vlv: 0, rcp: '' });
+      lastTry = Date.now();
+    }
     twin.tr.send({ sp, vlv: 1, rcp });
     const v = await tankInputs(s7);
     return v.sp === sp && v.vlv === 1 && v.rcp === rcp;
