@@ -45,8 +45,8 @@ async function tankInputs(s7) {
  * Drive the tank over one path and watch it back: the valve closed at the PLC first (each path's
  * own cloud image starts closed, so opening it is a change on every path and its arrival is this
  * path's doing), then a setpoint, the valve and a recipe sent until the PLC holds them with their
- * types (now and then sent anew after other values), then the PLC's echoes (level, valve feedback, active recipe) seen by the twin, and the
- * UDINT counter and WORD status as numbers.
+ * types (now and then sent anew after other values), then the PLC's echoes (level, valve
+ * feedback, active recipe) seen by the twin, and the UDINT counter and WORD status as numbers.
  * @param {{tr: object, seen: object}} twin from tankTwin
  * @param {object} s7 a client of the tank's PLC (system/s7.js)
  * @param {{label: string, sp: number, rcp: string}} o sp: a REAL's exact decimal
