@@ -27,7 +27,7 @@
  * A carrier, edge side: {open(): Promise, send(buf, dl?), route?(to), onMessage(fn(buf)),
  *   onDown(fn(err)), close(): Promise, buffered?(): number}.
  * A carrier, cloud side: {start(onMessage(buf, from)): Promise, send(to, buf, dl?), address?,
- *   onDown(fn(err)), close(): Promise}; `from` = {replyTo?, plant?, remote?}: where an answer to it
+ *   onDown(fn(err)), onPeerGone?(fn(to)), close(): Promise}; `from` = {replyTo?, plant?, remote?}: where an answer to it
  *   goes (else the plant's channel), the plant the broker vouches the sender may speak for (MQTT's
  *   topic ACLs), and a name for logs.
  *
@@ -94,7 +94,14 @@ function createBusConnection(o) {
      */
     send(data, dl) {
       if (state !== 'open') throw new Error('the link session is not open');
-      o.write('frame', data, dl);
+      try {
+        o.write('frame', data, dl);
+      } catch (err) {
+        // The carrier cannot take it (its broker connection is going, its queue is full): the
+        // session ends here, as a WebSocket whose socket failed, and the edge dials again.
+        conn.emit('error', err);
+        finish(1006, err.message);
+      }
     },
     close(code = 1000, reason = '') { if (state !== 'closed') bye(code, reason); },
     terminate() { if (state !== 'closed') bye(1006, 'terminated'); },
@@ -214,7 +221,7 @@ function createBusListener(carrier, o) {
   const codecs = opts.codecs || [JSON_CODEC];
   const sessions = new Map(); // sid -> {conn, to, plant}
   const told = new Map(); // sid of an unknown session -> when it was last told so
-  const counters = { hellos: 0, sessions: 0, refusedSessions: 0, unknownSessions: 0, malformed: 0, foreignPlant: 0, brokerLost: 0 };
+  const counters = { hellos: 0, sessions: 0, refusedSessions: 0, unknownSessions: 0, malformed: 0, foreignPlant: 0, brokerLost: 0, peersGone: 0 };
   let closed = false;
 
   const reply = (to, type, sid, body) => { try { carrier.send(to, bus.encode(type, sid, body)); } catch { /* the carrier is down */ } };
@@ -283,6 +290,13 @@ function createBusListener(carrier, o) {
     s.conn.message(m.type, m.body);
   }
 
+  if (carrier.onPeerGone) {
+    // The broker says nothing receives at a session's address any more (AMQP: the edge's queue
+    // went with its connection): that session is over, sooner than its silence would tell.
+    carrier.onPeerGone((to) => {
+      for (const s of [...sessions.values()]) if (s.to === to) { counters.peersGone += 1; s.conn.lost(1006, 'the edge\'s queue is gone'); }
+    });
+  }
   carrier.onDown((err) => {
     counters.brokerLost += 1;
     for (const s of [...sessions.values()]) s.conn.lost(1006, `broker connection lost: ${err.message}`);
