@@ -90,7 +90,9 @@ function readFrom(consumer, topic, offset, o, onRecord, onLost) {
     const part = { partition: 0, fetchOffset: next, partitionMaxBytes: o.maxFetchBytes, currentLeaderEpoch: -1, lastFetchedEpoch: -1 };
     while (!closed) {
       part.fetchOffset = next;
-      const r = await consumer.fetch({ node: t.partitions[0].leader, topics: [{ topicId: t.id, partitions: [part] }], maxWaitTime: o.maxWaitTime, minBytes: 1, maxBytes: o.maxFetchBytes });
+      const r = await consumer.fetch({
+        node: t.partitions[0].leader, topics: [{ topicId: t.id, partitions: [part] }], maxWaitTime: o.maxWaitTime, minBytes: 1, maxBytes: o.maxFetchBytes,
+      });
       for (const tr of r.responses) {
         for (const p of tr.partitions) {
           if (p.errorCode) throw Object.assign(new Error(`Kafka fetch of ${topic} failed (error code ${p.errorCode})`), { code: 'E_LINK_KAFKA_FETCH' });

@@ -28,7 +28,6 @@ test('a broker URL: its scheme checked, its login taken out of it', () => {
 test('every transport but WebSocket has a carrier for both ends and a development address', () => {
   for (const id of transports.IDS.filter((x) => x !== 'ws')) {
     const t = transports.TRANSPORTS[id];
-    // eslint-disable-next-line global-require
     const carrier = require(`../../../../../nodes/lib/link/transports/${t.carrier.slice(2)}`);
     assert.equal(typeof carrier.cloudCarrier, 'function', id);
     assert.equal(typeof carrier.edgeCarrier, 'function', id);

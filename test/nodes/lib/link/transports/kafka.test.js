@@ -22,7 +22,9 @@ test('Kafka: admitted by token, one edge per plant, a command and its one answer
   const login = { username: kafka.credentials.username, password: kafka.credentials.password };
   // A command for plant1 written before any edge session: a stale request on the plant's topic.
   const { Producer } = require('@platformatic/kafka');
-  const producer = new Producer({ clientId: 'test-stale', bootstrapBrokers: kafka.brokers, sasl: { mechanism: 'PLAIN', ...login }, autocreateTopics: true });
+  const producer = new Producer({
+    clientId: 'test-stale', bootstrapBrokers: kafka.brokers, sasl: { mechanism: 'PLAIN', ...login }, autocreateTopics: true,
+  });
   t.after(() => producer.close());
   const stale = lt.command(60000);
   await producer.send({ messages: [{ topic: 's7twin.link.down.plant1', partition: 0, value: bus.encode('frame', bus.newSessionId(), JSON.stringify(stale)) }] });
