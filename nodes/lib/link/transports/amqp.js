@@ -79,6 +79,7 @@ function cloudCarrier(o) {
   const amqp = loadClient('amqp');
   const opts = { ...DEFAULTS, ...o };
   let downFn = () => {};
+  let upFn = () => {};
   let goneFn = () => {};
   let keeper = null;
   let ch = null;
@@ -91,6 +92,7 @@ function cloudCarrier(o) {
       keeper = keepConnected({
         backoff: opts.backoff,
         onDown: (err) => { ch = null; downFn(err); },
+        onUp: () => upFn(),
         async connect(lost) {
           const conn = await amqp.connect(connectOptions(opts.url, opts), { timeout: opts.connectTimeoutMs });
           conn.on('error', () => {});
@@ -120,6 +122,7 @@ function cloudCarrier(o) {
       ch.sendToQueue(to, buf, { mandatory: true, expiration: expiration(dl) });
     },
     onDown(fn) { downFn = fn; },
+    onUp(fn) { upFn = fn; },
     /** The broker returned a message: nothing receives at `to` any more. */
     onPeerGone(fn) { goneFn = fn; },
     async close() { if (keeper) await keeper.close(); ch = null; },

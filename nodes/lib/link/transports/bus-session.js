@@ -27,7 +27,7 @@
  * A carrier, edge side: {open(): Promise, send(buf, dl?), route?(to), onMessage(fn(buf)),
  *   onDown(fn(err)), close(): Promise, buffered?(): number}.
  * A carrier, cloud side: {start(onMessage(buf, from)): Promise, send(to, buf, dl?), address?,
- *   onDown(fn(err)), onPeerGone?(fn(to)), close(): Promise}; `from` = {replyTo?, plant?, remote?}: where an answer to it
+ *   onDown(fn(err)), onUp?(fn()), onPeerGone?(fn(to)), close(): Promise}; `from` = {replyTo?, plant?, remote?}: where an answer to it
  *   goes (else the plant's channel), the plant the broker vouches the sender may speak for (MQTT's
  *   topic ACLs), and a name for logs.
  *
@@ -214,7 +214,8 @@ function dialBus(carrier, o) {
  * @param {object[]} [o.codecs] the codecs it speaks (default JSON)
  * @param {number} [o.maxPayload]
  * @param {number} [o.unknownReplyMs]
- * @returns {{start(): Promise<void>, close(): Promise<void>, counters: object, sessions(): number}}
+ * @param {(up: boolean, err?: Error) => void} [o.onStatus] the broker connection came up or went
+ * @returns {{start(): Promise<void>, close(): Promise<void>, counters: object, sessions(): number, up: boolean}}
  */
 function createBusListener(carrier, o) {
   const opts = { ...DEFAULTS, ...o };
@@ -297,19 +298,31 @@ function createBusListener(carrier, o) {
       for (const s of [...sessions.values()]) if (s.to === to) { counters.peersGone += 1; s.conn.lost(1006, 'the edge\'s queue is gone'); }
     });
   }
+  let up = false;
+  const status = (isUp, err) => {
+    if (isUp === up) return;
+    up = isUp;
+    if (opts.onStatus) opts.onStatus(up, err);
+  };
   carrier.onDown((err) => {
     counters.brokerLost += 1;
+    status(false, err);
     for (const s of [...sessions.values()]) s.conn.lost(1006, `broker connection lost: ${err.message}`);
   });
+  if (carrier.onUp) carrier.onUp(() => status(true));
 
   return {
     counters,
     sessions: () => sessions.size,
-    start: () => carrier.start(onMessage),
+    /** Connected to its broker (bound, for ZeroMQ) now. */
+    get up() { return up; },
+    /** Connect (bind) and take sessions; rejects if the first attempt fails (a broker carrier keeps trying). */
+    start: () => carrier.start(onMessage).then(() => status(true)),
     /** Close every session (1001) and the carrier. */
     async close() {
       if (closed) return;
       closed = true;
+      up = false;
       for (const s of [...sessions.values()]) s.conn.close(1001, 'endpoint closing');
       await carrier.close();
     },

@@ -156,6 +156,7 @@ function cloudCarrier(o) {
   const opts = { ...DEFAULTS, ...o };
   const topics = topicsOf(opts.prefix);
   let downFn = () => {};
+  let upFn = () => {};
   let keeper = null;
   let end = null;
   return {
@@ -163,6 +164,7 @@ function cloudCarrier(o) {
       keeper = keepConnected({
         backoff: opts.backoff,
         onDown: (err) => { end = null; downFn(err); },
+        onUp: () => upFn(),
         async connect(lost) {
           const e = await openEnd(kafka, baseOptions(opts.url, opts, 'cloud'), topics.up, opts, (buf) => onMessage(buf, {}), lost);
           end = e;
@@ -177,6 +179,7 @@ function cloudCarrier(o) {
       produce(e, topics.down(to), buf, (err) => { if (end === e) e.close().catch(() => {}); downFn(err); });
     },
     onDown(fn) { downFn = fn; },
+    onUp(fn) { upFn = fn; },
     async close() { if (keeper) await keeper.close(); end = null; },
   };
 }

@@ -69,6 +69,7 @@ function cloudCarrier(o) {
   const opts = { ...DEFAULTS, ...o };
   const upAll = linkTopicsOf('+').up;
   let downFn = () => {};
+  let upFn = () => {};
   let client = null;
   let up = false;
   return {
@@ -85,7 +86,7 @@ function cloudCarrier(o) {
       client.on('connect', () => {
         up = true;
         // mqtt.js subscribes again after a reconnect; the first time is ours.
-        subscribe(client, upAll).catch((err) => downFn(err));
+        subscribe(client, upAll).then(() => upFn(), (err) => downFn(err));
       });
       client.on('close', () => {
         if (!up) return;
@@ -99,6 +100,7 @@ function cloudCarrier(o) {
       client.publish(linkTopicsOf(to).down, buf, { qos: 0 });
     },
     onDown(fn) { downFn = fn; },
+    onUp(fn) { upFn = fn; },
     async close() {
       up = false;
       if (client) await client.endAsync(true).catch(() => {});

@@ -27,7 +27,8 @@ test('Kafka: admitted by token, one edge per plant, a command and its one answer
   });
   t.after(() => producer.close());
   const stale = lt.command(60000);
-  await producer.send({ messages: [{ topic: 's7twin.link.down.plant1', partition: 0, value: bus.encode('frame', bus.newSessionId(), JSON.stringify(stale)) }] });
+  const value = bus.encode('frame', bus.newSessionId(), JSON.stringify(stale));
+  await producer.send({ messages: [{ topic: 's7twin.link.down.plant1', partition: 0, value }] });
 
   let cloud = await lt.startLinkCloud({ transport: 'kafka', url, login });
   t.after(() => cloud.stop());
