@@ -12,14 +12,18 @@
 # Nothing is installed when every package is already there. Where the machine does not allow an
 # install, it says what is missing and stops: a test that needs one of them cannot pass without it.
 #   bash scripts/system-deps.sh                 every package above
-#   bash scripts/system-deps.sh redis-server    only those named (`bash scripts/start.sh --fleet`)
+#   bash scripts/system-deps.sh redis-server    only those named (`bash scripts/start.sh --fleet`,
+#                                               scripts/broker-deps.sh)
 set -euo pipefail
 
 if [ $# -gt 0 ]; then S7T_DEB_PACKAGES=("$@"); else S7T_DEB_PACKAGES=(chromium redis-server podman runc netavark aardvark-dns iptables debootstrap docker-compose openssl); fi
 # command each package provides, to see whether it is there
 declare -A S7T_DEB_PROVIDES=([chromium]=chromium [redis-server]=redis-server
   [podman]=podman [runc]=runc [netavark]=/usr/lib/podman/netavark [aardvark-dns]=/usr/lib/podman/aardvark-dns
-  [iptables]=iptables [debootstrap]=debootstrap [docker-compose]=docker-compose [openssl]=openssl)
+  [iptables]=iptables [debootstrap]=debootstrap [docker-compose]=docker-compose [openssl]=openssl
+  # asked for by name only, by scripts/broker-deps.sh (the real brokers)
+  [rabbitmq-server]=/usr/lib/rabbitmq/bin/rabbitmq-server [mosquitto]=mosquitto_passwd
+  [default-jre-headless]=java [maven]=mvn)
 
 missing=()
 for p in "${S7T_DEB_PACKAGES[@]}"; do

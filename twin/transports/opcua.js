@@ -24,7 +24,7 @@
  */
 const ot = require('../../nodes/lib/opcua/tags');
 const tags = require('../../nodes/lib/core/tags');
-const { createSide } = require('../../nodes/lib/opcua/session');
+const { createSession } = require('../../nodes/lib/opcua/session');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
 const { createWrites } = require('./opcua/writes');
 const { createOutputs } = require('./opcua/outputs');
@@ -52,7 +52,9 @@ function configure(opts) {
   const o = { ...DEFAULTS, ...opts };
   const url = o.url || o.endpointUrl;
   if (!url || !/^opc\.tcp:\/\//.test(url)) throw new TransportError('E_TRANSPORT_CONFIG', 'the opcua transport needs a url (opc.tcp://host:port)');
-  if (o.mode !== 'poll' && o.mode !== 'subscribe') throw new TransportError('E_TRANSPORT_CONFIG', `mode must be poll or subscribe, got ${JSON.stringify(o.mode)}`);
+  if (o.mode !== 'poll' && o.mode !== 'subscribe') {
+    throw new TransportError('E_TRANSPORT_CONFIG', `mode must be poll or subscribe, got ${JSON.stringify(o.mode)}`);
+  }
   const pollMs = Number(o.pollMs);
   if (!(pollMs >= 1)) throw new TransportError('E_TRANSPORT_CONFIG', `pollMs must be >= 1, got ${o.pollMs}`);
   return { o, url, pollMs, plant: ot.checkPlant(o.plant) };
@@ -75,7 +77,7 @@ function configure(opts) {
  */
 function createTransport(opts = {}) {
   const { o, url, pollMs, plant } = configure(opts);
-  const side = createSide({
+  const side = createSession({
     name: 'twin',
     endpointUrl: url,
     credentials: { user: String(o.user), password: String(o.password) },

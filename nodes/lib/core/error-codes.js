@@ -158,9 +158,6 @@ const CODES = {
       'twin\'s files `GET`.' },
   E_NOT_FOUND: { area: 'answer', by: ['cloud'], resync: false,
     means: 'No such path on the REST endpoint or the browser twin\'s page (HTTP 404): check the URL.' },
-  E_RATE: { area: 'answer', by: ['cloud'], resync: false,
-    means: 'Reserved: the REST endpoint would answer it with HTTP 429, but no part raises it now (the per-peer limits answer ' +
-      '`E_RATE_LIMIT`).' },
 
   // Connections, tokens and per-peer limits.
   E_UNAUTHORIZED: { area: 'access', by: ['cloud', 'twin'], resync: false,
