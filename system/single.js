@@ -19,6 +19,7 @@ const { startToxiproxy } = require('./toxiproxy');
 const { startNodeRed } = require('./nodered');
 const { createPlcProcess } = require('./plc');
 const flows = require('./flows');
+const { linkPathOf, startLink } = require('./link');
 
 const HOST = '127.0.0.1';
 /**
@@ -37,6 +38,9 @@ function credentialsFor(name, plant) {
     mqttTwin: { username: 'twin', password: `${name}-twin-pw` },
     mqttPlc: { username: 'plc', password: `${name}-plc-pw` },
     mqttMonitor: { username: 'monitor', password: `${name}-monitor-pw` },
+    // The link over the bundle's MQTT broker: the plant's edge and the cloud's end of it.
+    mqttEdge: { username: 'edge', password: `${name}-edge-pw` },
+    mqttLink: { username: 'link', password: `${name}-link-pw` },
     opcuaTwin: { user: 'twin', password: `${name}-twin-ua` },
     opcuaEdge: { user: 'edge', password: `${name}-edge-ua` },
   };
@@ -87,7 +91,11 @@ function commonEnv(c, scanMs) {
     S7T_TWIN_TOKEN: c.twinToken,
     S7T_VIEWER_TOKEN: c.viewerToken,
     S7T_EDGE_TOKEN: c.edgeToken,
-    S7T_MQTT_USERS: [c.mqttTwin, c.mqttPlc, c.mqttMonitor].map((u) => `${u.username}:${u.password}:${u.username}`).join(','),
+    S7T_MQTT_USERS: [
+      ...[c.mqttTwin, c.mqttPlc, c.mqttMonitor].map((u) => `${u.username}:${u.password}:${u.username}`),
+      ...(c.mqttEdge ? [`${c.mqttEdge.username}:${c.mqttEdge.password}:edge@${c.plant}`] : []),
+      ...(c.mqttLink ? [`${c.mqttLink.username}:${c.mqttLink.password}:link`] : []),
+    ].join(','),
     S7T_MQTT_PLC_USER: c.mqttPlc.username,
     S7T_MQTT_PLC_PASSWORD: c.mqttPlc.password,
     S7T_MQTT_MONITOR_USER: c.mqttMonitor.username,
@@ -160,7 +168,7 @@ function twinEndpoints(c, twinPorts) {
 
 /** The flows of one role: the wanted paths' tabs (or the given parts) and the wanted comparison stacks. */
 function roleFlows(role, want, o) {
-  const bundleWanted = want.some((id) => paths.get(id).kind === 'bundle');
+  const bundleWanted = want.some(paths.onBundleFlows);
   let base;
   if (o.parts) base = Object.assign(flows.partFlows(o.parts[role] || []), { disabledTabs: [] });
   else base = flows.withPathsDisabled(bundleWanted ? flows.bundleFlows(role) : [], want);
@@ -171,7 +179,9 @@ function roleFlows(role, want, o) {
 /**
  * Start the system.
  * @param {object} o
- * @param {string[]} [o.protocols] path ids to run (nodes/lib/core/paths.js; default: the bundle's)
+ * @param {string[]} [o.protocols] path ids to run (nodes/lib/core/paths.js; default: the bundle's);
+ *   at most one link path (ws-amqp, ws-kafka, ws-mqtt, ws-zmq: the edge↔cloud link over that
+ *   transport, its broker started here; system/link.js), and then not beside ws or http
  * @param {{cloud?: string[], edge?: string[]}} [o.parts] run these flow parts (flows/parts/) instead
  *   of the assembled flows with the unwanted paths' tabs disabled
  * @param {object|null} [o.links] {'twin-cloud': {up, down}, 'cloud-edge': {up, down}}: Toxiproxy
@@ -197,6 +207,7 @@ async function startSystem(o = {}) {
   for (const id of want) {
     if (!paths.get(id)) throw Object.assign(new Error(`unknown protocol path "${id}" (have: ${paths.ids().join(', ')})`), { code: 'E_SYSTEM_ARGS' });
   }
+  const linkPath = linkPathOf(want);
   const stoppers = [];
   const stop = async () => {
     for (const s of stoppers.reverse()) await s().catch((err) => log(`stop: ${err.message}`));
@@ -213,6 +224,8 @@ async function startSystem(o = {}) {
       tp = await startToxiproxy();
       stoppers.push(() => tp.stop());
     }
+    const link = linkPath ? await startLink(linkPath, { cloudPorts, tp, credentials: c, log }) : null;
+    if (link) stoppers.push(() => link.stop());
     const common = commonEnv(c, scanMs);
     const cloudFlows = roleFlows('cloud', want, o);
     const edgeFlows = roleFlows('edge', want, o);
@@ -224,7 +237,7 @@ async function startSystem(o = {}) {
       flows: cloudFlows.flows,
       env: {
         ...common, ...servicePortsEnv(cloudPorts), S7T_MQTT_HOST: HOST, S7T_OPCUA_HOST: HOST, S7T_MODBUS_HOST: HOST,
-        ...(o.cloudEnv || {}), ...(o.env || {}),
+        ...(link ? link.cloudEnv : {}), ...(o.cloudEnv || {}), ...(o.env || {}),
       },
     };
     const procs = {};
@@ -242,11 +255,13 @@ async function startSystem(o = {}) {
         const a = await tp.createProxy({ name: `twin-${svc}`, upstream: `${HOST}:${port}` });
         await tp.addLatency(a.name, o.links['twin-cloud'] || {});
         twinPorts[svc] = a.port;
-        const b = await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}` });
+        const b = await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}`, ...((link && link.plantProxy(svc)) || {}) });
         await tp.addLatency(b.name, o.links['cloud-edge'] || {});
         plantPorts[svc] = b.port;
       }
     }
+    // A link over a broker has a second hop, broker → cloud: cut with the plant's in a link fault.
+    const brokerProxies = link && tp ? await link.proxies(tp) : [];
 
     // A restart comes back on the same ports, as a real PLC does.
     const plc = o.plc || createPlcProcess(plcOptions(want, { scanMs, plcInputLog: o.plcInputLog }, c, plantPorts));
@@ -270,6 +285,7 @@ async function startSystem(o = {}) {
         S7T_PLC_MODBUS_PORT: String(ports.modbus || ''),
         ...servicePortsEnv(plantPorts),
         ...paths.edgeEnv({ host: HOST, ...plantPorts, plcHost: HOST, plcS7: ports.s7, plcOpcua: ports.opcua || '', plcModbus: ports.modbus || '' }),
+        ...(link ? link.edgeEnv(plantPorts) : {}),
         ...(o.env || {}),
       },
     };
@@ -290,7 +306,13 @@ async function startSystem(o = {}) {
       plc,
       get pids() { return { cloud: procs.cloud.pid, edge: procs.edge.pid, plc: procs.plc.pid }; },
       toxiproxy: tp,
-      plantProxies: tp ? Object.keys(cloudPorts).map((svc) => `plant-${svc}`) : [],
+      plantProxies: tp ? [...Object.keys(cloudPorts).map((svc) => `plant-${svc}`), ...brokerProxies] : [],
+      /** The edge↔cloud link: its transport, its broker (if the launcher started one), the ports the edge reaches it on. */
+      link: {
+        transport: linkPath ? linkPath.link : 'ws',
+        broker: link && link.broker,
+        edgePorts: (linkPath ? linkPath.services.filter((svc) => svc !== 'http') : ['http']).map((svc) => plantPorts[svc]),
+      },
       stop,
       /**
        * Signal one process (the fault suite: SIGKILL, SIGSTOP, SIGCONT).

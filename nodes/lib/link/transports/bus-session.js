@@ -46,6 +46,9 @@ const DEFAULTS = {
 const TOO_LARGE = 1009;
 const UNKNOWN_SESSION = 4404; // a bye: the other side does not know the session (4000-4999: the application's own close codes)
 
+/** Two carrier addresses (a queue name, a plant, a ZeroMQ routing id) are the same. */
+const sameAddress = (a, b) => a === b || (Buffer.isBuffer(a) && Buffer.isBuffer(b) && a.equals(b));
+
 /** Error with a code, for the connection's 'error' event. */
 const coded = (code, message) => Object.assign(new Error(message), { code });
 
@@ -292,10 +295,13 @@ function createBusListener(carrier, o) {
   }
 
   if (carrier.onPeerGone) {
-    // The broker says nothing receives at a session's address any more (AMQP: the edge's queue
-    // went with its connection): that session is over, sooner than its silence would tell.
+    // The broker (the ZeroMQ router) says nothing receives at a session's address any more (AMQP:
+    // the edge's queue went with its connection; ZeroMQ: its connection dropped): that session is
+    // over, sooner than its silence would tell.
     carrier.onPeerGone((to) => {
-      for (const s of [...sessions.values()]) if (s.to === to) { counters.peersGone += 1; s.conn.lost(1006, 'the edge\'s queue is gone'); }
+      for (const s of [...sessions.values()]) {
+        if (sameAddress(s.to, to)) { counters.peersGone += 1; s.conn.lost(1006, 'nothing receives at the edge\'s address any more'); }
+      }
     });
   }
   let up = false;

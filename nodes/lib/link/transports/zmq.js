@@ -12,7 +12,8 @@
  * - No persistence and no queue that outlives a connection: a session is one DEALER, made for
  *   one dial and closed with linger 0, so nothing it held is sent after it; the DEALER does not
  *   reconnect by itself (a dropped TCP connection ends the session and the dialer dials a new
- *   one), and the ROUTER drops what it would send to a peer that is gone.
+ *   one), and the ROUTER refuses to send to a peer that is gone (mandatory): that ends the
+ *   peer's session at once, as a closed WebSocket would.
  * - Liveness: ZeroMQ hides nothing here (no broker between), but a black-holed link keeps its TCP
  *   connection, so the sync heartbeat is what finds it, as on the WebSocket.
  *
@@ -29,7 +30,7 @@ const DEFAULTS = {
 /**
  * Messages written one after the other: zeromq allows one pending send per socket.
  * @param {object} sock a zeromq socket
- * @param {(err: Error) => void} onError a send failed (not an EAGAIN of a router dropping)
+ * @param {(err: Error, parts: Buffer[]) => void} onError a send failed
  * @param {number} maxQueue
  */
 function createWriter(sock, onError, maxQueue) {
@@ -41,7 +42,7 @@ function createWriter(sock, onError, maxQueue) {
     while (queue.length) {
       const m = queue.shift();
       bytes -= m.size;
-      try { await sock.send(m.parts); } catch (err) { if (!sock.closed) onError(err); }
+      try { await sock.send(m.parts); } catch (err) { if (!sock.closed) onError(err, m.parts); }
     }
     busy = false;
   }
@@ -68,9 +69,19 @@ function createWriter(sock, onError, maxQueue) {
 function cloudCarrier(o) {
   const zmq = loadClient('zmq');
   const opts = { ...DEFAULTS, ...o };
-  const sock = new zmq.Router({ linger: 0, sendHighWaterMark: opts.sendHighWaterMark, ...(opts.maxPayload ? { maxMessageSize: opts.maxPayload + 64 } : {}) });
+  // mandatory: a message to a peer that is gone fails (EHOSTUNREACH) instead of vanishing, so the
+  // session of an edge whose connection dropped ends at the cloud's next frame, not after its
+  // silence; sendTimeout 0: a peer that does not read is not waited for (its frames are dropped,
+  // and its silence ends its session).
+  const sock = new zmq.Router({
+    linger: 0, mandatory: true, sendTimeout: 0, sendHighWaterMark: opts.sendHighWaterMark, ...(opts.maxPayload ? { maxMessageSize: opts.maxPayload + 64 } : {}),
+  });
   let downFn = () => {};
-  const writer = createWriter(sock, (err) => downFn(err), opts.maxQueue);
+  let goneFn = () => {};
+  const writer = createWriter(sock, (err, parts) => {
+    if (err.code === 'EHOSTUNREACH') goneFn(parts[0]);
+    else if (err.code !== 'EAGAIN') downFn(err);
+  }, opts.maxQueue);
   const carrier = {
     port: null,
     async start(onMessage) {
@@ -86,6 +97,8 @@ function cloudCarrier(o) {
     },
     send(to, buf) { writer.write([to, buf]); },
     onDown(fn) { downFn = fn; },
+    /** A frame could not go: nothing is connected with that routing id any more. */
+    onPeerGone(fn) { goneFn = fn; },
     async close() { if (!sock.closed) sock.close(); },
   };
   return carrier;
