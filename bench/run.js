@@ -370,7 +370,7 @@ async function runBench(cli = {}) {
             stockCycleMs: o.stockCycleMs, stockOpcuaSamplingMs: o.stockOpcuaSamplingMs, log: (l) => progress.log(l),
           });
         } catch (err) {
-          pr.errors.push(`system did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
+          pr.errors.push(`system${tag} did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
           log(err.message);
           continue;
         }
@@ -418,7 +418,7 @@ async function runBench(cli = {}) {
               got += n;
               if (!live.length) break;
             }
-            pr.probe = acc;
+            Object.assign(pr.probe, acc);
           }
 
           // Twin productions: Table 1, 5, 3 and cycle time.
@@ -510,19 +510,26 @@ async function runBench(cli = {}) {
           progress.phase(`${profileName}: stopping`);
           pr.flowTimers = { ...(pr.flowTimers || {}), ...collectFlowTimers(sys.procs.cloud.timerDir) };
           // Process logs (tails) go into the results: a runtime that fell over under load says why.
+          // One system per link: its logs and its exits named after it (ws: the profile's own).
+          const who = `${profileName}${link === 'ws' ? '' : `-${link}`}`;
           for (const [name, proc] of Object.entries(sys.procs)) {
             pr.exited = pr.exited || {};
-            if (proc.child && proc.child.exitCode !== null) pr.exited[name] = proc.child.exitCode;
-            (results.logs = results.logs || {})[`${profileName}${link === 'ws' ? '' : `-${link}`}-${name}.log`] = proc.logs().slice(-200000);
-          }
-          for (const [name, code] of Object.entries(pr.exited || {})) {
-            pr.errors.push(`${name} process exited during the run (code ${code}); see logs/${profileName}-${name}.log`);
+            (results.logs = results.logs || {})[`${who}-${name}.log`] = proc.logs().slice(-200000);
+            if (!proc.child || proc.child.exitCode === null) continue;
+            pr.exited[`${who}-${name}`] = proc.child.exitCode;
+            pr.errors.push(`${name} process exited during the run (code ${proc.child.exitCode}); see logs/${who}-${name}.log`);
           }
           await sys.stop();
         }
       }
     }
-    if (o.faults && o.faults.length) results.faults = await runFaultSection(o, profileDefs, progress);
+    if (o.faults && o.faults.length) {
+      // The WebSocket link's suite beside every bundle path, then each link path named, alone.
+      if (groups.some((g) => paths.linkOf(g[0]) === 'ws')) results.faults = await runFaultSection(o, profileDefs, progress);
+      for (const p of running.filter((id) => paths.get(id).kind === 'link')) {
+        (results.linkFaults = results.linkFaults || {})[p] = await runFaultSection(o, profileDefs, progress, p);
+      }
+    }
     if (o.fleet) results.fleet = await runFleetSection(o, progress);
   } finally {
     progress.stop();
@@ -534,22 +541,25 @@ async function runBench(cli = {}) {
 }
 
 /**
- * The fault suite on a system of its own (every bundle path, Toxiproxy in both links with no
- * latency: the 'proxied' profile), so the measured sections above never see a fault.
- * @returns {Promise<{profile: string, options: object, results: object[]}|{error: string}>}
+ * The fault suite on a system of its own (Toxiproxy in both links with no latency: the 'proxied'
+ * profile), so the measured sections above never see a fault: every bundle path over the
+ * WebSocket link, or one link path (the edge↔cloud link over its transport) alone.
+ * @param {string} [linkPath] a link path id (ws-amqp…): its suite instead of the WebSocket link's
+ * @returns {Promise<{profile: string, options: object, results: object[], link?: string}|{error: string}>}
  */
-async function runFaultSection(o, profileDefs, progress) {
+async function runFaultSection(o, profileDefs, progress, linkPath) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-faults-'));
   const inputLog = faults.inputLogFile(dir);
-  progress.phase(`faults: starting PLC, cloud and edge Node-RED, Toxiproxy (${o.faults.join(', ')})`);
+  const over = linkPath ? `, link over ${paths.linkOf(linkPath)}` : '';
+  progress.phase(`faults${over}: starting PLC, cloud and edge Node-RED, Toxiproxy (${o.faults.join(', ')})`);
   let sys;
   try {
     sys = await startSystem({
-      profileName: 'proxied', links: profileDefs.proxied.links, protocols: BUNDLE_PROTOCOLS, tuning: o.tuning, scanMs: o.scanMs,
-      plcInputLog: inputLog, log: (l) => progress.log(l),
+      profileName: 'proxied', links: profileDefs.proxied.links, protocols: linkPath ? [linkPath] : BUNDLE_PROTOCOLS, tuning: o.tuning,
+      scanMs: o.scanMs, plcInputLog: inputLog, log: (l) => progress.log(l),
     });
-    const list = await faults.runFaults(sys, { faults: o.faults, inputLog, log: (l) => progress.phase(l) });
-    return { profile: 'proxied', options: { ...faults.DEFAULTS }, results: list };
+    const list = await faults.runFaults(sys, { faults: o.faults, inputLog, protocol: linkPath, log: (l) => progress.phase(l) });
+    return { profile: 'proxied', options: { ...faults.DEFAULTS }, results: list, ...(linkPath ? { link: linkPath } : {}) };
   } catch (err) {
     return { error: `${err.code || ''} ${err.message.split('\n')[0]}` };
   } finally {

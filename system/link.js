@@ -39,55 +39,71 @@ function linkPathOf(want) {
 const brokerService = (p) => p.services.find((s) => paths.SERVICES[s].broker) || null;
 
 /**
- * Start what a link path needs before the cloud starts: its broker, and the ports of the proxies
- * in front of it (chosen now: Kafka tells its clients where to connect).
+ * Start what a link path needs, before the system picks the cloud's ports: its broker on a port
+ * of its own, and with Toxiproxy the two proxies in front of it, each bound by Toxiproxy itself
+ * (port 0). A port picked but not yet bound can be taken meanwhile by any outgoing connection
+ * (RabbitMQ's Erlang VM makes many while it starts), so nothing here holds one across a start but
+ * Kafka's own listener ports, which its JVM binds as it starts.
  * @param {object} p the link path
  * @param {object} o
- * @param {Object<string, number>} o.cloudPorts every service's port (system/single.js)
  * @param {object|null} o.tp Toxiproxy, or null (loopback)
  * @param {object} o.credentials the system's (credentialsFor): MQTT users of roles edge and link
  * @param {(line: string) => void} [o.log]
- * @returns {Promise<object>} {path, broker, cloudEnv, edgeEnv(plantPorts), plantProxy(svc),
- *   proxies(tp): Promise<string[]>, stop()}
+ * @returns {Promise<object>} {path, broker, service, port, cloudEnv(cloudPorts), edgeEnv(plantPorts),
+ *   plantProxy(svc), proxies, stop()}
  */
 async function startLink(p, o) {
   const log = o.log || (() => {});
   const svc = brokerService(p);
   const c = o.credentials;
-  // Proxies in front of the broker, their ports chosen before it starts.
-  const at = o.tp && svc ? await freePorts(['plant', 'cloud'], HOST) : null;
+  const tp = svc ? o.tp : null;
+  const made = [];
   let broker = null;
-  if (svc === 'rabbitmq') broker = await startRabbitMq({ port: o.cloudPorts.rabbitmq });
-  if (svc === 'kafka') {
-    broker = await startKafka({
-      port: o.cloudPorts.kafka,
-      ...(at ? { listeners: [{ name: 'EDGE', advertisedPort: at.plant }, { name: 'CLOUD', advertisedPort: at.cloud }] } : {}),
-    });
+  try {
+    if (svc === 'rabbitmq') broker = await startRabbitMq({});
+    if (svc === 'kafka') {
+      // Kafka tells a client which address to connect to: with proxies, one listener per side,
+      // each advertising its proxy. The proxies come first (bound by Toxiproxy), their upstreams
+      // the listener ports Kafka then binds.
+      const up = tp ? await freePorts(['EDGE', 'CLOUD'], HOST) : null;
+      for (const [side, name] of tp ? [['plant', 'EDGE'], ['cloud', 'CLOUD']] : []) {
+        made.push({ side, ...await tp.createProxy({ name: `${side}-kafka`, upstream: `${HOST}:${up[name]}` }) });
+      }
+      const at = Object.fromEntries(made.map((x) => [x.side, x.port]));
+      broker = await startKafka(tp ? {
+        listeners: [{ name: 'EDGE', port: up.EDGE, advertisedPort: at.plant }, { name: 'CLOUD', port: up.CLOUD, advertisedPort: at.cloud }],
+      } : {});
+    }
+    if (svc === 'rabbitmq' && tp) {
+      for (const side of ['plant', 'cloud']) made.push({ side, ...await tp.createProxy({ name: `${side}-rabbitmq`, upstream: `${HOST}:${broker.port}` }) });
+    }
+  } catch (err) {
+    if (broker) await broker.stop().catch(() => {});
+    throw err;
   }
   if (broker) log(`${broker.name} up for the link (pid ${broker.pid}, port ${broker.port}, ${Math.round(broker.startMs)} ms)`);
+  const proxyOf = (side) => made.find((x) => x.side === side) || null;
   const logins = {
     broker: broker ? { edge: broker.credentials, cloud: broker.credentials } : null,
     mqtt: { edge: c.mqttEdge, cloud: c.mqttLink },
   }[p.linkLogin] || null;
   const loginEnv = (who) => (logins ? { S7T_LINK_USER: logins[who].username, S7T_LINK_PASSWORD: logins[who].password } : {});
-  // What the cloud dials: its broker through the cloud-side proxy, or its own listener.
-  const cloudSide = { host: HOST, ...o.cloudPorts, ...(at ? { [svc]: at.cloud } : {}) };
-  // Upstream of the broker's proxies: Kafka's own listener for each side, else the broker's port.
-  const upstream = (side) => (broker && broker.ports[side === 'plant' ? 'EDGE' : 'CLOUD']) || o.cloudPorts[svc];
   return {
     path: p,
     broker,
-    cloudEnv: { ...paths.cloudEnv(p.id, cloudSide), ...loginEnv('cloud') },
+    /** The broker's service (paths.SERVICES) and port, which the system's ports take. */
+    service: svc,
+    port: broker ? broker.port : null,
+    /** The cloud's environment: its broker through the cloud-side proxy, or its own listener. */
+    cloudEnv: (cloudPorts) => ({
+      ...paths.cloudEnv(p.id, { host: HOST, ...cloudPorts, ...(proxyOf('cloud') ? { [svc]: proxyOf('cloud').port } : {}) }), ...loginEnv('cloud'),
+    }),
     /** The edge's environment, with the ports as the edge sees them. */
     edgeEnv: (plantPorts) => ({ ...paths.edgeEnv({ host: HOST, ...plantPorts }, [p.id]), ...loginEnv('edge') }),
-    /** The plant-side proxy of a service, where it differs from the default (a port chosen, Kafka's own listener). */
-    plantProxy: (s) => (at && s === svc ? { listen: `${HOST}:${at.plant}`, upstream: `${HOST}:${upstream('plant')}` } : null),
-    /** The broker → cloud proxy (no latency), once the cloud runs; its name, with the plant side's. */
-    async proxies(tp) {
-      if (!at) return [];
-      const x = await tp.createProxy({ name: `cloud-${svc}`, listen: `${HOST}:${at.cloud}`, upstream: `${HOST}:${upstream('cloud')}` });
-      return [x.name];
-    },
+    /** The plant-side proxy of the broker's service, made here: {name, port}; null for any other. */
+    plantProxy: (s) => (s === svc && proxyOf('plant')) || null,
+    /** The broker → cloud proxy's name (no latency: the broker sits beside the cloud; it is there to be cut). */
+    proxies: proxyOf('cloud') ? [proxyOf('cloud').name] : [],
     async stop() { if (broker) await broker.stop(); },
   };
 }

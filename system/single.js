@@ -217,15 +217,18 @@ async function startSystem(o = {}) {
     // Order matters for ports: the cloud binds its ports first, and only then does Toxiproxy
     // create its proxies on ephemeral ports. (Proxies made earlier can take a port that was
     // picked for the cloud but not yet bound: a twin then reaches the wrong service.)
-    const cloudPorts = await freePorts(Object.keys(paths.SERVICES), HOST);
-    if (o.cloudPort) cloudPorts.http = o.cloudPort;
     let tp = null;
     if (o.links) {
       tp = await startToxiproxy();
       stoppers.push(() => tp.stop());
     }
-    const link = linkPath ? await startLink(linkPath, { cloudPorts, tp, credentials: c, log }) : null;
+    // The link's broker before the cloud's ports are picked (it starts for seconds, and a port
+    // picked but not yet bound can be taken meanwhile); the system's ports then take its port.
+    const link = linkPath ? await startLink(linkPath, { tp, credentials: c, log }) : null;
     if (link) stoppers.push(() => link.stop());
+    const cloudPorts = await freePorts(Object.keys(paths.SERVICES), HOST);
+    if (o.cloudPort) cloudPorts.http = o.cloudPort;
+    if (link && link.service) cloudPorts[link.service] = link.port;
     const common = commonEnv(c, scanMs);
     const cloudFlows = roleFlows('cloud', want, o);
     const edgeFlows = roleFlows('edge', want, o);
@@ -237,7 +240,7 @@ async function startSystem(o = {}) {
       flows: cloudFlows.flows,
       env: {
         ...common, ...servicePortsEnv(cloudPorts), S7T_MQTT_HOST: HOST, S7T_OPCUA_HOST: HOST, S7T_MODBUS_HOST: HOST,
-        ...(link ? link.cloudEnv : {}), ...(o.cloudEnv || {}), ...(o.env || {}),
+        ...(link ? link.cloudEnv(cloudPorts) : {}), ...(o.cloudEnv || {}), ...(o.env || {}),
       },
     };
     const procs = {};
@@ -255,13 +258,14 @@ async function startSystem(o = {}) {
         const a = await tp.createProxy({ name: `twin-${svc}`, upstream: `${HOST}:${port}` });
         await tp.addLatency(a.name, o.links['twin-cloud'] || {});
         twinPorts[svc] = a.port;
-        const b = await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}`, ...((link && link.plantProxy(svc)) || {}) });
+        // The link's broker has its plant-side proxy already (system/link.js).
+        const b = (link && link.plantProxy(svc)) || await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}` });
         await tp.addLatency(b.name, o.links['cloud-edge'] || {});
         plantPorts[svc] = b.port;
       }
     }
     // A link over a broker has a second hop, broker → cloud: cut with the plant's in a link fault.
-    const brokerProxies = link && tp ? await link.proxies(tp) : [];
+    const brokerProxies = link && tp ? link.proxies : [];
 
     // A restart comes back on the same ports, as a real PLC does.
     const plc = o.plc || createPlcProcess(plcOptions(want, { scanMs, plcInputLog: o.plcInputLog }, c, plantPorts));

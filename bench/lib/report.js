@@ -747,6 +747,7 @@ function markdown(s, plotFiles) {
   L.push('');
 
   if (s.faults) for (const line of faultLines(s.faults)) L.push(line);
+  for (const f of Object.values(s.linkFaults || {})) for (const line of faultLines(f)) L.push(line);
   if (s.fleet) for (const line of fleetLines(s.fleet)) L.push(line);
 
   if (plotFiles.length || (s.plotErrors || []).length) {
@@ -769,11 +770,14 @@ function markdown(s, plotFiles) {
  * @returns {string[]} markdown lines
  */
 function faultLines(f) {
-  const L = ['## Faults', ''];
+  const L = [f.link ? `## Faults, ${label(f.link)}` : '## Faults', ''];
   if (f.error) { L.push(`The fault suite did not run: ${f.error}`, ''); return L; }
   const o = f.options || {};
+  const beside = f.link
+    ? `with the edge↔cloud link over ${label(f.link).replace(/^.* link over /, '')} (the link cut on both its hops: edge → broker and broker → cloud), alone in its system`
+    : 'the MQTT, OPC UA and Modbus paths run beside it';
   L.push(`A twin sends one command every ${o.intervalMs} ms (lifetime ${o.ttlMs} ms, all ten inputs, a pattern unique to each command) ` +
-    'over the WebSocket–S7 path while one fault at a time hits the system; the MQTT, OPC UA and Modbus paths run beside it, ' +
+    `over the WebSocket–S7 path while one fault at a time hits the system; ${beside}, ` +
     'Toxiproxy sits in both links (no latency). The columns from "unanswered" to "undone" come from the twin\'s answers and the ' +
     'virtual PLC\'s input log (one line per scan whose inputs changed), and must all be 0. "First non-ack answer": from the start ' +
     'of the fault until the twin is first told something is wrong. "Acknowledged again": from the end of the fault (link healed, ' +
