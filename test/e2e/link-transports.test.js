@@ -49,7 +49,9 @@ for (const [link, faults] of Object.entries(FAULTS)) {
     assert.equal(sys.link.transport, link);
     t.diagnostic(`system up in ${Date.now() - t0} ms${sys.link.broker ? ` (${sys.link.broker.name} ${Math.round(sys.link.broker.startMs)} ms)` : ''}`);
 
-    const res = await runTwin({ protocol: 'ws', ...sys.endpoints[protocol], boxes: 4, damaged: 0.5, seed: 5, profile: 'fast', timeoutMs: 20000, id: `lt${link}` });
+    const res = await runTwin({
+      protocol: 'ws', ...sys.endpoints[protocol], boxes: 4, damaged: 0.5, seed: 5, profile: 'fast', timeoutMs: 20000, id: `lt${link}`,
+    });
     assert.equal(res.ok, true, res.reason);
     assert.equal(res.missorted, 0);
     assert.equal(res.packed + res.rejected, 4);
