@@ -166,14 +166,70 @@ function twinEndpoints(c, twinPorts) {
   return out;
 }
 
-/** The flows of one role: the wanted paths' tabs (or the given parts) and the wanted comparison stacks. */
+/**
+ * The flows of one role: the wanted paths' tabs (or the given parts), the wanted comparison
+ * stacks, and the caller's extra flows (another plant's tabs: system/flows.js plantTabs).
+ */
 function roleFlows(role, want, o) {
   const bundleWanted = want.some(paths.onBundleFlows);
   let base;
   if (o.parts) base = Object.assign(flows.partFlows(o.parts[role] || []), { disabledTabs: [] });
   else base = flows.withPathsDisabled(bundleWanted ? flows.bundleFlows(role) : [], want);
   const beside = want.filter((id) => paths.get(id).kind === 'comparison').flatMap((id) => flows.comparisonFlows(id, role));
-  return { flows: [...base, ...beside], disabledTabs: base.disabledTabs };
+  const extra = (o.extraFlows && o.extraFlows[role]) || [];
+  return { flows: [...base, ...beside, ...extra], disabledTabs: base.disabledTabs };
+}
+
+/**
+ * Another plant beside a system's, dialing the same cloud: its own virtual PLC running its table
+ * and its own edge Node-RED (the bundle's edge flow, the Modbus nodes set to its table's blocks,
+ * S7T_IO_TABLE naming its table). The cloud serves it with the tabs the caller gave in
+ * `extraFlows` (plantTabs for its OPC UA and Modbus servers, and an I/O table node naming the
+ * plant) and a token scoped to it (S7T_TOKENS).
+ * @param {object} sys what startSystem made so far: {c, scanMs, want, plantPorts, common, stoppers, log, link}
+ *   (link: the link over another transport, system/link.js, which its edge takes too)
+ * @param {object} p
+ * @param {string} p.plant its id
+ * @param {object} p.table its table (a table)
+ * @param {string} p.tableFile the table's file (S7T_IO_TABLE of its edge)
+ * @param {string} p.edgeToken its edge's token (scoped to it in the cloud's S7T_TOKENS)
+ * @param {{opcua?: number, modbus?: number}} [p.ports] its cloud OPC UA and Modbus servers' ports
+ * @returns {Promise<{plant: string, plc: object, edge: object, plcPorts: object}>}
+ */
+async function startPlant(sys, p) {
+  const { c, want, plantPorts, link } = sys;
+  if (link && link.path.linkLogin === 'mqtt') {
+    // The link's MQTT users are the first plant's (its edge's role names its plant).
+    throw Object.assign(new Error(`another plant over the ${link.path.id} link: its edge would need an MQTT user of its own`), { code: 'E_SYSTEM_ARGS' });
+  }
+  const ports = { ...plantPorts, ...(p.ports || {}) };
+  const plcOpts = plcOptions(want, { scanMs: sys.scanMs }, { ...c, plant: p.plant }, ports);
+  const plc = createPlcProcess({ ...plcOpts, table: p.table.definition });
+  await plc.start();
+  sys.stoppers.push(() => plc.stop());
+  const edgeFlows = flows.withModbusMap(roleFlows('edge', want, {}).flows, p.table);
+  const pp = plc.ports;
+  const edge = await startNodeRed({
+    role: 'edge',
+    port: await freePort(),
+    flows: edgeFlows,
+    env: {
+      ...sys.common,
+      S7T_PLANT: p.plant,
+      S7T_IO_TABLE: p.tableFile,
+      S7T_EDGE_TOKEN: p.edgeToken,
+      S7T_PLC_HOST: HOST,
+      S7T_PLC_PORT: String(pp.s7),
+      S7T_PLC_OPCUA_PORT: String(pp.opcua || ''),
+      S7T_PLC_MODBUS_PORT: String(pp.modbus || ''),
+      ...servicePortsEnv(ports),
+      ...paths.edgeEnv({ host: HOST, ...ports, plcHost: HOST, plcS7: pp.s7, plcOpcua: pp.opcua || '', plcModbus: pp.modbus || '' }),
+      ...(link ? link.edgeEnv(ports) : {}),
+    },
+  });
+  sys.stoppers.push(() => edge.stop());
+  sys.log(`${p.plant}: virtual PLC (pid ${plc.pid}, table ${p.table.name}) and edge Node-RED (pid ${edge.pid}) up`);
+  return { plant: p.plant, plc, edge, plcPorts: pp };
 }
 
 /**
@@ -195,9 +251,12 @@ function roleFlows(role, want, o) {
  * @param {object} [o.plc] a PLC process of the caller's (createPlcProcess, started) instead of one
  *   of the system's
  * @param {string} [o.plcInputLog] the virtual PLC's input log file (plc/input-log.js)
+ * @param {{cloud?: object[], edge?: object[]}} [o.extraFlows] more flow nodes for a role (another
+ *   plant's tabs: system/flows.js plantTabs)
  * @param {(line:string)=>void} [o.log]
  * @returns {Promise<object>} {endpoints, cloudPorts, procs, pids, cloud, edge, plc, toxiproxy,
- *   plantProxies, stop(), signal(name, sig), restart(name)}
+ *   plantProxies, stop(), signal(name, sig), restart(name), addPlant(p): another plant beside it
+ *   (startPlant)}
  */
 async function startSystem(o = {}) {
   const log = o.log || (() => {});
@@ -318,6 +377,8 @@ async function startSystem(o = {}) {
         edgePorts: (linkPath ? linkPath.services.filter((svc) => svc !== 'http') : ['http']).map((svc) => plantPorts[svc]),
       },
       stop,
+      /** Another plant beside this one (startPlant): its PLC and edge, stopped with the system. */
+      addPlant: (p) => startPlant({ c, scanMs, want, plantPorts, common, stoppers, log, link }, p),
       /**
        * Signal one process (the fault suite: SIGKILL, SIGSTOP, SIGCONT).
        * @param {'cloud'|'edge'|'plc'} name

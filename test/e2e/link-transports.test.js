@@ -23,7 +23,8 @@ const path = require('node:path');
 const { startSystem } = require('../../bench/lib/system');
 const { runFaults } = require('../../bench/lib/faults');
 const { runTwin } = require('../../twin/run');
-const tags = require('../../nodes/lib/core/tags');
+// The system runs the demo box-sorting plant: its table.
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { assertCommandsSafe } = require('../helpers/faults');
 const profiles = require('../../bench/profiles.json');
 

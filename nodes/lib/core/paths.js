@@ -353,7 +353,7 @@ const wireOf = (id) => (get(id) && get(id).wire) || id;
 /**
  * Probe slots a twin may use over a path, from slot 0 (0 when unknown).
  * @param {string} id
- * @param {number} allSlots the PLC's probe slots (nodes/lib/core/tags.js PROBE_SLOTS)
+ * @param {number} allSlots the PLC's probe slots (its table's PROBE_SLOTS: 1,024 for the demo plant)
  */
 function probeSlots(id, allSlots) {
   const p = get(id);

@@ -21,7 +21,7 @@ const ACCEPTS = { twin: ['twin', 'viewer'], edge: ['edge'] };
  * @param {string[]} [o.viewerTokens] twin endpoint: tokens of read-only peers, for `o.plant`
  * @param {string} [o.plant] the plant of the plain token lists (default plant1)
  * @param {Array<{token, role, plants}>} [o.grants] scoped tokens (lib/access/auth.js parseGrants)
- * @returns {{admit(req): ({plant: string, viewer: boolean}|{status: number, text: string, reason: string}),
+ * @returns {{admit(req): ({plant: string, viewer: boolean, who: {token: string, role: string}}|{status: number, text: string, reason: string}),
  *   admitCredentials(token, plant?): (the same), onlyPlant: string|null, resolvePlant(plant?: string): string|null}}
  * @throws {AuthError} E_TOKENS a token listed for two roles, a bad plant id
  */
@@ -38,8 +38,9 @@ function createAdmission(o) {
   const onlyPlant = served.size === 1 && !served.has(ANY_PLANT) ? [...served][0] : null;
 
   /**
-   * A token and the plant it asks for (any transport's): the peer's plant and whether it is
-   * read-only, or the refusal as an HTTP status (the WebSocket answers with it, a message bus
+   * A token and the plant it asks for (any transport's): the peer's plant, whether it is
+   * read-only and who it is (its token's fingerprint and role, for the command log), or the
+   * refusal as an HTTP status (the WebSocket answers with it, a message bus
    * sends it back in its refusal).
    * @param {string} token
    * @param {string|null|undefined} asked the plant named, if any
@@ -51,7 +52,7 @@ function createAdmission(o) {
     if (!where.plant) {
       return { status: where.status, text: `${where.status === 403 ? 'Forbidden' : 'Bad Request'}: ${where.message}`, reason: where.reason };
     }
-    return { plant: where.plant, viewer: grant.role === 'viewer' };
+    return { plant: where.plant, viewer: grant.role === 'viewer', who: { token: grant.id, role: grant.role } };
   }
 
   return {

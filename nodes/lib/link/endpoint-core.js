@@ -25,7 +25,8 @@
  * A role: {name, counters, tickMs, limits, admit(ticket), onAccept(peer), onFrame(peer, env,
  * arrived) → pass on?, tick(peer, now), onClose(peer, code), onAbandon?(plant), sendRequest?(env,
  * plant) → peers reached, strayAnswer?() → the answer to a peer that is gone is dropped (else it
- * goes to every peer of the plant), onClosed?() → Promise}.
+ * goes to every peer of the plant), onSend?(env, plant) → sees every frame sent out for a plant
+ * (the twin endpoint records its answers in the command log), onClosed?() → Promise}.
  */
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
@@ -102,7 +103,7 @@ function createAdmitter(o) {
       refuse(r, who.status, who.text, who.reason);
       return;
     }
-    const info = { plant: who.plant, viewer: who.viewer, remote: r.remote, url: r.url, transport: r.transport || 'ws' };
+    const info = { plant: who.plant, viewer: who.viewer, who: who.who, remote: r.remote, url: r.url, transport: r.transport || 'ws' };
     o.admit({
       plant: who.plant,
       viewer: who.viewer,
@@ -191,7 +192,7 @@ function createEndpointCore(o, role) {
   /**
    * Run an admitted peer's connection (any transport's).
    * @param {object} conn a connection (lib/link/ws-transport.js)
-   * @param {{plant: string, viewer?: boolean, remote?: string, url?: string}} info
+   * @param {{plant: string, viewer?: boolean, who?: object, remote?: string, url?: string}} info
    */
   function accept(conn, info) {
     if (closed) { conn.terminate(); if (role.onAbandon) role.onAbandon(info.plant); return; }
@@ -231,6 +232,7 @@ function createEndpointCore(o, role) {
     const p = c ? c.plant : admission.resolvePlant(plant);
     if (!p) { counters.noPlant += 1; return 0; }
     if (isState(env)) latest.remember(p, env);
+    if (role.onSend) role.onSend(env, p);
     if (role.sendRequest && envelope.REQUEST_KINDS.has(env.k)) return role.sendRequest(env, p);
     if (c) { c.deliver(env, envelope.stringify(env)); return 1; }
     return route(env, p);

@@ -31,6 +31,8 @@ function newCounters() {
  * @param {object} b
  * @param {import('node:events').EventEmitter & object} b.conn lib/s7/connection.js (shared)
  * @param {string} b.src this edge's envelope source
+ * @param {object} [b.table] the plant's I/O table (default: the demo plant's): what a command may
+ *   write and how the areas read decode
  * @param {number} [b.probeTimeoutMs] see PROBE_TIMEOUT_MS
  * @param {(msg: object) => void} b.send a message out of the node
  * @param {(kind: string, text: string) => void} b.setStatus
@@ -41,7 +43,7 @@ function createS7Bridge(b) {
   const { conn } = b;
   const counters = newCounters();
   const sender = envelope.createSender(b.src); // one sender per node: seq continues across reconnects
-  const differ = createStateDiffer();
+  const differ = createStateDiffer(b.table);
   let snapNext = true; // the first read after (re)connect goes out as a snap
 
   const emit = (env, client) => {
@@ -58,14 +60,14 @@ function createS7Bridge(b) {
     onAnswer: (f) => emit(sender.make('probe-res', { d: f.got, ...answerFields(f.about) }), f.client),
     onFail: (f, code, message) => answerErr({ code, message }, f.about, f.client),
   });
-  const requests = createRequests({ conn, counters, probes, answerErr, answer: (k, fields, client) => emit(sender.make(k, fields), client) });
+  const requests = createRequests({ conn, counters, probes, answerErr, table: b.table, answer: (k, fields, client) => emit(sender.make(k, fields), client) });
 
   const handlers = {
     status: (s, detail) => b.setStatus(...statusOf(s, detail)),
     connect: () => { snapNext = true; differ.reset(); },
     disconnect: (err) => probes.lost(err),
-    data(buf, extra) {
-      const { values, changed, first } = differ.update(buf);
+    data(areas, extra) {
+      const { values, changed, first } = differ.update(areas);
       if (snapNext || first) {
         snapNext = false;
         counters.snaps += 1;
