@@ -775,7 +775,7 @@ function faultLines(f) {
   if (f.error) { L.push(`The fault suite did not run: ${f.error}`, ''); return L; }
   const o = f.options || {};
   const beside = f.link
-    ? `with the edge↔cloud link over ${label(f.link).replace(/^.* link over /, '')} (the link cut on both its hops: edge → broker and broker → cloud), alone in its system`
+    ? `with the edge↔cloud link over ${label(f.link).replace(/^.* link over /, '')} (a link fault cuts every hop it has: edge → broker and broker → cloud over a broker), alone in its system`
     : 'the MQTT, OPC UA and Modbus paths run beside it';
   L.push(`A twin sends one command every ${o.intervalMs} ms (lifetime ${o.ttlMs} ms, all ten inputs, a pattern unique to each command) ` +
     `over the WebSocket–S7 path while one fault at a time hits the system; ${beside}, ` +

@@ -11,7 +11,8 @@
  *   both hops (edge → broker and broker → cloud) past the link timeout on every transport, the
  *   edge and the cloud killed on the brokers that hide a dead peer longest (AMQP, Kafka) and one
  *   of them on MQTT and ZeroMQ, so the file stays short (`node bench/run.js --protocols ws-mqtt
- *   --faults black-hole,edge-kill,cloud-kill` runs any transport's whole set); every command
+ *   --profiles local --faults all --no-probes --no-productions --no-load --no-browser` runs any
+ *   transport's whole suite); every command
  *   answered exactly once, nothing written after its deadline or though refused, and commands
  *   acknowledged again after each.
  */
