@@ -394,9 +394,15 @@ async function startSystem(o = {}) {
         if (name === 'plc') {
           await plc.stop().catch(() => {}); // reaps a killed child
           procs.plc = await plc.start();
+        } else if (name === 'edge') {
+          // The edge comes back with its own disk, as a real one does: its idempotency keys
+          // (lib/s7/key-store.js) are there, so no key is written twice across the restart.
+          const { userDir } = procs.edge;
+          await procs.edge.stop({ keep: true }).catch(() => {}); // reaps a killed child
+          procs.edge = await startNodeRed({ ...edgeOpts, userDir });
         } else {
           await procs[name].stop().catch(() => {}); // reaps a killed child, removes its user dir
-          procs[name] = await startNodeRed(name === 'cloud' ? cloudOpts : edgeOpts);
+          procs[name] = await startNodeRed(cloudOpts);
         }
         return procs[name];
       },

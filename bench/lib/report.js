@@ -779,19 +779,24 @@ function faultLines(f) {
     : 'the MQTT, OPC UA and Modbus paths run beside it';
   L.push(`A twin sends one command every ${o.intervalMs} ms (lifetime ${o.ttlMs} ms, all ten inputs, a pattern unique to each command) ` +
     `over the WebSocket–S7 path while one fault at a time hits the system; ${beside}, ` +
-    'Toxiproxy sits in both links (no latency). The columns from "unanswered" to "undone" come from the twin\'s answers and the ' +
-    'virtual PLC\'s input log (one line per scan whose inputs changed), and must all be 0. "First non-ack answer": from the start ' +
-    'of the fault until the twin is first told something is wrong. "Acknowledged again": from the end of the fault (link healed, ' +
-    'process resumed, or the kill, whose restart is counted in) until the first command sent after it is acknowledged.', '');
+    'Toxiproxy sits in both links (no latency). Every command carries an idempotency key, and one whose outcome is in doubt is sent ' +
+    'again with it (docs/bridge.md): "sent again" counts those commands, "answered as a repeat" those the edge answered with the ' +
+    'key\'s first outcome instead of writing again, "applied" those whose inputs reached the PLC. The columns from "applied twice" to ' +
+    '"undone" come from the twin\'s answers and the virtual PLC\'s input log (one line per scan whose inputs changed), and must all ' +
+    'be 0. "First non-ack answer": from the start of the fault until the twin is first told something is wrong. "Acknowledged ' +
+    'again": from the end of the fault (link healed, process resumed, or the kill, whose restart is counted in) until the first ' +
+    'command sent after it is acknowledged.', '');
   const codes = ['ack', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_EXPIRED', 'E_PLC_DOWN'];
   const rows = (f.results || []).map((r) => {
     const other = Object.entries(r.answers).filter(([c]) => !codes.includes(c)).map(([c, n]) => `${c} ${n}`).join(', ') || '0';
-    return [r.label, r.sent, ...codes.map((c) => r.answers[c] || 0), other, r.unanswered, r.duplicates, r.appliedLate, r.appliedRefused,
-      r.notCommanded, r.wentBack, r.finalOk ? 'yes' : '**no**',
+    const keys = r.retried === undefined ? ['–', '–', '–', '–'] : [r.retried, r.repeats, r.applied, r.appliedTwice];
+    return [r.label, r.sent, ...codes.map((c) => r.answers[c] || 0), other, ...keys, r.unanswered, r.duplicates, r.appliedLate,
+      r.appliedRefused, r.notCommanded, r.wentBack, r.finalOk ? 'yes' : '**no**',
       r.detectedMs === null ? '–' : fmt(r.detectedMs / 1000), r.restartMs === null ? '–' : fmt(r.restartMs / 1000),
       r.recoveryMs === null ? '**never**' : fmt(r.recoveryMs / 1000)];
   });
-  L.push(table(['fault', 'commands', 'ack', 'outcome unknown', 'edge down', 'expired', 'PLC down', 'other answers', 'unanswered',
+  L.push(table(['fault', 'commands', 'ack', 'outcome unknown', 'edge down', 'expired', 'PLC down', 'other answers',
+    'sent again (same key)', 'answered as a repeat', 'applied', 'applied twice', 'unanswered',
     'two answers', 'applied after deadline', 'applied though refused', 'inputs no command set', 'undone', 'PLC ends with the last acknowledged',
     'first non-ack answer after (s)', 'restart (s)', 'acknowledged again after (s)'], rows), '');
   const notes = (f.results || []).filter((r) => r.problems.length || r.transients);

@@ -10,9 +10,11 @@
  * token over HTTP first (twin/browser/session.js) and this transport simply retries with
  * exponential back-off and jitter (../transports/reconnect.js). As in the headless transport,
  * inputs that change while the link is down are kept in the input image, and after a reconnect
- * the whole image goes out as one `cmd`: the PLC sees the plant as it is now, never a late button
- * press. Every command gets exactly one answer, and a doubtful one (E_OUTCOME_UNKNOWN,
- * E_EXPIRED, …) brings a resync at once, as in the HTTP transport (../transports/answers.js).
+ * what this twin changed and has no ack for goes out as one `cmd` (never a late button press, and
+ * never an input another twin set since). Every command carries an idempotency key and gets
+ * exactly one answer: one whose outcome is in doubt goes again with the same key until the edge
+ * says what happened (../transports/retries.js), and a doubtful answer brings a resync at once,
+ * as in the HTTP transport (../transports/answers.js).
  *
  * Browser-safe (no Node APIs); Node 22's global WebSocket is the same API, so tests run it
  * against the real twin endpoint.
@@ -51,6 +53,9 @@ function endpointUrl(o) {
  * @param {string} [opts.token] sent as ?token=
  * @param {string} [opts.plant] sent as ?plant= (a token may be valid for several plants)
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
+ * @param {number} [opts.ttl] lifetime asked for each command, ms (default 1 s)
+ * @param {boolean} [opts.keys] idempotency keys and retries (default true)
+ * @param {object} [opts.retry] ../transports/retries.js options
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
  * @param {typeof WebSocket} [opts.WebSocket] default the global one
@@ -67,7 +72,9 @@ function createTransport(opts = {}) {
   let ws = null;
   const isOpen = () => Boolean(ws && ws.readyState === OPEN);
   const src = `twin-${o.id || Math.random().toString(36).slice(2, 10)}`;
-  const link = createEnvelopes({ src, stats, countError, atOnce: true, resend: (d) => sendCmd(d), canSend: isOpen });
+  const link = createEnvelopes({
+    src, stats, countError, atOnce: true, ttl: o.ttl, keys: o.keys, retry: o.retry, resend: (d) => sendCmd(d), canSend: isOpen, write,
+  });
   const rc = createReconnect({
     stats,
     backoff: createBackoff(o.backoff || {}),
@@ -76,11 +83,15 @@ function createTransport(opts = {}) {
   });
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
 
-  function sendCmd(d) {
-    const text = envelope.stringify(link.command(d));
+  function write(env) {
+    const text = envelope.stringify(env);
     ws.send(text);
     stats.sent += 1;
     stats.bytesOut += utf8.encode(text).length;
+  }
+
+  function sendCmd(d) {
+    write(link.command(d));
   }
 
   function onMessage(ev) {
@@ -115,8 +126,11 @@ function createTransport(opts = {}) {
       opened = true;
       stats.state = 'connected';
       stats.failedAttempts = 0;
-      // Back after a drop: bring the PLC up to date with the plant as it is now.
-      if (rc.up() && Object.keys(link.image).length) sendCmd({ ...link.image });
+      // Back after a drop: commands in doubt ask first, then what changed meanwhile goes out.
+      const again = rc.up();
+      link.answers.connected();
+      const owed = link.answers.unsent();
+      if (again && Object.keys(owed).length) sendCmd(owed);
       firstConnect.resolve();
     };
     sock.onmessage = onMessage;
@@ -148,11 +162,12 @@ function createTransport(opts = {}) {
     send(values) {
       if (!values || Object.keys(values).length === 0) return;
       Object.assign(link.image, values);
-      if (isOpen()) sendCmd(values);
-      else stats.coalesced += 1;
+      if (isOpen()) { sendCmd(values); return; }
+      link.answers.changedWhileDown(values);
+      stats.coalesced += 1;
     },
     onValues: link.onValues,
-    /** cb({seq, ok, code, msg, dl}) once per command sent. */
+    /** cb({seq, ok, code, msg, dl, repeat, attempts}) once per command sent. */
     onAnswer: link.answers.onAnswer,
     get inFlight() { return link.answers.inFlight; },
     /** Close for good: no reconnect, every timer cleared. */
@@ -161,12 +176,12 @@ function createTransport(opts = {}) {
       stats.state = 'closed';
       firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
       const sock = ws;
-      if (!sock || sock.readyState === CLOSED) return Promise.resolve();
+      if (!sock || sock.readyState === CLOSED) { link.answers.close(); return Promise.resolve(); }
       return new Promise((resolve) => {
         const t = setTimeout(resolve, 1000);
         sock.addEventListener('close', () => { clearTimeout(t); resolve(); });
         sock.close(1000, 'page closed');
-      });
+      }).then(() => link.answers.close());
     },
     stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: link.sender.seq, inFlight: link.answers.inFlight }; },
     get src() { return link.sender.src; },

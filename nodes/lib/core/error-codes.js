@@ -129,20 +129,24 @@ const CODES = {
   E_SLOT: { area: 'answer', by: ['edge'], resync: false,
     means: 'The probe names a slot outside the PLC\'s probe slots (0..1023): use a slot in range.' },
   E_EDGE_DOWN: { area: 'answer', by: ['cloud'], resync: true,
-    means: 'No edge of the plant is connected to the cloud (or to any instance of the fleet), or its link has not finished its first ' +
-      'clock exchange: the request was not delivered; check the edge, which redials by itself.' },
+    means: 'No edge of the plant is connected to the cloud (or to any instance of the fleet), its link has not finished its first ' +
+      'clock exchange, or (a fleet with Redis unreachable) the plant\'s lease could not be renewed: the request was not delivered; ' +
+      'check the edge, which redials by itself (or Redis).' },
   E_PLC_DOWN: { area: 'answer', by: ['edge'], resync: true,
     means: 'The edge has no connection to the PLC: nothing was written; check the PLC\'s address and network (the edge reconnects by ' +
       'itself and sends a snapshot when it is back).' },
   E_BUSY: { area: 'answer', by: ['cloud', 'edge'], resync: true,
-    means: 'Too many requests already wait (100,000 for the edge\'s answers at the cloud or between fleet instances, 4,096 writes for ' +
-      'the PLC at the edge): the request was not relayed; slow the senders down.' },
+    means: 'Too many requests already wait (100,000 for their answers at the twin endpoint, for the edge\'s answers at the cloud or ' +
+      'between fleet instances, 4,096 writes for the PLC at the edge), or the edge holds as many idempotency keys as it keeps ' +
+      '(100,000 of the last 10 min): the request was not relayed or written; slow the senders down.' },
   E_EXPIRED: { area: 'answer', by: ['edge'], resync: true,
-    means: 'The request\'s deadline (its `ttl`, 1 s by default) passed before it could be written, on arrival at the edge or while it ' +
-      'waited in the PLC\'s write queue: nothing was written.' },
+    means: 'The request\'s deadline (its `ttl`, 1 s by default) passed, or was nearer than the request\'s way to the PLC, before it ' +
+      'could be written (on arrival at the edge, in the PLC\'s write queue, or right before its bytes went out); or an `ask` named a ' +
+      'key the edge never saw, which is now closed: nothing was written.' },
   E_OUTCOME_UNKNOWN: { area: 'answer', by: ['cloud', 'edge', 'twin'], resync: true,
-    means: 'The answer cannot come (the link or the S7 connection dropped with the request sent, or no answer came by its deadline): ' +
-      'it may or may not have been written; read the next state.' },
+    means: 'The answer cannot come (the link or the S7 connection dropped or was closed with the request sent, the PLC did not answer ' +
+      'the write request in time, or no answer came by its deadline): it may or may not have been written. A command with a key: ' +
+      'send it again with the same key (within its deadline, else as an `ask`) and the edge says what happened; else read the next state.' },
   E_WRITE: { area: 'answer', by: ['edge', 'twin'], resync: false,
     means: 'The PLC refused the write (over S7: check the CPU\'s protection level and PUT/GET access, docs/deploy.md), or an OPC UA ' +
       'Write request failed: nothing was written.' },
@@ -155,10 +159,18 @@ const CODES = {
     means: 'An error without a code of its own reached an answer (the edge\'s `err`, or a refused MQTT message at the PLC): ' +
       'a bug; report it with its message.' },
   E_DUPLICATE: { area: 'answer', by: ['cloud'], resync: false,
-    means: 'The REST endpoint already received a command with this `src` and `seq` (HTTP 409): give every command a fresh `seq`.' },
+    means: 'A request with this `src` and `seq` is still waiting for its answer (two twins with one id, or a twin restarted with a ' +
+      'fixed id before its old request was answered), or the REST endpoint already received it (HTTP 409): it was not relayed; ' +
+      'give every twin its own id and every request a fresh `seq`.' },
+  E_KEY_REUSED: { area: 'answer', by: ['edge'], resync: false,
+    means: 'The command\'s idempotency key was used before for a command with other values: nothing was written; give every command ' +
+      'its own key (a key is remembered for 10 minutes).' },
+  E_KEY_STORE: { area: 'answer', by: ['edge'], resync: true,
+    means: 'The edge could not record the command\'s idempotency key in its key file (disk full, no permission; the node logs which ' +
+      'file): nothing was written; fix the edge\'s disk or S7T_KEY_DIR.' },
   E_TIMEOUT: { area: 'answer', by: ['cloud', 'edge', 'twin'], resync: false,
-    means: 'No answer in time: the REST endpoint got none from the edge within 5 s (HTTP 504; the command may have been written), ' +
-      'an S7 read or write of the edge timed out (the connection is rebuilt), or a Modbus twin\'s request timed out.' },
+    means: 'No answer in time: an S7 read or write of the edge timed out (the connection is rebuilt; a write sent before it is ' +
+      'answered E_OUTCOME_UNKNOWN), or a Modbus twin\'s request timed out.' },
   E_NO_STATE: { area: 'answer', by: ['cloud'], resync: false,
     means: 'The REST endpoint has no plant state yet, since no edge has reported since it started (HTTP 503): wait for the edge.' },
   E_CLOSED: { area: 'answer', by: ['cloud', 'edge', 'twin'], resync: false,
@@ -548,6 +560,35 @@ const CODES = {
     means: 'A Toxiproxy proxy was asked for without a name or an upstream: a programming error in the benchmark.' },
   E_FLOOR_SOCKET: { area: 'bench', by: ['bench'], resync: false,
     means: 'A socket of the network-floor echo chain failed: the message says which and why.' },
+  E_STUDY_ARGS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The protocol study (`node bench/study.js`) was given an unknown stack, load or task, or a many-nodes stack without forwarders: the message ' +
+      'lists the valid ones.' },
+  E_STUDY_NETNS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A capture or the network load of the protocol study needs a network namespace of its own (`unshare -n`): run the study as root; it never ' +
+      'shapes the machine\'s own loopback.' },
+  E_STUDY_LOAD: { area: 'bench', by: ['bench'], resync: false,
+    means: 'stress-ng or iperf3 did not run for a load of the protocol study: install them (`bash scripts/study-deps.sh`); the message has their output.' },
+  E_STUDY_MISSING: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A stack of the protocol study cannot run here (ROS, the Cyclone DDS venv or the Fast DDS companion missing): `bash scripts/study-deps.sh` ' +
+      'installs it; the report lists the stack as skipped.' },
+  E_STUDY_CELL: { area: 'bench', by: ['bench'], resync: false,
+    means: 'One measurement of the protocol study ended without a result (a companion crashed or timed out): the report lists it as not measured, with ' +
+      'the tail of its log.' },
+  E_STUDY_MEMORY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The many-nodes test did not start its next level: that many nodes, at the memory each took at the level before, would need more than half ' +
+      'of the memory available.' },
+  E_STUDY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The protocol study stopped on an error of its own: the message and stack say where.' },
+  E_CAPTURE: { area: 'bench', by: ['bench'], resync: false,
+    means: 'tcpdump did not start or captured nothing, or tshark could not read the capture: install them (`bash scripts/study-deps.sh`) and run as root.' },
+  E_COMPANION: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A Node.js companion of the protocol study failed (its stack could not listen or connect): the message says why.' },
+  E_COMPANION_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A companion of the protocol study did not start, answer or finish in time (a master not listening, discovery that never matched): the tail ' +
+      'of its log is in the message.' },
+  E_CHAIN_NOT_READY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'In the many-nodes test no message came through every chain of forwarders within five minutes (processes not started or discovery not done): ' +
+      'the report lists that level as failed.' },
   E_START_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
     means: 'The PLC, a Node-RED or a stock replica did not come up in time: the tail of its log is in the message.' },
   E_START_FAILED: { area: 'bench', by: ['bench'], resync: false,
@@ -593,6 +634,10 @@ const CODES = {
       '`apt-get install mosquitto`.' },
   E_MOSQUITTO_START: { area: 'bench', by: ['scripts'], resync: false,
     means: 'mosquitto_passwd failed, or Mosquitto exited or was not up in time: the end of its log is in the message.' },
+  E_ROSMASTER_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'The ROS 1 master (rosmaster) is not installed: run `bash scripts/study-deps.sh` as root, or `apt-get install python3-rosmaster`.' },
+  E_ROSMASTER_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'rosmaster exited, or did not listen on its port in time: the end of its log is in the message.' },
   E_BROKER_OPTION: { area: 'bench', by: ['scripts'], resync: false,
     means: 'A broker\'s start was asked for with a port, host, username, password or name that cannot go into its config ' +
       '(the message says which and what is allowed), or a launcher child without S7T_BROKER_PASSWORD: nothing was started.' },

@@ -9,11 +9,11 @@
  * - per frame: a message rate (past it the peer is told why and closed with 1008), a size limit
  *   (E_TOO_LARGE answer, then close 1009), parse and validation (a malformed frame is answered
  *   with an `err` envelope and counted, never passed on), an error budget (past it: told, 1008),
- *   duplicate and gap tracking per plant and sender (lib/link/senders.js), then the role's check;
+ *   duplicate and gap tracking per connection and sender (lib/link/senders.js), then the role's check;
  * - a bounded outbox per peer (lib/link/peer.js) so a slow peer never grows memory or slows the
  *   others, and one keepalive round for all peers whose rule the role gives;
- * - routing out: to one peer, an answer to the peer that asked, anything else to every peer of
- *   the frame's plant; the latest state of each plant kept as it goes out
+ * - routing out: to one peer, an answer to the peer that asked (the role knows which), anything
+ *   else to every peer of the frame's plant; the latest state of each plant kept as it goes out
  *   (lib/link/latest-state.js).
  *
  * The transport is a seam: `handleUpgrade` takes WebSocket upgrades (lib/link/ws-transport.js),
@@ -24,9 +24,10 @@
  *
  * A role: {name, counters, tickMs, limits, admit(ticket), onAccept(peer), onFrame(peer, env,
  * arrived) → pass on?, tick(peer, now), onClose(peer, code), onAbandon?(plant), sendRequest?(env,
- * plant) → peers reached, strayAnswer?() → the answer to a peer that is gone is dropped (else it
- * goes to every peer of the plant), onSend?(env, plant) → sees every frame sent out for a plant
- * (the twin endpoint records its answers in the command log), onClosed?() → Promise}.
+ * plant) → peers reached, answerTo?(plant, ref) → the id of the peer whose request an answer
+ * answers, strayAnswer?() → the answer to a peer that is gone is dropped (else it goes to every
+ * peer of the plant), onSend?(env, plant) → sees every frame sent out for a plant (the twin
+ * endpoint records its answers in the command log), onClosed?() → Promise}.
  */
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
@@ -50,10 +51,11 @@ const DEFAULTS = {
   maxFrames: 1000, // queued non-state frames per congested peer
   maxTags: 4096, // tags in a pending coalesced state / in the latest plant state
   closeGraceMs: 1000, // on close, how long peers get to answer the close handshake
-  lifetimeMs: 1000, // a request's lifetime when it asks for none (ttl)
+  lifetimeMs: envelope.DEFAULT_LIFETIME_MS, // a request's lifetime when it asks for none (ttl)
   maxLifetimeMs: 10000, // the longest lifetime a request may ask for; more is refused (E_RANGE)
   graceMs: 250, // edge: how long past a command's deadline its answer may still be on its way
   probeAnswerMs: 5000, // edge: how long past a probe's deadline the edge may wait for its slot
+  maxHeld: 100000, // twin: requests waiting for their answers; more are refused (E_BUSY)
   ratePerS: 200, // frames a second per peer on average (0 = off; the edge endpoint: off)
   burst: 400, // frames a peer may send at once above that rate
   errors: 50, // refused frames per peer within errorWindowMs before it is disconnected (0 = off)
@@ -206,9 +208,10 @@ function createEndpointCore(o, role) {
 
   /** Deliver to every peer of `plant`, or (an answer) to the peer that asked. */
   function route(env, plant) {
-    const owner = env.ref ? senders.ownerOf(plant, env.ref.src) : undefined;
+    const answer = envelope.ANSWER_KINDS.has(env.k) && env.ref;
+    const owner = answer && role.answerTo ? peers.get(role.answerTo(plant, env.ref)) : undefined;
     let targets;
-    if (envelope.ANSWER_KINDS.has(env.k) && owner !== undefined) targets = [peers.get(owner)];
+    if (owner) targets = [owner];
     else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && role.strayAnswer) { role.strayAnswer(env); return 0; }
     else targets = peers.ofPlant(plant);
     const text = envelope.stringify(env); // one serialisation for the whole fan-out
@@ -253,7 +256,8 @@ function createEndpointCore(o, role) {
       path: o.path,
       role: role.name,
       counters,
-      tracker: senders.tracker,
+      /** Duplicate tracking over every connection: stats.restarts. */
+      tracker: { stats: senders.stats },
       /** The transport the endpoint takes its peers over ('ws' unless set). */
       transport: overWs ? 'ws' : o.transport,
       handleUpgrade,
