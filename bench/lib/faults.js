@@ -117,6 +117,9 @@ function patternOf(values) {
  * @param {object} o
  * @param {string[]} [o.faults] ids of FAULTS (default all, in their order)
  * @param {string} o.inputLog the PLC's input log file (the one given to startSystem)
+ * @param {string} [o.protocol] the path the twin streams over (default ws; a link path, ws-amqp…,
+ *   is the ws path's twin with the edge's link over another transport)
+ * @param {Object<string, number>} [o.holdMs] fault id → how long it holds (default each fault's own)
  * @param {(line: string) => void} [o.log]
  * @returns {Promise<object[]>} one result per fault (see analyse)
  */
@@ -125,7 +128,7 @@ async function runFaults(sys, o) {
   const log = opts.log || (() => {});
   const ids = opts.faults || Object.keys(FAULTS);
   for (const id of ids) if (!FAULTS[id]) throw Object.assign(new Error(`unknown fault "${id}" (${Object.keys(FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
-  const twin = createTwin(sys.endpoints.ws, opts);
+  const twin = createTwin(sys.endpoints[opts.protocol || 'ws'], opts);
   await twin.connect();
   const results = [];
   try {
@@ -204,7 +207,7 @@ async function runOne(sys, twin, id, opts, log) {
     log(`fault ${id}: ${f.restart} restarted in ${restartMs} ms`);
   } else {
     await f.inject(sys);
-    await sleep(f.holdMs);
+    await sleep((opts.holdMs && opts.holdMs[id]) || f.holdMs);
     await f.heal(sys);
     healAt = clock.now();
   }

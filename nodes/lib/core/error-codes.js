@@ -198,6 +198,21 @@ const CODES = {
   E_HTTP: { area: 'access', by: ['edge', 'twin'], resync: false,
     means: 'The endpoint answered the WebSocket upgrade with another HTTP status (503: the endpoint is full); the status is in the ' +
       'message, and the link retries with back-off.' },
+  E_LINK_HANDSHAKE: { area: 'access', by: ['edge'], resync: false,
+    means: 'A link session over a message bus had no answer to its hello within the handshake time (3 s): no cloud takes sessions on ' +
+      'that broker (its link server is not running, or listens on another broker or transport), or the link is cut; the edge retries with back-off.' },
+  E_LINK_NO_CLOUD: { area: 'access', by: ['edge'], resync: false,
+    means: 'RabbitMQ returned the link\'s message: no cloud consumes the queue it went to (the cloud instance of the session is gone); ' +
+      'the edge dials a new session at once.' },
+  E_LINK_MESSAGE: { area: 'access', by: ['cloud', 'edge'], resync: false,
+    means: 'A message on the link\'s broker topic or queue is not a link message (counted as `malformed` and dropped): something ' +
+      'else publishes there; give the link its own topics or queues and broker users.' },
+  E_LINK_KAFKA_TOPIC: { area: 'access', by: ['cloud', 'edge'], resync: false,
+    means: 'A link topic on Kafka had no leader within the connect time (the broker is still starting, or does not create topics ' +
+      'itself): create the `s7twin.link.*` topics, one partition each; the link retries.' },
+  E_LINK_KAFKA_FETCH: { area: 'access', by: ['cloud', 'edge'], resync: false,
+    means: 'Kafka refused a fetch of a link topic (its error code is in the message): the end that asked reconnects with back-off; ' +
+      'check the topic and the user\'s rights to read it.' },
   E_RATE_LIMIT: { area: 'access', by: ['cloud'], resync: false,
     means: 'A peer sent more than its rate (200 frames or requests a second, bursts of 400) and was disconnected (WebSocket close 1008, ' +
       'Modbus exception 06, OPC UA BadTcpServerTooBusy; logged for MQTT): slow the client down, or raise the node\'s limit.' },
@@ -252,6 +267,15 @@ const CODES = {
       'name: fix it.' },
   E_PLANT: { area: 'config', by: ['cloud', 'edge', 'twin'], resync: false,
     means: 'A plant id is not 1–64 characters of `[A-Za-z0-9_.-]` (for OPC UA node ids `[A-Za-z0-9_-]`): rename the plant.' },
+  E_LINK_TRANSPORT: { area: 'config', by: ['cloud', 'edge'], resync: false,
+    means: 'The link transport is not one of ws, amqp, kafka, mqtt, zmq (`S7T_LINK_TRANSPORT` or the link node\'s Transport), or a ' +
+      'link server of role twin was given another transport than WebSocket (twins always connect over WebSocket).' },
+  E_LINK_URL: { area: 'config', by: ['cloud', 'edge'], resync: false,
+    means: 'The link\'s broker address does not fit its transport: amqp://host:port[/vhost], kafka://host:port, mqtt://host:port, ' +
+      'or tcp://address:port for ZeroMQ (`S7T_LINK_URL` or the link node\'s Broker URL).' },
+  E_LINK_CLIENT_MISSING: { area: 'config', by: ['cloud', 'edge'], resync: false,
+    means: 'The npm client of the chosen link transport is not installed: run the `npm install` the message names (amqplib, ' +
+      '@platformatic/kafka, zeromq) in the Node-RED user directory, then restart Node-RED.' },
   E_URL: { area: 'config', by: ['edge'], resync: false,
     means: 'The link client\'s cloud URL list is empty or holds something that is not a `ws://` or `wss://` URL: fix `S7T_CLOUD_URL`.' },
   E_NO_CREDENTIAL: { area: 'config', by: ['cloud', 'edge'], resync: false,

@@ -17,8 +17,10 @@
  *   (lib/link/latest-state.js).
  *
  * The transport is a seam: `handleUpgrade` takes WebSocket upgrades (lib/link/ws-transport.js),
- * and `accept(conn, info)` runs any connection that can send a frame, close, and emits frames and
- * close, once its peer has been admitted.
+ * `admitRequest(r)` admits a peer of any transport (a message bus's hello,
+ * lib/link/transports/bus-session.js) before its connection opens, and `accept(conn, info)` runs
+ * any connection that can send a frame, close, and emits frames and close, once its peer has been
+ * admitted.
  *
  * A role: {name, counters, tickMs, limits, admit(ticket), onAccept(peer), onFrame(peer, env,
  * arrived) → pass on?, tick(peer, now), onClose(peer, code), onAbandon?(plant), sendRequest?(env,
@@ -36,6 +38,7 @@ const { createIntake } = require('./intake');
 const { createSenders } = require('./senders');
 const { createLatestStates } = require('./latest-state');
 const { createAdmission } = require('./admission');
+const { requestToken, requestPlant } = require('../access/auth');
 
 const DEFAULTS = {
   pingMs: 10000, // twins: server ping period; a peer silent for a whole period is terminated
@@ -69,46 +72,74 @@ const COUNTERS = {
 const isState = (env) => (env.k === 'state' || env.k === 'snap') && Boolean(env.d);
 
 /**
- * The WebSocket way in: an HTTP upgrade request for the endpoint's path is admitted (token and
- * plant, lib/link/admission.js), then the role decides (capacity, one edge per plant) on a
- * ticket, and the upgraded connection is accepted; every refusal is an HTTP status, no socket.
+ * The way in for any transport: a peer that presents a token and names a plant is admitted
+ * (lib/link/admission.js), then the role decides (capacity, one edge per plant) on a ticket, and
+ * the transport opens the connection only once it is accepted; every refusal is an HTTP status
+ * (the WebSocket answers the upgrade with it, a message bus sends it back in its refusal), and no
+ * frame of a refused peer is ever read.
  * @param {object} o
- * @param {object} o.acceptor lib/link/ws-transport.js createWsAcceptor
  * @param {object} o.admission lib/link/admission.js
  * @param {object} o.counters the endpoint's: refused, plantRefused
- * @param {EventEmitter} o.ee the endpoint: 'refused'(reason, req)
+ * @param {EventEmitter} o.ee the endpoint: 'refused'(reason, req) (req: the upgrade request, or
+ *   for another transport an object with its `socket.remoteAddress` and `url`)
  * @param {(ticket: object) => void} o.admit the role's decision: ticket.refuse(status, text, reason) or ticket.accept()
  * @param {(conn: object, info: object) => void} o.accept run the admitted connection
  * @param {() => boolean} o.isClosed
- * @returns {(req, socket, head) => boolean} true if handled (accepted or refused), false if not ours
+ * @returns {(r: object) => void} admitRequest(r): r = {token, plant, remote, url?, transport?,
+ *   req?, refuse(status, text), abandoned (the peer left), drop(), open(cb: (conn) => void)}
  */
-function createUpgradeHandler(o) {
-  const { acceptor, counters } = o;
+function createAdmitter(o) {
+  const { counters } = o;
 
-  function refuse(socket, status, text, reason, req) {
+  function refuse(r, status, text, reason) {
     counters.refused += 1;
-    o.ee.emit('refused', reason, req);
-    acceptor.refuse(socket, status, text);
+    o.ee.emit('refused', reason, r.req || { socket: { remoteAddress: r.remote }, url: r.url || '', headers: {} });
+    r.refuse(status, text);
   }
 
-  return function handleUpgrade(req, socket, head) {
-    if (!acceptor.matches(req)) return false;
-    if (o.isClosed()) { refuse(socket, 503, 'Service Unavailable', 'closed', req); return true; }
-    const who = o.admission.admit(req);
+  return function admitRequest(r) {
+    if (o.isClosed()) { refuse(r, 503, 'Service Unavailable', 'closed'); return; }
+    const who = o.admission.admitCredentials(r.token, r.plant);
     if (who.status) {
       if (who.reason !== 'token') counters.plantRefused += 1;
-      refuse(socket, who.status, who.text, who.reason, req);
-      return true;
+      refuse(r, who.status, who.text, who.reason);
+      return;
     }
-    const info = { plant: who.plant, viewer: who.viewer, who: who.who, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, url: req.url };
+    const info = { plant: who.plant, viewer: who.viewer, who: who.who, remote: r.remote, url: r.url, transport: r.transport || 'ws' };
     o.admit({
       plant: who.plant,
       viewer: who.viewer,
-      refuse: (status, text, reason) => refuse(socket, status, text, reason, req),
+      refuse: (status, text, reason) => refuse(r, status, text, reason),
       /** The endpoint closed or the peer left while the role made up its mind. */
-      get abandoned() { return o.isClosed() || socket.destroyed; },
+      get abandoned() { return o.isClosed() || r.abandoned; },
+      drop: () => r.drop(),
+      accept: () => r.open((conn) => o.accept(conn, info)),
+    });
+  };
+}
+
+/**
+ * The WebSocket way in: an HTTP upgrade request for the endpoint's path, admitted before any
+ * WebSocket exists (lib/link/ws-transport.js).
+ * @param {object} acceptor lib/link/ws-transport.js createWsAcceptor, or null (the endpoint takes
+ *   its peers over another transport: no upgrade is its)
+ * @param {(r: object) => void} admitRequest createAdmitter's
+ * @returns {(req, socket, head) => boolean} true if handled (accepted or refused), false if not ours
+ */
+function createUpgradeHandler(acceptor, admitRequest) {
+  return function handleUpgrade(req, socket, head) {
+    if (!acceptor || !acceptor.matches(req)) return false;
+    admitRequest({
+      req,
+      token: requestToken(req),
+      plant: requestPlant(req),
+      remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`,
+      url: req.url,
+      transport: 'ws',
+      refuse: (status, text) => acceptor.refuse(socket, status, text),
+      get abandoned() { return socket.destroyed; },
       drop: () => socket.destroy(),
-      accept: () => acceptor.upgrade(req, socket, head, (conn) => o.accept(conn, info)),
+      open: (cb) => acceptor.upgrade(req, socket, head, cb),
     });
     return true;
   };
@@ -127,7 +158,10 @@ function createEndpointCore(o, role) {
   const counters = { ...COUNTERS, ...role.counters };
   const senders = createSenders({ counters });
   const latest = createLatestStates({ maxTags: o.maxTags });
-  const acceptor = createWsAcceptor({ path: o.path, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload) });
+  // Peers come over WebSocket upgrades unless the endpoint takes them over another transport
+  // (`transport`, lib/link/transports/): then `admitRequest` is its only way in.
+  const overWs = !o.transport || o.transport === 'ws';
+  const acceptor = overWs ? createWsAcceptor({ path: o.path, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload) }) : null;
   let closed = false;
 
   /** Emit a frame for the flow: from `clientId` (if a peer's), for `plant`. */
@@ -169,9 +203,8 @@ function createEndpointCore(o, role) {
     role.onAccept(c);
   }
 
-  const handleUpgrade = createUpgradeHandler({
-    acceptor, admission, counters, ee, admit: role.admit, accept, isClosed: () => closed,
-  });
+  const admitRequest = createAdmitter({ admission, counters, ee, admit: role.admit, accept, isClosed: () => closed });
+  const handleUpgrade = createUpgradeHandler(acceptor, admitRequest);
 
   /** Deliver to every peer of `plant`, or (an answer) to the peer that asked. */
   function route(env, plant) {
@@ -213,7 +246,7 @@ function createEndpointCore(o, role) {
     if (closed) return Promise.resolve();
     closed = true;
     return peers.close(o.closeGraceMs)
-      .then(() => acceptor.close())
+      .then(() => { if (acceptor) acceptor.close(); })
       .then(() => (role.onClosed ? role.onClosed() : undefined));
   }
 
@@ -225,7 +258,10 @@ function createEndpointCore(o, role) {
       counters,
       /** Duplicate tracking over every connection: stats.restarts. */
       tracker: { stats: senders.stats },
+      /** The transport the endpoint takes its peers over ('ws' unless set). */
+      transport: overWs ? 'ws' : o.transport,
       handleUpgrade,
+      admitRequest,
       accept,
       send,
       close,

@@ -3,7 +3,7 @@
  * Reading one frame of the link, the same at both ends (the cloud's endpoints,
  * lib/link/intake.js, and the edge's dialer, lib/link/downlink.js): its size against the limit,
  * then text, then a valid envelope; then its sender's sequence number against the last one seen
- * (a duplicate is dropped, a gap counted).
+ * (a duplicate is dropped, a gap counted); and the codec those frames are written in.
  */
 const envelope = require('../core/envelope');
 
@@ -39,4 +39,17 @@ function trackFrame(tracker, src, seq, counters) {
   return 'accept';
 }
 
-module.exports = { readFrame, trackFrame };
+/**
+ * The codec of the link's frames today: an envelope as JSON text. A transport takes a codec and
+ * agrees on it with the other side when a session opens (a message bus's hello,
+ * lib/link/transports/bus-session.js), so that another encoding can ride every transport by name.
+ * `binary`: whether its frames are bytes rather than text (a transport reports each frame so).
+ */
+const JSON_CODEC = Object.freeze({
+  name: 'json',
+  binary: false,
+  encode: (env) => envelope.stringify(env),
+  decode: (data, isBinary, maxBytes) => readFrame(data, isBinary, maxBytes),
+});
+
+module.exports = { readFrame, trackFrame, JSON_CODEC };

@@ -40,7 +40,9 @@ function createPeer(o) {
 
   function write(env, text) {
     const t = text || envelope.stringify(env);
-    conn.send(t);
+    // A request's deadline goes along: a transport that queues frames (a broker) drops it there
+    // once it has passed, rather than deliver it late.
+    conn.send(t, env.dl);
     counters.framesOut += 1;
     counters.bytesOut += t.length;
   }
