@@ -2,21 +2,21 @@
 /**
  * Two plants with different I/O tables in a fleet: a real redis-server, two cloud instances,
  * plant1 the demo box-sorting plant (edge on instance 1) and plant2 the tank (edge on instance
- * 2). No cloud instance is configured with the tank's table: instance 2 learns it from the tank's
- * edge and shares it over Redis, so instance 1 checks the tank's commands against it (a twin
- * there, the MQTT broker there) while the demo plant keeps its own.
+ * 2). Instance 1 is not configured with the tank's table: it learns it from the tank's edge
+ * through Redis, and checks the tank's commands against it (a twin there, the MQTT broker there,
+ * the tank's REST endpoint there) while the demo plant keeps its own. OPC UA and Modbus are per
+ * instance: the tank's edge bridges both to instance 2, which serves them with the tank's table.
+ * Over each path a command lands on the tank's PLC with its types and the PLC's echoes come back;
+ * a value changed at the PLC reaches every twin; what the table refuses is never written.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
 const { startFleet } = require('../../system/fleet');
+const { s7Connect } = require('../../system/s7');
 const { createTransport } = require('../../twin/transports/ws');
 const { createTransport: createMqtt } = require('../../twin/transports/mqtt');
-const { loadTable } = require('../../nodes/lib/core/io-table');
-const { waitFor } = require('../helpers/nodered');
-
-const TANK_FILE = path.join(__dirname, '..', '..', 'examples', 'tables', 'tank.json');
-const tank = loadTable({ file: TANK_FILE });
+const { waitFor, edgeReady } = require('../helpers/nodered');
+const { TANK_FILE, tank, tankTwin, tankInputs, driveTank } = require('../helpers/tank');
 
 /** A ws twin with every answer and value recorded. */
 async function twin(t, opts) {
@@ -38,8 +38,10 @@ async function twin(t, opts) {
 }
 
 test('fleet: the tank\'s table learned from its edge on one instance, checked on the other', { timeout: 600000 }, async (t) => {
-  const fleet = await startFleet({ instances: 2, plants: 2, protocols: ['mqtt'], tables: { plant2: TANK_FILE } });
+  const fleet = await startFleet({ instances: 2, plants: 2, protocols: ['mqtt'], tables: { plant2: TANK_FILE }, bridges: ['plant2'] });
   t.after(() => fleet.stop());
+  const s7 = await s7Connect(fleet.plcs[1].ports.s7);
+  t.after(() => s7.close());
 
   // A twin of the tank on instance 1, whose edge is on instance 2.
   const a = await twin(t, fleet.twin('plant2', 0, { id: 'tank-a' }));
@@ -76,4 +78,35 @@ test('fleet: the tank\'s table learned from its edge on one instance, checked on
   m.send({ rcp: 'After' });
   await waitFor(() => mqttSeen.rca === 'After', 30000, 'the command after the refused one');
   assert.equal(mqttSeen.lvl, 33.5, 'a setpoint beyond the tank\'s range never reached the PLC');
+
+  // REST on instance 1 (the tank's endpoint there relays to its edge on instance 2), OPC UA and
+  // Modbus on instance 2, the instance the tank's edge bridges them to. A bridge towards the PLC
+  // writes only what changed after it started: wait for its baselines first.
+  await edgeReady(fleet.edges[1], { opcua: true, modbus: true });
+  const twins = {
+    rest: await tankTwin(t, 'http', fleet.restTwin('plant2', 0, { id: 'tank-rest' })),
+    opcua: await tankTwin(t, 'opcua', fleet.opcuaTwin('plant2')),
+    modbus: await tankTwin(t, 'modbus', fleet.modbusTwin('plant2')),
+  };
+  let k = 0;
+  for (const [label, twin] of Object.entries(twins)) {
+    k += 1;
+    await driveTank(twin, s7, { label, sp: 60 + k + 0.25, rcp: `Fleet ${label}` });
+  }
+
+  // What the tank's table refuses is answered with its code on instance 1 and never written.
+  const before = await tankInputs(s7);
+  const res = await fetch(`${fleet.restTwin('plant2', 0).url}/cmd`, {
+    method: 'POST', headers: { Authorization: `Bearer ${fleet.restTwin('plant2', 0).token}` },
+    body: JSON.stringify({ v: 1, k: 'cmd', src: 'e2e-rest', seq: 1, ts: Date.now(), d: { sp: 150 } }),
+  });
+  assert.deepEqual([res.status, (await res.json()).e.code], [400, 'E_RANGE'], 'a setpoint beyond the tank\'s range over REST');
+  assert.equal((await a.cmd({ rcp: 'x'.repeat(17) })).code, 'E_RANGE', 'a recipe longer than its STRING[16]');
+  assert.deepEqual(await tankInputs(s7), before, 'nothing refused reached the PLC');
+
+  // A value changed at the PLC (its program, a panel on site) reaches the twins of every path.
+  await s7.write({ 'DB11,REAL0': 77.5 });
+  for (const [label, twin] of Object.entries({ ...twins, ws: { seen: a.seen }, mqtt: { seen: mqttSeen } })) {
+    await waitFor(() => twin.seen.lvl === 77.5, 60000, `${label}: the PLC's change`);
+  }
 });

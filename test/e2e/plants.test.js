@@ -9,29 +9,15 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const path = require('node:path');
 const { startSystem } = require('../../system/single');
 const { plantTabs } = require('../../system/flows');
 const { s7Connect } = require('../../system/s7');
 const { freePorts } = require('../../plc/net');
-const { loadTable } = require('../../nodes/lib/core/io-table');
 const { waitFor, edgeReady } = require('../helpers/nodered');
+const { TANK_FILE, tank, tankTwin, tankInputs, driveTank } = require('../helpers/tank');
 
-const TANK_FILE = path.join(__dirname, '..', '..', 'examples', 'tables', 'tank.json');
-const tank = loadTable({ file: TANK_FILE });
 const TANK = { plant: 'tank1', edgeToken: 'e2e-tank-edge-token', twinToken: 'e2e-tank-twin-token' };
 const PATHS = ['ws', 'mqtt', 'opcua', 'modbus', 'http'];
-
-/** A twin of the tank over `protocol` with every value it sees recorded. */
-async function tankTwin(t, protocol, opts) {
-  const { createTransport } = require(`../../twin/transports/${protocol}`);
-  const tr = createTransport({ ...opts, table: tank, backoff: { initialMs: 100, maxMs: 1000 } });
-  const seen = {};
-  tr.onValues((d) => Object.assign(seen, d));
-  await tr.connect();
-  t.after(() => tr.close());
-  return { tr, seen };
-}
 
 test('the tank beside the demo plant in one cloud: every path carries the tank\'s types both ways', { timeout: 600000 }, async (t) => {
   const tankPorts = await freePorts(['opcua', 'modbus']);
@@ -57,11 +43,7 @@ test('the tank beside the demo plant in one cloud: every path carries the tank\'
   await edgeReady(plant.edge, { opcua: true, modbus: true });
   const s7 = await s7Connect(plant.plcPorts.s7);
   t.after(() => s7.close());
-  /** The tank PLC's setpoint, valve and recipe as any S7 client reads them. */
-  const plcInputs = async () => {
-    const v = await s7.read(['DB11,REAL0', 'DB11,X4.0', 'DB11,S6.16']);
-    return { sp: v['DB11,REAL0'], vlv: v['DB11,X4.0'] ? 1 : 0, rcp: v['DB11,S6.16'].trimEnd() };
-  };
+  const plcInputs = () => tankInputs(s7);
   const e = sys.endpoints;
   const opts = {
     ws: { ...e.ws, token: TANK.twinToken, plant: TANK.plant },
@@ -74,20 +56,8 @@ test('the tank beside the demo plant in one cloud: every path carries the tank\'
   let k = 0;
   for (const protocol of PATHS) {
     k += 1;
-    const sp = 10 + k + 0.5; // a value of its own per path, a REAL's exact decimal
-    const rcp = `Recipe ${protocol}`;
-    const twin = await tankTwin(t, protocol, opts[protocol]);
-    // The valve closed at the PLC first: each path's own cloud image starts closed, so opening it
-    // is a change on every path, and its arrival is this path's doing.
-    await s7.write({ 'DB11,X4.0': false });
-    await waitFor(async () => {
-      twin.tr.send({ sp, vlv: 1, rcp });
-      const v = await plcInputs();
-      return v.sp === sp && v.vlv === 1 && v.rcp === rcp;
-    }, 60000, `${protocol}: the command on the tank's PLC`);
-    await waitFor(() => twin.seen.lvl === sp && twin.seen.vo === 1 && twin.seen.rca === rcp, 60000, `${protocol}: the echoes back at the twin`);
-    assert.equal(typeof twin.seen.cnt, 'number', `${protocol}: the UDINT counter`);
-    assert.equal(typeof twin.seen.sts, 'number', `${protocol}: the WORD status`);
+    // A value of its own per path, a REAL's exact decimal.
+    await driveTank(await tankTwin(t, protocol, opts[protocol]), s7, { label: protocol, sp: 10 + k + 0.5, rcp: `Recipe ${protocol}` });
   }
 
   // A setpoint beyond the tank's range is refused before any write, with the table's code; the

@@ -7,7 +7,8 @@
  * whose browser twin tab serves the tank's page on a path of its own. The page shows every tag of
  * the tank's table; a setpoint typed in, the valve switched and a recipe typed land on the tank's
  * PLC and come back (the PLC's echoes); a value changed at the PLC shows; a value outside the
- * tag's range never leaves the page; HTTP polling shows the same; a viewer token cannot write.
+ * tag's range never leaves the page; HTTP polling shows the same; over MQTT over WebSocket (the
+ * broker's WebSocket port set) a write lands and a PLC change shows; a viewer token cannot write.
  * The demo plant keeps its 3D page. A screenshot is kept in results/test-artifacts/.
  */
 const test = require('node:test');
@@ -17,14 +18,12 @@ const path = require('node:path');
 const { startSystem } = require('../../system/single');
 const { plantTabs } = require('../../system/flows');
 const { s7Connect } = require('../../system/s7');
-const { loadTable } = require('../../nodes/lib/core/io-table');
 const { waitFor } = require('../../system/wait');
 const { launchChromium, openTwinPage, waitSnapshot } = require('../../bench/lib/browser');
+const { TANK_FILE, tank, tankInputs } = require('../helpers/tank');
 
 const ROOT = path.join(__dirname, '..', '..');
 const ARTIFACTS = path.join(ROOT, 'results', 'test-artifacts');
-const TANK_FILE = path.join(ROOT, 'examples', 'tables', 'tank.json');
-const tank = loadTable({ file: TANK_FILE });
 const TANK = { plant: 'tank1', edgeToken: 'e2e-tank-edge-token', twinToken: 'e2e-tank-twin-token', viewerToken: 'e2e-tank-viewer-token' };
 
 /**
@@ -42,12 +41,12 @@ function tankUiFlows() {
 }
 
 test('the generated page of the tank: its tags, writes that land on the PLC, the PLC\'s changes, a viewer refused', { timeout: 600000 }, async (t) => {
+  // MQTT over WebSocket too: the broker's WebSocket port set, each PLC publishing to the broker.
   const sys = await startSystem({
-    protocols: ['ws'],
-    parts: { cloud: ['cloud-ws', 'cloud-twin-ui'], edge: ['edge-ws'] },
+    protocols: ['ws', 'mqttws'],
+    parts: { cloud: ['cloud-ws', 'cloud-twin-ui', 'cloud-mqtt'], edge: ['edge-ws'] },
     cloudEnv: {
       S7T_TOKENS: `${TANK.edgeToken}:edge:${TANK.plant},${TANK.twinToken}:twin:${TANK.plant},${TANK.viewerToken}:viewer:${TANK.plant}`,
-      S7T_MQTT_WS_PORT: '',
     },
     extraFlows: { cloud: tankUiFlows() },
   });
@@ -55,10 +54,7 @@ test('the generated page of the tank: its tags, writes that land on the PLC, the
   const plant = await sys.addPlant({ plant: TANK.plant, table: tank, tableFile: TANK_FILE, edgeToken: TANK.edgeToken });
   const s7 = await s7Connect(plant.plcPorts.s7);
   t.after(() => s7.close());
-  const plc = async () => {
-    const v = await s7.read(['DB11,REAL0', 'DB11,X4.0', 'DB11,S6.16']);
-    return { sp: v['DB11,REAL0'], vlv: v['DB11,X4.0'] ? 1 : 0, rcp: v['DB11,S6.16'].trimEnd() };
-  };
+  const plc = () => tankInputs(s7);
   const browser = await launchChromium();
   t.after(() => browser.close());
 
@@ -132,5 +128,17 @@ test('the generated page of the tank: its tags, writes that land on the PLC, the
   await v.page.waitForFunction(() => /refused: E_READ_ONLY/.test(document.getElementById('msg-sp').textContent), null, { timeout: 30000 });
   assert.equal((await plc()).sp, 55, 'the viewer wrote nothing');
 
-  for (const p of [a, h, v]) assert.deepEqual(p.errors, [], 'no errors in the page');
+  // MQTT over WebSocket: the page's MQTT session for the tank (its table checks what the broker
+  // carries). A setpoint typed in lands on the PLC and its echo comes back; a value changed at the
+  // PLC shows. (The PLC publishes its outputs only, so the page sees a write by the level's echo.)
+  const m = await openTwinPage(browser, { url: `${cloud}/s7twin/tank/`, token: TANK.twinToken, protocol: 'mqttws', mqtt: sys.endpoints.page.mqtt });
+  await waitSnapshot(m.page, (s) => s.protocol === 'mqttws' && s.values.lvl === 55 && s.values.rca === 'Milk');
+  await m.page.fill('#set-sp', '22.5');
+  await m.page.click('#row-sp button[type=submit]');
+  await waitFor(async () => (await plc()).sp === 22.5, 60000, 'the setpoint sent over MQTT on the tank\'s PLC');
+  await m.page.waitForFunction(() => document.getElementById('val-lvl').textContent === '22.5', null, { timeout: 60000 });
+  await s7.write({ 'DB11,REAL0': 66.5 });
+  await m.page.waitForFunction(() => document.getElementById('val-lvl').textContent === '66.5', null, { timeout: 60000 });
+
+  for (const p of [a, h, v, m]) assert.deepEqual(p.errors, [], 'no errors in the page');
 });

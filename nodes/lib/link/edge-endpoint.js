@@ -122,13 +122,15 @@ function createEdgeEndpoint(opts) {
 
   /**
    * The edge's table (its first frame): the plant's from now on, unless the plant is configured
-   * here with another, which sends the edge away. Shared with the fleet.
+   * here with another, which sends the edge away. Shared with the fleet whether it was learned or
+   * matches this instance's configuration: the instance a plant's OPC UA and Modbus servers run on
+   * is configured with the plant's table, and the other instances learn it only from here.
    */
   function onTable(c, env) {
     core.counters.tables += 1;
     try {
       const table = tables.learn(c.plant, env.t);
-      if (tables.source(c.plant) === 'edge') relay.fleet.announceTable(c.plant, table);
+      relay.fleet.announceTable(c.plant, table);
     } catch (err) {
       core.counters.tableRefused += 1;
       const code = err.code === 'E_TABLE' ? 'E_TABLE_MISMATCH' : err.code;

@@ -113,3 +113,22 @@ test('a table an edge taught one member reaches the others; a member configured 
   await m3.loadTable('tank1');
   assert.equal(late.get('tank1').fingerprint, tank.fingerprint, 'a member that came later reads it');
 });
+
+test('an instance configured with the plant\'s table shares its edge\'s matching table with the fleet', async (t) => {
+  const bp = createLocalBackplane();
+  const configured = registry();
+  configured.set('tank1', tank, 'config-node');
+  const other = registry();
+  const ep = createEdgeEndpoint({ path: '/e', src: 'cloud-e', tokens: ['ed'], linkTimeoutMs: 3000, tables: configured, backplane: bp });
+  t.after(() => ep.close());
+  const member = createFleetMember({ backplane: bp, sender: envelope.createSender('cloud-y'), id: 'm-other', tables: other, onRequest() {}, onEnvelope() {} });
+  t.after(() => member.close());
+  await member.ready();
+  await ep.fleet.claim('tank1');
+  const conn = fakeConnection();
+  ep.accept(conn, { plant: 'tank1' });
+  conn.receive(hello(tank));
+  await waitFor(() => other.get('tank1').fingerprint === tank.fingerprint, 5000, 'the other instance learns the tank\'s table');
+  assert.equal(configured.source('tank1'), 'config', 'the configured table stays the plant\'s here');
+  assert.equal(conn.closes.length, 0);
+});
