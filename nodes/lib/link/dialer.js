@@ -18,6 +18,8 @@ const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
 const { createBackoff } = require('../core/backoff');
 const clock = require('../core/clock');
+const { createCodec, offerFor } = require('../core/codec');
+const tags = require('../core/tags');
 const { parseCloudUrls, createRotation, redact } = require('./cloud-urls');
 const { dialWs } = require('./ws-transport');
 const { createHeartbeat } = require('./heartbeat');
@@ -40,6 +42,9 @@ const DEFAULTS = {
   // that just died, which expires within linkTimeoutMs), try again at most this much later
   // instead of backing off further: the edge is back as soon as the lease is free.
   takenRetryMs: 500,
+  // The frames' encoding offered to the cloud (lib/core/codec): 'compact' (MessagePack with the
+  // I/O table's tag ids, JSON if the cloud speaks only that) or 'json'.
+  encoding: 'compact',
 };
 
 /** The failure for an HTTP refusal of the upgrade. */
@@ -59,6 +64,8 @@ function refusalError(status) {
  * @param {string} [opts.token]
  * @param {string} opts.src sender id for the frames the dialer makes itself (err answers, sync)
  * @param {object} [opts.ca] CA certificate(s) to verify a wss:// cloud with (PEM), passed to ws
+ * @param {string} [opts.encoding] 'compact' (default) or 'json' (lib/core/codec)
+ * @param {object} [opts.table] the plant's I/O table (the compact encoding's tag ids; default the demo plant's)
  * @returns {EventEmitter & object} events: status('connecting'|'connected'|'disconnected', detail),
  *   connect(), disconnect(code, reason), envelope(env), invalid(err), failure(err)
  */
@@ -66,12 +73,14 @@ function createDialer(opts) {
   const o = { ...DEFAULTS, ...opts };
   const ee = new EventEmitter();
   const urls = createRotation(parseCloudUrls(o.url, { plant: o.plant }));
+  const offer = offerFor(o.encoding);
+  const table = o.table || tags;
   const sender = envelope.createSender(o.src, { now: clock.now });
   const backoff = createBackoff(o.backoff);
   const counters = {
     connects: 0, reconnects: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0,
     tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0, authFailures: 0,
-    queueDepth: 0, refusedBusy: 0, failovers: 0,
+    queueDepth: 0, refusedBusy: 0, failovers: 0, encoding: null,
     // clock: the latest exchange's round trip, and the offset estimate (cloud − edge) with its bound
     syncs: 0, syncRttMs: null, offsetMs: null, offsetUncertaintyMs: null,
   };
@@ -103,6 +112,8 @@ function createDialer(opts) {
   }
 
   function onOpen(c) {
+    c.codec = createCodec(c.protocol, { table }); // a fresh codec per connection: its state starts anew
+    counters.encoding = c.codec.name;
     counters.connects += 1;
     if (everConnected) counters.reconnects += 1;
     everConnected = true;
@@ -132,7 +143,7 @@ function createDialer(opts) {
     if (stopped) return;
     retryTimer = null;
     setState('connecting');
-    const c = dialWs(urls.url, { token: o.token, ca: o.ca, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload), handshakeTimeoutMs: o.handshakeTimeoutMs });
+    const c = dialWs(urls.url, { token: o.token, ca: o.ca, protocols: offer, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload), handshakeTimeoutMs: o.handshakeTimeoutMs });
     conn = c;
     c.on('refused', (status) => {
       if (status === 401) counters.authFailures += 1;
@@ -143,7 +154,7 @@ function createDialer(opts) {
     });
     c.on('open', () => { if (c === conn) onOpen(c); });
     c.on('alive', () => heartbeat.heard());
-    c.on('frame', downlink.receive);
+    c.on('frame', (data, isBinary) => downlink.receive(data, isBinary, c.codec));
     c.on('error', (err) => {
       if (err.code === 'E_TOO_LARGE') counters.tooLarge += 1;
       counters.errors += 1;

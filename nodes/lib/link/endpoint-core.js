@@ -28,6 +28,8 @@
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
+const { createCodec, PROTOCOLS } = require('../core/codec');
+const tags = require('../core/tags');
 const { createWsAcceptor } = require('./ws-transport');
 const { createPeerSet } = require('./peer-set');
 const { createIntake } = require('./intake');
@@ -61,6 +63,7 @@ const COUNTERS = {
   connections: 0, accepted: 0, refused: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0,
   errors: 0, tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0,
   queueDepth: 0, kindRefused: 0, rateLimited: 0, errorBudget: 0, plantRefused: 0, noPlant: 0,
+  protocolRefused: 0, compactPeers: 0,
 };
 
 const isState = (env) => (env.k === 'state' || env.k === 'snap') && Boolean(env.d);
@@ -97,6 +100,12 @@ function createUpgradeHandler(o) {
       refuse(socket, who.status, who.text, who.reason, req);
       return true;
     }
+    // A client that offers subprotocols and none of ours would get frames it cannot read.
+    if (acceptor.protocolOf && acceptor.protocolOf(req) === null) {
+      counters.protocolRefused += 1;
+      refuse(socket, 400, `Bad Request: unsupported subprotocol (this endpoint speaks ${PROTOCOLS.join(', ')})`, 'subprotocol', req);
+      return true;
+    }
     const info = { plant: who.plant, viewer: who.viewer, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, url: req.url };
     o.admit({
       plant: who.plant,
@@ -124,6 +133,8 @@ function createEndpointCore(o, role) {
   const counters = { ...COUNTERS, ...role.counters };
   const senders = createSenders({ counters });
   const latest = createLatestStates({ maxTags: o.maxTags });
+  /** The I/O table of a plant: where the compact encoding's tag ids come from. */
+  const tableOf = o.tableOf || (() => tags);
   const acceptor = createWsAcceptor({ path: o.path, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload) });
   let closed = false;
 
@@ -161,6 +172,9 @@ function createEndpointCore(o, role) {
    */
   function accept(conn, info) {
     if (closed) { conn.terminate(); if (role.onAbandon) role.onAbandon(info.plant); return; }
+    // The frames' encoding, as the opening handshake agreed (JSON when it named none).
+    if (!conn.codec) conn.codec = createCodec(conn.protocol, { table: tableOf(info.plant) });
+    if (conn.codec.binary) counters.compactPeers += 1;
     const c = peers.add(conn, info);
     ee.emit('connect', c.id, { remote: c.remote, url: info.url, viewer: c.viewer, plant: c.plant });
     role.onAccept(c);
@@ -177,8 +191,14 @@ function createEndpointCore(o, role) {
     if (envelope.ANSWER_KINDS.has(env.k) && owner !== undefined) targets = [peers.get(owner)];
     else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && role.strayAnswer) { role.strayAnswer(env); return 0; }
     else targets = peers.ofPlant(plant);
-    const text = envelope.stringify(env); // one serialisation for the whole fan-out
-    for (const c of targets) c.deliver(env, text);
+    // One JSON text for the whole fan-out; a compact peer's frame depends on what its
+    // connection carried before (lib/core/codec/compact.js), so it is made per peer.
+    let text;
+    for (const c of targets) {
+      if (c.conn.codec && c.conn.codec.binary) { c.deliver(env); continue; }
+      if (text === undefined) text = envelope.stringify(env);
+      c.deliver(env, text);
+    }
     return targets.length;
   }
 
@@ -199,7 +219,7 @@ function createEndpointCore(o, role) {
     if (!p) { counters.noPlant += 1; return 0; }
     if (isState(env)) latest.remember(p, env);
     if (role.sendRequest && envelope.REQUEST_KINDS.has(env.k)) return role.sendRequest(env, p);
-    if (c) { c.deliver(env, envelope.stringify(env)); return 1; }
+    if (c) { c.deliver(env); return 1; }
     return route(env, p);
   }
 

@@ -5,20 +5,22 @@
  * then text, then a valid envelope; then its sender's sequence number against the last one seen
  * (a duplicate is dropped, a gap counted).
  */
-const envelope = require('../core/envelope');
+const { createCodec } = require('../core/codec');
+
+const JSON_CODEC = createCodec();
 
 /**
- * Read one frame as an envelope.
+ * Read one frame as an envelope, with the connection's codec (lib/core/codec).
  * @param {Buffer} data
  * @param {boolean} isBinary
  * @param {number} maxBytes the frame size limit
+ * @param {object} [codec] the connection's (default JSON)
  * @returns {object} a valid envelope
- * @throws {EnvelopeError} E_TOO_LARGE (past maxBytes), E_SCHEMA (binary, not an envelope), E_JSON, …
+ * @throws {EnvelopeError} E_TOO_LARGE (past maxBytes), E_SCHEMA (binary on JSON, not an envelope),
+ *   E_JSON, E_DECODE (a binary frame that is not a compact envelope), …
  */
-function readFrame(data, isBinary, maxBytes) {
-  if (data.length > maxBytes) throw new envelope.EnvelopeError('E_TOO_LARGE', `frame of ${data.length} bytes exceeds the ${maxBytes}-byte limit`);
-  if (isBinary) throw new envelope.EnvelopeError('E_SCHEMA', 'binary frames are not envelopes');
-  return envelope.parse(data.toString('utf8'), { maxBytes });
+function readFrame(data, isBinary, maxBytes, codec = JSON_CODEC) {
+  return codec.decode(data, isBinary, maxBytes);
 }
 
 /**
