@@ -7,6 +7,7 @@
  * The token is typed once and kept in sessionStorage (or localStorage when "remember" is ticked),
  * never in the page or its URL. URL parameters: ?protocol=ws|mqttws|http, ?profile=study|fast
  * (plant speeds; every page watching one plant should use the driver's), ?pollMs= (HTTP),
+ * ?encoding=json (WebSocket–S7 frames as readable JSON instead of the compact encoding),
  * ?mqtt=ws://host:port/mqtt (the broker's WebSocket where it is not this host at the configured
  * port: behind a proxy, or the benchmark's emulated WAN).
  *
@@ -89,7 +90,7 @@ function connect(creds) {
   setBadge('wait', 'connecting…');
   const id = `web-${Math.random().toString(36).slice(2, 10)}`;
   const cfg = params.get('mqtt') && config.protocols.mqtt ? { ...config, protocols: { ...config.protocols, mqtt: { ...config.protocols.mqtt, url: params.get('mqtt') } } } : config;
-  worker.postMessage({ type: 'connect', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol, config: cfg, profile, id, pollMs: Number(params.get('pollMs')) || 25 });
+  worker.postMessage({ type: 'connect', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol, config: cfg, profile, id, pollMs: Number(params.get('pollMs')) || 25, encoding: params.get('encoding') || 'compact' });
   $('disconnect').disabled = false;
   $('connect-btn').textContent = 'Reconnect';
 }

@@ -14,6 +14,10 @@
  * press. Every command gets exactly one answer, and a doubtful one (E_OUTCOME_UNKNOWN,
  * E_EXPIRED, …) brings a resync at once, as in the HTTP transport (../transports/answers.js).
  *
+ * Encoding: the compact one (MessagePack with the I/O table's tag ids) unless `encoding: 'json'`
+ * (?encoding=json on the page); the endpoint's choice in the opening handshake decides
+ * (nodes/lib/core/codec). Bytes counted are frame payloads (a page sees no sockets).
+ *
  * Browser-safe (no Node APIs); Node 22's global WebSocket is the same API, so tests run it
  * against the real twin endpoint.
  */
@@ -22,6 +26,8 @@ const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { createEnvelopes } = require('../transports/envelopes');
 const { createReconnect } = require('../transports/reconnect');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('../transports/common');
+const { createCodec, offerFor } = require('../../nodes/lib/core/codec');
+const tags = require('../../nodes/lib/core/tags');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts (retries go on)
@@ -51,6 +57,8 @@ function endpointUrl(o) {
  * @param {string} [opts.token] sent as ?token=
  * @param {string} [opts.plant] sent as ?plant= (a token may be valid for several plants)
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
+ * @param {string} [opts.encoding] 'compact' (default) or 'json'
+ * @param {object} [opts.table] the plant's I/O table (the compact encoding's tag ids; default the demo plant's)
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
  * @param {typeof WebSocket} [opts.WebSocket] default the global one
@@ -58,10 +66,14 @@ function endpointUrl(o) {
 function createTransport(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   const url = endpointUrl(o);
+  let protocols;
+  try { protocols = offerFor(o.encoding); } catch (err) { throw new TransportError('E_TRANSPORT_CONFIG', err.message); }
+  const table = o.table || tags;
+  let codec = createCodec();
   const WS = o.WebSocket || globalThis.WebSocket;
   const stats = {
     state: 'idle', connected: false, connects: 0, reconnects: 0, failedAttempts: 0, sent: 0, received: 0,
-    acks: 0, errors: 0, errorCodes: {}, badFrames: 0, coalesced: 0, bytesOut: 0, bytesIn: 0, lastError: '', retryAt: 0,
+    acks: 0, errors: 0, errorCodes: {}, badFrames: 0, coalesced: 0, bytesOut: 0, bytesIn: 0, lastError: '', retryAt: 0, encoding: null,
   };
   const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'ws' });
   let ws = null;
@@ -77,18 +89,19 @@ function createTransport(opts = {}) {
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
 
   function sendCmd(d) {
-    const text = envelope.stringify(link.command(d));
-    ws.send(text);
+    const frame = codec.encode(link.command(d));
+    ws.send(frame);
     stats.sent += 1;
-    stats.bytesOut += utf8.encode(text).length;
+    stats.bytesOut += typeof frame === 'string' ? utf8.encode(frame).length : frame.length;
   }
 
   function onMessage(ev) {
-    const text = typeof ev.data === 'string' ? ev.data : '';
-    stats.bytesIn += utf8.encode(text).length;
+    const binary = typeof ev.data !== 'string';
+    const data = binary ? new Uint8Array(ev.data) : ev.data;
+    stats.bytesIn += binary ? data.length : utf8.encode(data).length;
     let env;
     try {
-      env = envelope.validate(JSON.parse(text));
+      env = codec.decode(data, binary, envelope.MAX_FRAME_BYTES);
     } catch (err) {
       stats.badFrames += 1;
       countError(err.code || 'E_JSON', err.message);
@@ -103,7 +116,8 @@ function createTransport(opts = {}) {
     stats.state = stats.connects ? 'reconnecting' : 'connecting';
     let sock;
     try {
-      sock = new WS(url.href);
+      sock = new WS(url.href, protocols);
+      sock.binaryType = 'arraybuffer';
     } catch (err) {
       stats.lastError = err.message;
       rc.schedule();
@@ -113,6 +127,8 @@ function createTransport(opts = {}) {
     let opened = false;
     sock.onopen = () => {
       opened = true;
+      codec = createCodec(sock.protocol, { table }); // fresh per connection: the compact one's state starts anew
+      stats.encoding = codec.name;
       stats.state = 'connected';
       stats.failedAttempts = 0;
       // Back after a drop: bring the PLC up to date with the plant as it is now.

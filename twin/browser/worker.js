@@ -8,11 +8,11 @@
  * costs, and a tab in the background keeps its plant clock (browsers throttle a hidden page's
  * timers, a worker's much less).
  *
- * Messages in: connect {creds, protocol, config, profile, id, pollMs}, act {name, args},
+ * Messages in: connect {creds, protocol, config, profile, id, pollMs, encoding}, act {name, args},
  * disconnect. Out: who {status, role}, frame {scene} (about 60 a second), snapshot {snapshot}
  * (5 a second), box {event, box}, rtt {variable, ms}, closed.
  */
-importScripts('vendor/mqtt.min.js', 'modules.js');
+importScripts('vendor/mqtt.min.js', 'vendor/msgpack.min.js', 'modules.js');
 
 const R = self.S7Twin.require;
 const { createSession, createLeaseClient } = R('twin/browser/session.js');
@@ -37,7 +37,7 @@ function transportFactory(m) {
   const { creds, id } = m;
   if (m.protocol === 'ws') {
     const { createTransport } = R('twin/browser/link-ws.js');
-    return (log) => createTransport({ url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, plant: p.ws.plant, id, log });
+    return (log) => createTransport({ url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, plant: p.ws.plant, id, encoding: m.encoding, log });
   }
   if (m.protocol === 'mqttws') {
     const { createTransport } = R('twin/transports/mqtt.js');
