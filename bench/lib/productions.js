@@ -8,6 +8,7 @@
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const tags = require('../../nodes/lib/core/tags');
+const { addProduction, emptyWhere } = require('./where-bytes');
 
 const ROOT = path.join(__dirname, '..', '..');
 const DEFAULTS = {
@@ -53,6 +54,7 @@ async function runProductions(o) {
       // boxes sorted, input changes the twin sent, PLC state updates it received: the work the
       // bytes bought (Table 3's bytes per unit of work)
       bytes: { in: 0, out: 0, framesIn: 0, framesOut: 0, durationMs: 0, boxes: 0, inputChanges: 0, stateChanges: 0 },
+      where: emptyWhere(), // where those bytes went, by direction and kind (./where-bytes.js)
     };
   }
 
@@ -123,6 +125,7 @@ async function runProductions(o) {
         acc.bytes.boxes += (r.packed || 0) + (r.rejected || 0);
         acc.bytes.inputChanges += (r.frames && r.frames.out) || 0;
         acc.bytes.stateChanges += (r.frames && r.frames.in) || 0;
+        addProduction(acc.where, ts);
       } catch (err) {
         acc.failed += 1;
         acc.errors += 1;

@@ -12,6 +12,7 @@ const plots = require('./plots');
 const STUDY = require('../study-figures.json');
 const paths = require('../../nodes/lib/core/paths');
 const { TUNINGS } = require('./system');
+const { whereLines } = require('./where-bytes');
 
 /**
  * The study's protocol a row compares with (nodes/lib/core/paths.js bench.study): a stock replica
@@ -93,6 +94,7 @@ function summarize(results) {
           meanSize: frames ? total / frames : null,
           seconds: dur,
         },
+        where: r.where || null,
       };
     }
     p.browser = {};
@@ -506,6 +508,7 @@ function markdown(s, plotFiles) {
       if (r) L.push(`- ${name}, bytes per box sorted (both directions): leanest ${r}`);
     }
     L.push('');
+    L.push(...whereLines(s, label));
   }
 
   // The related study's three paths beside ours.
