@@ -26,7 +26,7 @@ const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { createEnvelopes } = require('../transports/envelopes');
 const { createReconnect } = require('../transports/reconnect');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('../transports/common');
-const { createCodec, offerFor } = require('../../nodes/lib/core/codec');
+const { createCodec, offerFor, TIME_UNIT_US } = require('../../nodes/lib/core/codec');
 const tags = require('../../nodes/lib/core/tags');
 
 const DEFAULTS = {
@@ -127,7 +127,7 @@ function createTransport(opts = {}) {
     let opened = false;
     sock.onopen = () => {
       opened = true;
-      codec = createCodec(sock.protocol, { table }); // fresh per connection: the compact one's state starts anew
+      codec = createCodec(sock.protocol, { table, timeUnitUs: TIME_UNIT_US.twin }); // fresh per connection: the compact one's state starts anew
       stats.encoding = codec.name;
       stats.state = 'connected';
       stats.failedAttempts = 0;

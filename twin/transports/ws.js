@@ -35,7 +35,7 @@ const { parseCloudUrls, createRotation } = require('../../nodes/lib/link/cloud-u
 const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createEnvelopes } = require('./envelopes');
 const { createConnection } = require('./ws/connection');
-const { createCodec, offerFor } = require('../../nodes/lib/core/codec');
+const { createCodec, offerFor, TIME_UNIT_US } = require('../../nodes/lib/core/codec');
 const tags = require('../../nodes/lib/core/tags');
 const { createWireCounter } = require('./wire');
 const { createByteBook } = require('./ws/bytes');
@@ -111,7 +111,7 @@ function createTransport(opts = {}) {
   const conn = createConnection({
     urls, options: o, stats, backoff: createBackoff(o.backoff || {}),
     onOpen(again, protocol, sock) {
-      codec = createCodec(protocol, { table }); // fresh per connection: the compact one's state starts anew
+      codec = createCodec(protocol, { table, timeUnitUs: TIME_UNIT_US.twin }); // fresh per connection: the compact one's state starts anew
       stats.encoding = codec.name;
       wire.use(sock);
       // Back after a drop: bring the PLC up to date with the plant as it is now.

@@ -28,7 +28,7 @@
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
-const { createCodec, PROTOCOLS } = require('../core/codec');
+const { createCodec, PROTOCOLS, TIME_UNIT_US } = require('../core/codec');
 const tags = require('../core/tags');
 const { createWsAcceptor } = require('./ws-transport');
 const { createPeerSet } = require('./peer-set');
@@ -173,7 +173,7 @@ function createEndpointCore(o, role) {
   function accept(conn, info) {
     if (closed) { conn.terminate(); if (role.onAbandon) role.onAbandon(info.plant); return; }
     // The frames' encoding, as the opening handshake agreed (JSON when it named none).
-    if (!conn.codec) conn.codec = createCodec(conn.protocol, { table: tableOf(info.plant) });
+    if (!conn.codec) conn.codec = createCodec(conn.protocol, { table: tableOf(info.plant), timeUnitUs: TIME_UNIT_US[role.name === 'edge' ? 'link' : 'twin'] });
     if (conn.codec.binary) counters.compactPeers += 1;
     const c = peers.add(conn, info);
     ee.emit('connect', c.id, { remote: c.remote, url: info.url, viewer: c.viewer, plant: c.plant });

@@ -10,13 +10,15 @@
  * src  the sender id as text the first time it crosses this connection in this direction, then
  *      its number (the order of first appearance, up to MAX_SRCS senders; later ones stay text)
  * seq  for a sender seen before: the step from its previous seq (1 for the next frame); else whole
- * ts   microseconds since the previous frame's ts in this direction (the first frame: since the
- *      epoch); decoded as ms with µs resolution
+ * ts   time units since the previous frame's ts in this direction (the first frame: since the
+ *      epoch). The unit is the connection's: 1 µs on the edge link, whose clock exchange needs it,
+ *      100 µs on a twin's (the twin endpoint's times are only reported there: 2 bytes fewer a
+ *      time field)
  * d    a flat array [key, value, key, value, …]: a tag's key is its numeric id from the I/O
  *      table (lib/core/tag-ids.js), a probe slot its number; a key the table lacks goes as text,
  *      so the receiver's checks answer for it as in JSON
  * ref  [src, seq]: src as above, seq as the step from the previous ref of that sender
- * dl   microseconds from ts (rounded down: a deadline never moves later)
+ * dl   time units from ts (rounded down: a deadline never moves later)
  * e    [code, msg]
  *
  * The state of a direction (senders met, the previous ts) lives in one encoder at the sender and
@@ -147,10 +149,12 @@ function decodeSender(table, wire, step, field, what) {
 /**
  * The encoder of one direction of a connection.
  * @param {{tags: Array<{short: string}>}} table the I/O table the tag ids come from
+ * @param {number} [unitUs] the time unit in µs (1 or 100)
  * @returns {{encode(env: object): Uint8Array}}
  */
-function createEncoder(table) {
+function createEncoder(table, unitUs = 1) {
   const ids = tagIds(table);
+  const per = 1000 / unitUs; // units per ms
   const senders = createSenderTable();
   const packer = new msgpack.Encoder();
   let tsUs = 0;
@@ -161,11 +165,11 @@ function createEncoder(table) {
       const a = new Array(FIELDS);
       a[0] = KIND_CODE.get(env.k);
       [a[1], a[2]] = encodeSender(view, env.src, env.seq, 'seq');
-      const us = Math.round(env.ts * 1000);
+      const us = Math.round(env.ts * per);
       a[3] = us - tsUs;
       a[4] = env.d === undefined ? null : encodeD(env.d, env.k, ids);
       if (env.ref !== undefined) a[5] = encodeSender(view, env.ref.src, env.ref.seq, 'refSeq');
-      if (env.dl !== undefined) a[6] = Math.floor(env.dl * 1000) - us;
+      if (env.dl !== undefined) a[6] = Math.floor(env.dl * per) - us;
       if (env.e !== undefined) a[7] = [env.e.code, env.e.msg];
       if (env.cid !== undefined) a[8] = env.cid;
       if (env.ttl !== undefined) a[9] = env.ttl;
@@ -184,11 +188,13 @@ function createEncoder(table) {
 /**
  * The decoder of one direction of a connection.
  * @param {{tags: Array<{short: string}>}} table the I/O table the tag ids come from
+ * @param {number} [unitUs] the time unit in µs (1 or 100)
  * @returns {{decode(bytes: Uint8Array): object}} the envelope (not yet validated)
  * @throws {EnvelopeError} E_DECODE
  */
-function createDecoder(table) {
+function createDecoder(table, unitUs = 1) {
   const ids = tagIds(table);
+  const per = 1000 / unitUs;
   const senders = createSenderTable();
   const unpacker = new msgpack.Decoder({ maxStrLength: 64 * 1024, maxArrayLength: 64 * 1024, maxMapLength: 4096, maxExtLength: 0 });
   let tsUs = 0;
@@ -209,7 +215,7 @@ function createDecoder(table) {
       const view = senders.stage();
       const s = decodeSender(view, a[1], a[2], 'seq', 'src');
       const us = tsUs + a[3];
-      const env = { v: envelope.VERSION, k, src: s.src, seq: s.seq, ts: us / 1000 };
+      const env = { v: envelope.VERSION, k, src: s.src, seq: s.seq, ts: us / per };
       if (has(a[4])) env.d = decodeD(a[4], k, ids);
       if (has(a[5])) {
         if (!Array.isArray(a[5]) || a[5].length !== 2 || !Number.isSafeInteger(a[5][1])) throw fail('ref must be [src, seq]');
@@ -217,7 +223,7 @@ function createDecoder(table) {
       }
       if (has(a[6])) {
         if (!Number.isSafeInteger(a[6])) throw fail('dl must be a whole number of µs');
-        env.dl = (us + a[6]) / 1000;
+        env.dl = (us + a[6]) / per;
       }
       if (has(a[7])) {
         if (!Array.isArray(a[7]) || a[7].length !== 2) throw fail('e must be [code, msg]');

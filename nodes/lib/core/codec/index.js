@@ -22,6 +22,12 @@ const JSON_PROTOCOL = 's7twin.v1+json';
 const COMPACT_PROTOCOL = 's7twin.v1+msgpack';
 /** The subprotocols this bridge speaks, the compact one first. */
 const PROTOCOLS = [COMPACT_PROTOCOL, JSON_PROTOCOL];
+/**
+ * The compact encoding's time unit (µs) on each kind of connection: the edge link's clock exchange
+ * (lib/core/clock.js) wants microseconds; a twin's connection only reports times (ts, the dl its
+ * answers echo), and 100 µs saves two bytes a time field.
+ */
+const TIME_UNIT_US = { link: 1, twin: 100 };
 /** What an encoding option ('compact' or 'json') offers in the opening handshake, preferred first. */
 const OFFERS = { compact: [COMPACT_PROTOCOL, JSON_PROTOCOL], json: [JSON_PROTOCOL] };
 
@@ -55,8 +61,9 @@ const sizeOf = (data) => (typeof data === 'string' ? data.length : data.byteLeng
 /**
  * The codec of one connection.
  * @param {string} [protocol] the agreed subprotocol ('' or undefined: JSON)
- * @param {{table?: object}} [o] table: the I/O table the compact encoding's tag ids come from
- *   (default the demo plant's, lib/core/tags.js)
+ * @param {{table?: object, timeUnitUs?: number}} [o] table: the I/O table the compact encoding's tag
+ *   ids come from (default the demo plant's, lib/core/tags.js); timeUnitUs: TIME_UNIT_US.link (the
+ *   default) or .twin
  * @returns {{name: string, binary: boolean, encode(env: object): string|Uint8Array,
  *   decode(data: string|Uint8Array, isBinary: boolean, maxBytes?: number): object}}
  */
@@ -68,8 +75,8 @@ function createCodec(protocol, o = {}) {
   let dec = null;
   if (binary) {
     const table = o.table || require('../tags');
-    enc = compact.createEncoder(table);
-    dec = compact.createDecoder(table);
+    enc = compact.createEncoder(table, o.timeUnitUs || TIME_UNIT_US.link);
+    dec = compact.createDecoder(table, o.timeUnitUs || TIME_UNIT_US.link);
   }
   return {
     name,
@@ -85,4 +92,4 @@ function createCodec(protocol, o = {}) {
   };
 }
 
-module.exports = { JSON_PROTOCOL, COMPACT_PROTOCOL, PROTOCOLS, offerFor, pickProtocol, createCodec };
+module.exports = { JSON_PROTOCOL, COMPACT_PROTOCOL, PROTOCOLS, TIME_UNIT_US, offerFor, pickProtocol, createCodec };

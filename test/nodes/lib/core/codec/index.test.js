@@ -178,3 +178,23 @@ test('random bytes never crash the decoder: each is an envelope or a coded error
     }
   }
 });
+
+test('a twin connection\'s times go in units of 100 µs: shorter frames, deadlines rounded down, never later', () => {
+  const opts = { timeUnitUs: codec.TIME_UNIT_US.twin };
+  const a = codec.createCodec(COMPACT_PROTOCOL, opts);
+  const b = codec.createCodec(COMPACT_PROTOCOL, opts);
+  const fine = pair(tags);
+  const s = envelope.createSender('edge-1');
+  const t0 = Date.now() + 0.987654;
+  const first = { ...s.make('state', { d: { c1: 1 } }), ts: t0 };
+  b.decode(a.encode(first), true);
+  fine.b.decode(fine.a.encode(first), true);
+  const ack = { ...s.make('ack', { ref: { src: 'twin-1', seq: 1 } }), ts: t0 + 120.4567, dl: t0 + 1000.05678 };
+  const coarse = a.encode(ack);
+  const precise = fine.a.encode(ack);
+  assert.ok(coarse.length + 4 <= precise.length, `${coarse.length} against ${precise.length} bytes`);
+  const got = b.decode(coarse, true);
+  assert.ok(Math.abs(got.ts - ack.ts) <= 0.05);
+  assert.ok(got.dl <= ack.dl && ack.dl - got.dl <= 0.1, `dl ${got.dl} vs ${ack.dl}`);
+  sameEnvelope(fine.b.decode(precise, true), ack);
+});
