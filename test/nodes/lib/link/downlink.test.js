@@ -52,3 +52,16 @@ test('reset: a new connection\'s sender numbers start afresh (a restarted cloud 
   rx(cmd(3));
   assert.deepEqual(out.envs.map((e) => e.seq), [5, 3]);
 });
+
+test('over the compact encoding: frames decode with the connection\'s codec; a malformed binary frame is answered E_DECODE', () => {
+  const { createCodec, COMPACT_PROTOCOL } = require('../../../../nodes/lib/core/codec');
+  const { dl, counters, out } = setup();
+  const cloud = createCodec(COMPACT_PROTOCOL);
+  const mine = createCodec(COMPACT_PROTOCOL);
+  dl.receive(Buffer.from(cloud.encode(cmd(1))), true, mine);
+  dl.receive(Buffer.from([0x93, 0x01]), true, mine);
+  dl.receive(Buffer.from(cloud.encode(cmd(2))), true, mine);
+  assert.deepEqual(out.envs.map((e) => [e.seq, e.dl]), [[1, 5], [2, 5]]);
+  assert.deepEqual(out.invalid, ['E_DECODE']);
+  assert.equal(counters.errors, 1);
+});
