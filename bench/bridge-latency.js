@@ -58,7 +58,8 @@ async function main() {
       await new Promise((r) => setTimeout(r, GAP_MS));
     }
     await waitFor(() => pending.size === 0, 30000, 'every answer');
-    const fmt = (s) => `n=${s.n} mean=${s.mean.toFixed(2)} median=${s.median.toFixed(2)} p95=${s.p95.toFixed(2)} p99=${s.p99.toFixed(2)} max=${s.max.toFixed(2)} ms`;
+    const fmt = (s) => `n=${s.n} mean=${s.mean.toFixed(2)} median=${s.median.toFixed(2)} p95=${s.p95.toFixed(2)} p99=${s.p99.toFixed(2)} ` +
+      `max=${s.max.toFixed(2)} ms`;
     console.log(`cmd -> ack          ${fmt(summarise(ack))}`);
     console.log(`probe -> probe-res  ${fmt(summarise(probe))}`);
   } finally {

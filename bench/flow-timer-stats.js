@@ -63,7 +63,8 @@ async function main() {
     const sync = timed(() => ft.stats());
     const sliced = await longestWait(() => ft.statsAsync());
     const brief = timed(() => ft.brief());
-    console.log(`${String(per).padStart(11)} | ${sync.toFixed(1).padStart(7)} | ${sliced.total.toFixed(1).padStart(18)} | ${sliced.longest.toFixed(1).padStart(17)} | ${brief.toFixed(2).padStart(7)}`);
+    console.log(`${String(per).padStart(11)} | ${sync.toFixed(1).padStart(7)} | ${sliced.total.toFixed(1).padStart(18)} | ` +
+      `${sliced.longest.toFixed(1).padStart(17)} | ${brief.toFixed(2).padStart(7)}`);
   }
 }
 

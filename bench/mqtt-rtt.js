@@ -52,9 +52,13 @@ async function measure(name, cfg, boxes) {
   try {
     await waitFor(() => /Connected to broker/.test(red.logs()), 30000, 'the monitor');
     const url = `mqtt://127.0.0.1:${port}`;
-    plc = await createPlc({ scanMs: 10, s7: false, opcua: false, modbus: false, mqtt: { url, plant: 'plant1', username: 'plc', password: PW.plc, qos: cfg.qos } });
+    plc = await createPlc({
+      scanMs: 10, s7: false, opcua: false, modbus: false, mqtt: { url, plant: 'plant1', username: 'plc', password: PW.plc, qos: cfg.qos },
+    });
     await waitFor(() => plc.counters.mqttConnects > 0, 20000, 'the PLC');
-    const r = await runTwin({ protocol: 'mqtt', url, username: 'twin', password: PW.twin, qos: cfg.qos, noDelay: cfg.noDelay, boxes, profile: cfg.profile, seed: 11 });
+    const r = await runTwin({
+      protocol: 'mqtt', url, username: 'twin', password: PW.twin, qos: cfg.qos, noDelay: cfg.noDelay, boxes, profile: cfg.profile, seed: 11,
+    });
     await red.stop();
     const csv = fs.readFileSync(path.join(red.userDir, 'results', 'flow-timer-mqtt.csv'), 'utf8').trim().split('\n').slice(1);
     const cloud = summarise(csv.map((l) => Number(l.split(',')[4])));
@@ -84,7 +88,8 @@ async function main() {
   console.log('\nconfig  where           n     mean  median    p95    p99    max   (ms)');
   for (const r of rows) {
     for (const [where, s] of [['twin full loop', r.twin], ['cloud flow-timer', r.cloud]]) {
-      console.log(`${r.name.padEnd(7)} ${where.padEnd(16)} ${String(s.n).padStart(4)} ${f(s.mean).padStart(7)} ${f(s.median).padStart(7)} ${f(s.p95).padStart(6)} ${f(s.p99).padStart(6)} ${f(s.max).padStart(6)}`);
+      console.log(`${r.name.padEnd(7)} ${where.padEnd(16)} ${String(s.n).padStart(4)} ${f(s.mean).padStart(7)} ${f(s.median).padStart(7)} ` +
+        `${f(s.p95).padStart(6)} ${f(s.p99).padStart(6)} ${f(s.max).padStart(6)}`);
     }
   }
 }

@@ -59,7 +59,10 @@ async function measure(name, p, boxes) {
     const cloud = await startNodeRed({
       role: 'cloud', flows: path.join(ROOT, 'flows', 'parts', 'cloud-opcua.json'), keepUserDir: true,
       // The nodes have no default password; the twin below logs in as the transport's twin/twin.
-      env: { S7T_OPCUA_PORT: String(opcPort), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server'), S7T_OPCUA_MIN_SAMPLING_MS: String(p.serverMinSampling), S7T_OPCUA_TWIN_PASSWORD: 'twin', S7T_OPCUA_EDGE_PASSWORD: 'edge' },
+      env: {
+        S7T_OPCUA_PORT: String(opcPort), S7T_OPCUA_PKI_DIR: pkiDir('cloud-server'), S7T_OPCUA_MIN_SAMPLING_MS: String(p.serverMinSampling),
+        S7T_OPCUA_TWIN_PASSWORD: 'twin', S7T_OPCUA_EDGE_PASSWORD: 'edge',
+      },
     });
     stops.push(async () => { await cloud.stop(); fs.rmSync(cloud.userDir, { recursive: true, force: true }); });
     const edge = await startNodeRed({
@@ -75,13 +78,18 @@ async function measure(name, p, boxes) {
     await cloud.stop(); // flushes the flow-timer CSV
     const csv = path.join(cloud.userDir, 'results', 'flow-timer-opcua.csv');
     const cloudMs = fs.existsSync(csv) ? fs.readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split(',')[4])) : [];
-    return { name, ok: r.ok, missorted: r.missorted, twin: r.summary.overall, cloud: summarise(cloudMs), bytes: { out: r.transport.bytesOut, in: r.transport.bytesIn } };
+    return {
+      name, ok: r.ok, missorted: r.missorted, twin: r.summary.overall, cloud: summarise(cloudMs),
+      bytes: { out: r.transport.bytesOut, in: r.transport.bytesIn },
+    };
   } finally {
     for (const s of stops.reverse()) await s().catch(() => {});
   }
 }
 
-const fmt = (s) => (s && s.n ? `n=${s.n} mean=${s.mean.toFixed(1)} median=${s.median.toFixed(1)} p95=${s.p95.toFixed(1)} p99=${s.p99.toFixed(1)} max=${s.max.toFixed(1)}` : 'n=0');
+const fmt = (s) => (s && s.n
+  ? `n=${s.n} mean=${s.mean.toFixed(1)} median=${s.median.toFixed(1)} p95=${s.p95.toFixed(1)} p99=${s.p99.toFixed(1)} max=${s.max.toFixed(1)}`
+  : 'n=0');
 
 async function main() {
   const { values } = parseArgs({ options: { boxes: { type: 'string' }, profiles: { type: 'string' } } });

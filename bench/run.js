@@ -176,17 +176,25 @@ function parseCli(argv) {
 
 function versions() {
   const v = { node: process.version };
-  for (const m of ['node-red', 'ws', 'aedes', 'node-opcua', 'modbus-serial', 'node-snap7', 'nodes7', 'node-red-contrib-s7', 'node-red-contrib-opcua', 'node-red-contrib-modbus', 'hdr-histogram-js', 'simple-statistics', 'vega', 'vega-lite']) {
+  const modules = ['node-red', 'ws', 'aedes', 'node-opcua', 'modbus-serial', 'node-snap7', 'nodes7', 'node-red-contrib-s7', 'node-red-contrib-opcua',
+    'node-red-contrib-modbus', 'hdr-histogram-js', 'simple-statistics', 'vega', 'vega-lite'];
+  for (const m of modules) {
     try { v[m] = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', m, 'package.json'), 'utf8')).version; } catch { /* not installed */ }
   }
   try { v.toxiproxy = fs.readFileSync(path.join(ROOT, '.tools', 'bin', '.toxiproxy-version'), 'utf8').trim(); } catch { v.toxiproxy = 'not built'; }
-  try { v.bundle = `${require('../package.json').version} (${require('node:child_process').execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim()})`; } catch { /* not a git checkout */ }
+  try {
+    const commit = require('node:child_process').execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
+    v.bundle = `${require('../package.json').version} (${commit})`;
+  } catch { /* not a git checkout */ }
   return v;
 }
 
 function machine() {
   const cpus = os.cpus();
-  return { cpus: cpus.length, cpuModel: cpus[0] ? cpus[0].model : '?', memGB: os.totalmem() / 2 ** 30, os: `${os.type()} ${os.release()} ${os.arch()}`, loadavg: os.loadavg(), hostname: os.hostname() };
+  return {
+    cpus: cpus.length, cpuModel: cpus[0] ? cpus[0].model : '?', memGB: os.totalmem() / 2 ** 30,
+    os: `${os.type()} ${os.release()} ${os.arch()}`, loadavg: os.loadavg(), hostname: os.hostname(),
+  };
 }
 
 /**
@@ -197,7 +205,7 @@ function machine() {
  */
 function collectFlowTimers(dir) {
   const out = {};
-  let files = [];
+  let files;
   try { files = fs.readdirSync(dir).filter((f) => /^flow-timer-.*\.csv$/.test(f)); } catch { return out; }
   for (const f of files) {
     const lines = fs.readFileSync(path.join(dir, f), 'utf8').trim().split('\n');
@@ -272,17 +280,26 @@ async function runBench(cli = {}) {
     } : null,
   };
   if (o.stockOpcuaSamplingMs !== null && !(Number.isFinite(o.stockOpcuaSamplingMs) && o.stockOpcuaSamplingMs >= 0)) {
-    throw Object.assign(new Error(`--stock-opcua-sampling wants a number of ms ≥ 0 or "study" (${STUDY_OPCUA_SAMPLING_MS}), not "${cli.stockOpcuaSamplingMs}"`), { code: 'E_BENCH_ARGS' });
+    const why = `--stock-opcua-sampling wants a number of ms ≥ 0 or "study" (${STUDY_OPCUA_SAMPLING_MS}), not "${cli.stockOpcuaSamplingMs}"`;
+    throw Object.assign(new Error(why), { code: 'E_BENCH_ARGS' });
   }
   if (o.fleet) {
     const bad = [...o.fleet.twinsPerPlant, ...o.fleet.watchers].find((n) => !(Number.isInteger(n) && n > 0));
-    if (bad !== undefined) throw Object.assign(new Error(`--fleet-twins and --fleet-watchers take whole numbers above 0 (got ${bad})`), { code: 'E_BENCH_ARGS' });
+    if (bad !== undefined) {
+      throw Object.assign(new Error(`--fleet-twins and --fleet-watchers take whole numbers above 0 (got ${bad})`), { code: 'E_BENCH_ARGS' });
+    }
     const most = Math.max(...o.fleet.twinsPerPlant);
     if (most > 1000) throw Object.assign(new Error(`--fleet-twins: at most 1000 per plant (the PLC's probe slots; got ${most})`), { code: 'E_BENCH_ARGS' });
   }
-  for (const f of o.faults || []) if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
+  for (const f of o.faults || []) {
+    if (!faults.FAULTS[f]) throw Object.assign(new Error(`unknown fault "${f}" (have: ${Object.keys(faults.FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
+  }
   const profileDefs = JSON.parse(fs.readFileSync(cli.profileFile || path.join(__dirname, 'profiles.json'), 'utf8'));
-  for (const p of o.profiles) if (!profileDefs[p]) throw Object.assign(new Error(`unknown profile "${p}" (have: ${Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ')})`), { code: 'E_BENCH_ARGS' });
+  for (const p of o.profiles) {
+    if (profileDefs[p]) continue;
+    const have = Object.keys(profileDefs).filter((k) => k[0] !== '$').join(', ');
+    throw Object.assign(new Error(`unknown profile "${p}" (have: ${have})`), { code: 'E_BENCH_ARGS' });
+  }
   const avail = availablePaths();
   const asked = cli.protocols || base.protocols || ALL_PROTOCOLS;
   for (const p of asked) if (!ALL_PROTOCOLS.includes(p)) throw Object.assign(new Error(`unknown protocol "${p}"`), { code: 'E_BENCH_ARGS' });
@@ -318,14 +335,24 @@ async function runBench(cli = {}) {
   try {
     for (const profileName of o.profiles) {
       const def = profileDefs[profileName];
-      const pr = { links: def.links, available: { ...avail }, notes: [], errors: [], probe: {}, productions: {}, load: {}, loadStopped: {}, loadCapped: {}, browser: {} };
+      const pr = {
+        links: def.links, available: { ...avail }, notes: [], errors: [],
+        probe: {}, productions: {}, load: {}, loadStopped: {}, loadCapped: {}, browser: {},
+      };
       results.profiles[profileName] = pr;
       for (const p of asked) if (!avail[p]) pr.notes.push(`${p}: path not available in this checkout (flows or twin transport missing); not measured`);
-      for (const p of running) if (!hasProbe(p)) pr.notes.push(`${p}: its twin client offers no probes (no probe variables on that path), so it has no probe or load figures; productions only`);
+      for (const p of running) {
+        if (!hasProbe(p)) {
+          pr.notes.push(`${p}: its twin client offers no probes (no probe variables on that path), so it has no probe or load figures; productions only`);
+        }
+      }
       progress.phase(`${profileName}: starting PLC, cloud and edge Node-RED${def.links ? ', Toxiproxy' : ''}`);
       let sys;
       try {
-        sys = await startSystem({ profileName, links: def.links, protocols: running, tuning: o.tuning, scanMs: o.scanMs, stockCycleMs: o.stockCycleMs, stockOpcuaSamplingMs: o.stockOpcuaSamplingMs, log: (l) => progress.log(l) });
+        sys = await startSystem({
+          profileName, links: def.links, protocols: running, tuning: o.tuning, scanMs: o.scanMs,
+          stockCycleMs: o.stockCycleMs, stockOpcuaSamplingMs: o.stockOpcuaSamplingMs, log: (l) => progress.log(l),
+        });
       } catch (err) {
         pr.errors.push(`system did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
         log(err.message);
@@ -365,7 +392,10 @@ async function runBench(cli = {}) {
             const order = live.map((_, i) => live[(i + b) % live.length]);
             for (const p of order) {
               progress.phase(`${profileName}: probe round trips, ${p} (${got + n}/${o.probeSamples})`);
-              const r = await runLoad({ protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: firstProbeSlot(p), keepSamples: true, warmupPerUser: b === 0 ? 3 : 0 });
+              const r = await runLoad({
+                protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: firstProbeSlot(p),
+                keepSamples: true, warmupPerUser: b === 0 ? 3 : 0,
+              });
               acc[p] = mergeProbe(acc[p], r);
               progress.tick(Math.ceil(n / 10));
             }
@@ -382,9 +412,14 @@ async function runBench(cli = {}) {
         if (o.productions && prodProtos.length) {
           progress.phase(`${profileName}: twin productions (${prodProtos.join(', ')})`);
           const prods = await runProductions({
-            protocols: prodProtos, endpoints: sys.endpoints, createTransport: (p, extra) => createTransport(p, sys.endpoints, extra), samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
+            protocols: prodProtos, endpoints: sys.endpoints, createTransport: (p, extra) => createTransport(p, sys.endpoints, extra),
+            samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
             maxBlocks: Math.max(3, Math.ceil(o.samples / o.boxes) * 2),
-            onProgress: (ev) => { if (ev.phase === 'block') { progress.tick(1); progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`); } },
+            onProgress: (ev) => {
+              if (ev.phase !== 'block') return;
+              progress.tick(1);
+              progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`);
+            },
           });
           for (const [p, r] of Object.entries(prods)) pr.productions[p] = { ...r, boxes: o.boxes };
         }
@@ -418,7 +453,9 @@ async function runBench(cli = {}) {
           const holding = new Set(live);
           // The load generator (this process: every virtual twin) and Toxiproxy share the machine
           // with the system under test; their cost is measured too, to show where the time goes.
-          const meter = createCostMeter({ cloud: sys.pids.cloud, edge: sys.pids.edge, plc: sys.pids.plc, toxiproxy: sys.toxiproxy && sys.toxiproxy.pid, load: process.pid });
+          const meter = createCostMeter({
+            cloud: sys.pids.cloud, edge: sys.pids.edge, plc: sys.pids.plc, toxiproxy: sys.toxiproxy && sys.toxiproxy.pid, load: process.pid,
+          });
           for (const users of o.users) {
             const order = [...holding];
             for (const p of order) {
@@ -428,7 +465,9 @@ async function runBench(cli = {}) {
               meter.start();
               let r;
               try {
-                r = await runLoad({ protocol: p, users, makeTransport: mk(p), durationMs: o.loadSeconds * 1000, thinkMs: o.thinkMs, slotBase, keepSamples: true });
+                r = await runLoad({
+                  protocol: p, users, makeTransport: mk(p), durationMs: o.loadSeconds * 1000, thinkMs: o.thinkMs, slotBase, keepSamples: true,
+                });
               } catch (err) {
                 r = { protocol: p, users, errors: users, errorPct: 100, summary: { n: 0 }, failure: `${err.code || ''} ${err.message}` };
               }
@@ -450,7 +489,9 @@ async function runBench(cli = {}) {
           if (proc.child && proc.child.exitCode !== null) pr.exited[name] = proc.child.exitCode;
           (results.logs = results.logs || {})[`${profileName}-${name}.log`] = proc.logs().slice(-200000);
         }
-        for (const [name, code] of Object.entries(pr.exited || {})) pr.errors.push(`${name} process exited during the run (code ${code}); see logs/${profileName}-${name}.log`);
+        for (const [name, code] of Object.entries(pr.exited || {})) {
+          pr.errors.push(`${name} process exited during the run (code ${code}); see logs/${profileName}-${name}.log`);
+        }
         await sys.stop();
       }
     }
@@ -476,7 +517,10 @@ async function runFaultSection(o, profileDefs, progress) {
   progress.phase(`faults: starting PLC, cloud and edge Node-RED, Toxiproxy (${o.faults.join(', ')})`);
   let sys;
   try {
-    sys = await startSystem({ profileName: 'proxied', links: profileDefs.proxied.links, protocols: BUNDLE_PROTOCOLS, tuning: o.tuning, scanMs: o.scanMs, plcInputLog: inputLog, log: (l) => progress.log(l) });
+    sys = await startSystem({
+      profileName: 'proxied', links: profileDefs.proxied.links, protocols: BUNDLE_PROTOCOLS, tuning: o.tuning, scanMs: o.scanMs,
+      plcInputLog: inputLog, log: (l) => progress.log(l),
+    });
     const list = await faults.runFaults(sys, { faults: o.faults, inputLog, log: (l) => progress.phase(l) });
     return { profile: 'proxied', options: { ...faults.DEFAULTS }, results: list };
   } catch (err) {

@@ -23,7 +23,9 @@ module.exports = function register(RED) {
       try {
         if (node.mode === 'encode') {
           const v = msg.payload;
-          if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new envelope.EnvelopeError('E_SCHEMA', 'msg.payload must be an object of values keyed by tag short name');
+          if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+            throw new envelope.EnvelopeError('E_SCHEMA', 'msg.payload must be an object of values keyed by tag short name');
+          }
           const k = envelope.KINDS.has(msg.kind) ? msg.kind : node.kind;
           const env = sender.make(k, { d: v, cid: msg.cid });
           envelope.validate(env);

@@ -68,7 +68,8 @@ module.exports = function register(RED) {
         lastWarn = now;
         unlogged = 0;
       };
-      server.on('write-refused', (r) => warnSome(`E_MODBUS_NOT_EDGE: ${r.from} wrote registers ${r.address}..${r.address + r.qty - 1}, which only the edge writes (refused with exception 02)`));
+      server.on('write-refused', (r) => warnSome(`E_MODBUS_NOT_EDGE: ${r.from} wrote registers ${r.address}..${r.address + r.qty - 1}, ` +
+        'which only the edge writes (refused with exception 02)'));
       server.on('limited', (ev) => warnSome(`${ev.code}: ${ev.from} closed: ${ev.message}`));
       server.on('write', (w) => node.send({ topic: 'write', address: w.address, payload: w.words }));
       server.on('error', (err) => { status(STATUS.error('error')); node.error(err.message); });

@@ -42,7 +42,10 @@ module.exports = function register(RED) {
       setStatus('error', err.message);
     }
 
-    registry.add(node, () => (server ? { ...server.counters, droppedEvents: refusals.dropped, ...(server.cluster ? { cluster: { ...server.cluster } } : {}) } : {}));
+    registry.add(node, () => {
+      if (!server) return {};
+      return { ...server.counters, droppedEvents: refusals.dropped, ...(server.cluster ? { cluster: { ...server.cluster } } : {}) };
+    });
     let starting = Promise.resolve();
     if (opts) {
       setStatus('connecting', 'starting');
@@ -52,8 +55,12 @@ module.exports = function register(RED) {
         node.counters = srv.counters;
         node.ports = srv.ports;
         const [m, w] = opts.tls ? ['mqtts', 'wss'] : ['mqtt', 'ws'];
-        const where = [srv.ports.tcp !== null ? `${m}://${opts.host}:${srv.ports.tcp}` : null, srv.ports.ws !== null ? `${w}://${opts.host}:${srv.ports.ws}${opts.wsPath}` : null].filter(Boolean);
-        node.log(`MQTT broker listening on ${where.join(' and ')}${opts.validatePayloads ? '' : ' (payload checks OFF)'}${srv.cluster ? ', clustered over the fleet\'s Redis' : ''}`);
+        const where = [
+          srv.ports.tcp !== null ? `${m}://${opts.host}:${srv.ports.tcp}` : null,
+          srv.ports.ws !== null ? `${w}://${opts.host}:${srv.ports.ws}${opts.wsPath}` : null,
+        ].filter(Boolean);
+        const notes = `${opts.validatePayloads ? '' : ' (payload checks OFF)'}${srv.cluster ? ', clustered over the fleet\'s Redis' : ''}`;
+        node.log(`MQTT broker listening on ${where.join(' and ')}${notes}`);
         refreshStatus();
         // Client counts change on connect/disconnect; poll the counters instead of hooking every event.
         statusTimer = setInterval(refreshStatus, STATUS_MS);

@@ -67,7 +67,8 @@ module.exports = function register(RED) {
     setStatus({ fill: 'yellow', shape: 'ring', text: 'starting' });
     const started = server.start().then(() => {
       if (closing) return;
-      node.log(`OPC UA server on ${server.endpointUrl} (plant ${server.config.plant}, min sampling ${server.config.minimumSamplingIntervalMs} ms, ${server.config.probeSlots} probe slots)`);
+      const cfg = server.config;
+      node.log(`OPC UA server on ${server.endpointUrl} (plant ${cfg.plant}, min sampling ${cfg.minimumSamplingIntervalMs} ms, ${cfg.probeSlots} probe slots)`);
       showRunning();
     }, (err) => {
       setStatus({ fill: 'red', shape: 'dot', text: err.code || 'error' });

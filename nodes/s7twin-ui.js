@@ -35,7 +35,10 @@ const VENDOR = {
 /** The CommonJS modules the page requires (and, through them, everything they require). */
 const MODULES = {
   root: ROOT,
-  entries: ['twin/browser/session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js', 'twin/transports/http.js', 'twin/plant.js', 'twin/recorder.js', 'nodes/lib/core/tags.js'],
+  entries: [
+    'twin/browser/session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js', 'twin/transports/http.js',
+    'twin/plant.js', 'twin/recorder.js', 'nodes/lib/core/tags.js',
+  ],
   // Loaded by those modules, never called in the page: the recorder's CSV appender (node:fs),
   // the Node-only branches of the MQTT and HTTP transports.
   stubs: ['node:fs', 'node:path', 'node:http', 'node:https', 'ws'],
@@ -61,7 +64,9 @@ module.exports = function register(RED) {
     // plant1; the page asks the twin endpoint for it (?plant=) and takes the tokens valid for it.
     node.plant = setting(config.plant, process.env.S7T_PLANT || DEFAULT_PLANT);
     const { tokens, viewerTokens } = plantTokens(twins.grants, node.plant, twins.credentials);
-    if (!tokens.length) node.warn(`the twin endpoint has no token for plant ${node.plant} (credentials, S7T_TWIN_TOKEN or S7T_TOKENS): no page can drive the plant`);
+    if (!tokens.length) {
+      node.warn(`the twin endpoint has no token for plant ${node.plant} (credentials, S7T_TWIN_TOKEN or S7T_TOKENS): no page can drive the plant`);
+    }
     const mqttWs = setting(config.mqttWs, '');
     const pageConfig = {
       title: setting(config.name, 'Box-sorting plant'),
@@ -73,7 +78,9 @@ module.exports = function register(RED) {
       },
     };
     const lease = createLease({ ttlMs: Number(config.leaseS) > 0 ? Number(config.leaseS) * 1000 : undefined });
-    const ui = createTwinUi({ pageDir: path.join(ROOT, 'twin', 'browser'), vendor: VENDOR, modules: MODULES, config: () => pageConfig, tokens, viewerTokens, lease });
+    const ui = createTwinUi({
+      pageDir: path.join(ROOT, 'twin', 'browser'), vendor: VENDOR, modules: MODULES, config: () => pageConfig, tokens, viewerTokens, lease,
+    });
     const unmount = mount(RED.httpNode, node.path, (req, res) => ui.handle(req, res));
     registry.add(node, () => ({ ...ui.counters, ...lease.counters }));
     node.log(`browser twin on ${root}${node.path}/`);

@@ -77,7 +77,8 @@ function parse(argv, env = process.env) {
     scanMs: num('scan-ms', 'S7T_PLC_SCAN_MS', 10),
     s7: off('no-s7', 'S7T_PLC_S7') ? false : { host, port: num('s7-port', 'S7T_PLC_S7_PORT', 10102) },
     opcua: off('no-opcua', 'S7T_PLC_OPCUA') ? false : {
-      host, port: num('opcua-port', 'S7T_PLC_OPCUA_PORT', 4840), ...(values['pki-dir'] ?? env.S7T_PLC_PKI_DIR ? { pkiDir: values['pki-dir'] ?? env.S7T_PLC_PKI_DIR } : {}),
+      host, port: num('opcua-port', 'S7T_PLC_OPCUA_PORT', 4840),
+      ...(values['pki-dir'] ?? env.S7T_PLC_PKI_DIR ? { pkiDir: values['pki-dir'] ?? env.S7T_PLC_PKI_DIR } : {}),
     },
     modbus: off('no-modbus', 'S7T_PLC_MODBUS') ? false : { host, port: num('modbus-port', 'S7T_PLC_MODBUS_PORT', 5020) },
     mqtt: mqttUrl ? {

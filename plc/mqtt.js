@@ -111,7 +111,10 @@ function startMqtt(image, opts) {
   client.on('message', (t, payload, packet) => {
     // A retained message comes from the broker's store, not from a twin now: never applied.
     if (packet && packet.retain) { c.mqttStale += 1; return; }
-    if (payload.length > cfg.maxPayload) { reject(t === T.req ? 'mqtt-probe' : 'mqtt-cmd', new PlcError('E_TOO_LARGE', `payload of ${payload.length} bytes`)); return; }
+    if (payload.length > cfg.maxPayload) {
+      reject(t === T.req ? 'mqtt-probe' : 'mqtt-cmd', new PlcError('E_TOO_LARGE', `payload of ${payload.length} bytes`));
+      return;
+    }
     if (t === T.cmd) {
       try {
         cfg.setInputs(parseCommand(payload));

@@ -150,7 +150,9 @@ function createPushQueue(opts) {
         for (const e of it.parts) { queued.delete(e.key); inflight.set(e.key, e); }
       }
       return {
-        items: items.map((it) => ({ db: it.db, start: it.start, bit: it.bit, data: it.parts.length === 1 ? it.parts[0].data : Buffer.concat(it.parts.map((e) => e.data)) })),
+        items: items.map((it) => ({
+          db: it.db, start: it.start, bit: it.bit, data: it.parts.length === 1 ? it.parts[0].data : Buffer.concat(it.parts.map((e) => e.data)),
+        })),
         entries: inflight.size,
       };
     },

@@ -12,7 +12,7 @@
   'use strict';
   if (window.s7twinEditor) return;
 
-  var ENV_REF = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+  const ENV_REF = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
   /**
    * The variable a value refers to, or null.
@@ -20,7 +20,7 @@
    * @returns {string|null}
    */
   function envName(value) {
-    var m = ENV_REF.exec(typeof value === 'string' ? value.trim() : '');
+    const m = ENV_REF.exec(typeof value === 'string' ? value.trim() : '');
     return m ? m[1] : null;
   }
 
@@ -36,13 +36,13 @@
    * @param {string} [opts.label] the name of the choices' type in the type menu
    */
   function choice(node, prop, opts) {
-    var $in = $('#' + (opts.prefix || 'node-input') + '-' + prop + '-choice');
-    var value = node[prop];
-    var own;
+    const $in = $('#' + (opts.prefix || 'node-input') + '-' + prop + '-choice');
+    const value = node[prop];
+    let own;
     if (opts.bool) {
       own = 'bool';
     } else {
-      var options = opts.options.slice();
+      const options = opts.options.slice();
       // A value that is not one of the choices (a hand-edited flow) is shown and kept as it is.
       if (value !== undefined && !envName(value) && !options.some(function (o) { return o.value === String(value); })) {
         options.push({ value: String(value), label: String(value) });
@@ -50,7 +50,7 @@
       own = { value: 's7twin-choice', label: opts.label || 'choice', options: options };
     }
     $in.typedInput({ types: [own, 'env'] });
-    var name = envName(value);
+    const name = envName(value);
     if (name) {
       $in.typedInput('type', 'env');
       $in.typedInput('value', name);
@@ -68,9 +68,9 @@
    * @param {object} opts as for `choice`
    */
   function saveChoice(node, prop, opts) {
-    var $in = $('#' + (opts.prefix || 'node-input') + '-' + prop + '-choice');
-    var type = $in.typedInput('type');
-    var value = $in.typedInput('value');
+    const $in = $('#' + (opts.prefix || 'node-input') + '-' + prop + '-choice');
+    const type = $in.typedInput('type');
+    const value = $in.typedInput('value');
     if (type === 'env') node[prop] = '${' + value.trim() + '}';
     else if (opts.bool) node[prop] = value === 'true' || value === true;
     else node[prop] = value;
@@ -84,12 +84,12 @@
    * @param {string} ns the node type, whose catalog holds option.mode.server/client
    */
   function linkMode(node, ns) {
-    var opts = linkModeOptions(node, ns);
+    const opts = linkModeOptions(node, ns);
     choice(node, 'mode', opts);
-    var $in = $('#node-input-mode-choice');
+    const $in = $('#node-input-mode-choice');
     function show() {
-      var env = $in.typedInput('type') === 'env';
-      var mode = $in.typedInput('value');
+      const env = $in.typedInput('type') === 'env';
+      const mode = $in.typedInput('value');
       $('.s7t-server-row').toggle(env || mode === 'server');
       $('.s7t-client-row').toggle(env || mode === 'client');
     }

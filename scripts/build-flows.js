@@ -279,7 +279,9 @@ function main() {
       }
     }
   }
-  for (const n of partsOfNoPath()) console.log(`note: flows/parts/${n}.json is on no protocol path of nodes/lib/core/paths.js (docs/protocol-paths.md): the launcher never disables its tab`);
+  for (const n of partsOfNoPath()) {
+    console.log(`note: flows/parts/${n}.json is on no protocol path of nodes/lib/core/paths.js (docs/protocol-paths.md): the launcher never disables its tab`);
+  }
   if (stale) process.exit(1);
 }
 

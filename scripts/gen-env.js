@@ -143,7 +143,8 @@ function main(argv) {
   if (a.stdout) process.stdout.write(text);
   else {
     if (fs.existsSync(out) && !a.force) {
-      say(`gen-env: ${out} exists; --force replaces every secret in it (the edge, the PLC and twins then need the new ones), --new-admin-password only the editor password`);
+      say(`gen-env: ${out} exists; --force replaces every secret in it (the edge, the PLC and twins then need the new ones), ` +
+        '--new-admin-password only the editor password');
       return 2;
     }
     fs.writeFileSync(out, text, { mode: 0o600 });

@@ -15,7 +15,8 @@ function render() {
   ];
   for (const t of tags.tags) {
     const mb = !t.modbus ? '–' : t.modbus.bit === undefined ? `HR${t.modbus.reg}` : `HR${t.modbus.reg}.${t.modbus.bit}`;
-    const timed = t.timed ? `${t.timed.trigger}=${t.timed.value}${Object.entries(t.timed.with || {}).map(([k, v]) => ` + ${k}=${v}`).join('')} → ${t.short}` : '';
+    const withAlso = Object.entries((t.timed && t.timed.with) || {}).map(([k, v]) => ` + ${k}=${v}`).join('');
+    const timed = t.timed ? `${t.timed.trigger}=${t.timed.value}${withAlso} → ${t.short}` : '';
     rows.push(`| ${t.name} | \`${t.short}\` | ${t.type} | \`${t.s7}\` | ${mb} | \`${t.opcua}\` | ${t.dir} | ${t.cloudWritable ? 'yes' : 'no'} | ${timed} |`);
   }
   return rows.join('\n');

@@ -25,8 +25,15 @@ const CATALOGUE = 'https://catalogue.nodered.org/catalogue.json';
 const NEEDS_CATALOGUE = ['P08', 'N01'];
 /** Checks that fail by choice, and why. */
 const KEPT = {
-  D01: 'eleven dependencies where the Flow Library suggests six or fewer: each is what a node runs on, the protocol libraries (ws, aedes and mqtt, node-opcua, nodes7), the two packages the browser twin serves to the page (three, and mqtt\'s browser build), prom-client for /s7twin/metrics, simple-statistics for the flow-timer, and the fleet\'s Redis client and aedes\' own Redis clustering (ioredis, mqemitter-redis, aedes-persistence-redis; loaded only when S7T_REDIS_URL is set). Getting to six would mean our own Prometheus text writer and quantile code in place of two well-kept libraries; the count says nothing about the installed size (test/package/user-install.test.js measures that).',
-  P04: 'unscoped name: node-red-contrib-s7-twin-bridge is the name the flows (the subflow\'s meta.module), the docs and the examples use; a scope belongs to the npm organisation that publishes it, which does not exist yet. Renaming is one change in package.json and subflows/flow-timer/flow-timer.json when it does.',
+  D01: 'eleven dependencies where the Flow Library suggests six or fewer: each is what a node runs on, the protocol libraries ' +
+    '(ws, aedes and mqtt, node-opcua, nodes7), the two packages the browser twin serves to the page (three, and mqtt\'s browser build), ' +
+    'prom-client for /s7twin/metrics, simple-statistics for the flow-timer, and the fleet\'s Redis client and aedes\' own Redis ' +
+    'clustering (ioredis, mqemitter-redis, aedes-persistence-redis; loaded only when S7T_REDIS_URL is set). Getting to six would mean ' +
+    'our own Prometheus text writer and quantile code in place of two well-kept libraries; the count says nothing about the installed ' +
+    'size (test/package/user-install.test.js measures that).',
+  P04: 'unscoped name: node-red-contrib-s7-twin-bridge is the name the flows (the subflow\'s meta.module), the docs and the examples use; ' +
+    'a scope belongs to the npm organisation that publishes it, which does not exist yet. Renaming is one change in package.json and ' +
+    'subflows/flow-timer/flow-timer.json when it does.',
 };
 
 /**

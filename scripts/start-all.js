@@ -79,6 +79,9 @@ function main() {
 
 function summary(env, opts, live) {
   const cloud = `http://${env.S7T_CLOUD_HOST}:${env.S7T_CLOUD_PORT}`;
+  const plc = opts.plc
+    ? `virtual PLC    S7 ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT} (rack 0, slot 1), scan ${env.S7T_SCAN_MS} ms`
+    : `PLC            ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT}`;
   console.log(`
 Everything is up.
   browser twin   ${cloud}/s7twin/ui/   (the plant in 3D: token ${env.S7T_TWIN_TOKEN} drives, ${env.S7T_VIEWER_TOKEN} watches)
@@ -89,7 +92,7 @@ Everything is up.
   MQTT broker    mqtt://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_PORT}  ws://${env.S7T_CLOUD_HOST}:${env.S7T_MQTT_WS_PORT}/mqtt
   OPC UA server  opc.tcp://${env.S7T_CLOUD_HOST}:${env.S7T_OPCUA_PORT}
   Modbus server  ${env.S7T_CLOUD_HOST}:${env.S7T_MODBUS_PORT}
-  ${opts.plc ? `virtual PLC    S7 ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT} (rack 0, slot 1), scan ${env.S7T_SCAN_MS} ms` : `PLC            ${env.S7T_PLC_HOST}:${env.S7T_PLC_PORT}`}
+  ${plc}
   flow-timers    ${env.S7T_TIMER_DIR}/
   processes      ${[...live].map(([name, c]) => `${name} pid ${c.pid}`).join(', ')} (one that dies is restarted)
 Run a headless twin in another terminal:
@@ -99,8 +102,12 @@ Ctrl-C stops everything.`);
 
 function fleetSummary(env, f, live) {
   const host = env.S7T_CLOUD_HOST;
-  const instances = Array.from({ length: f.n }, (_, i) => `  cloud ${i + 1}        http://${host}:${f.cloudPort(i)}/   MQTT mqtt://${host}:${system.nth(env.S7T_MQTT_PORT, i)}   OPC UA opc.tcp://${host}:${system.nth(env.S7T_OPCUA_PORT, i)}   Modbus ${host}:${system.nth(env.S7T_MODBUS_PORT, i)}`);
-  const plants = f.plants.map((p, k) => `  ${p.padEnd(14)} PLC S7 127.0.0.1:${system.nth(env.S7T_PLC_PORT, k)}, edge editor http://127.0.0.1:${system.nth(env.S7T_EDGE_PORT, k)}/, edge token ${f.edgeToken(p)}, dials cloud ${(k % f.n) + 1} first${k < f.n ? `, OPC UA/Modbus via cloud ${k + 1}` : ''}`);
+  const instances = Array.from({ length: f.n }, (_, i) => `  cloud ${i + 1}        http://${host}:${f.cloudPort(i)}/   ` +
+    `MQTT mqtt://${host}:${system.nth(env.S7T_MQTT_PORT, i)}   OPC UA opc.tcp://${host}:${system.nth(env.S7T_OPCUA_PORT, i)}   ` +
+    `Modbus ${host}:${system.nth(env.S7T_MODBUS_PORT, i)}`);
+  const plants = f.plants.map((p, k) => `  ${p.padEnd(14)} PLC S7 127.0.0.1:${system.nth(env.S7T_PLC_PORT, k)}, ` +
+    `edge editor http://127.0.0.1:${system.nth(env.S7T_EDGE_PORT, k)}/, edge token ${f.edgeToken(p)}, ` +
+    `dials cloud ${(k % f.n) + 1} first${k < f.n ? `, OPC UA/Modbus via cloud ${k + 1}` : ''}`);
   const urls = Array.from({ length: f.n }, (_, i) => `ws://${host}:${f.cloudPort(i)}/s7twin/twin`).join(',');
   console.log(`
 The fleet is up: ${f.n} cloud instances on Redis ${f.redisUrl}, ${f.m} plants.

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Set up what the tests need (Node 22, dependencies, the native snap7 addon, Toxiproxy, Podman and
-# the project's container image), then run the whole test suite on Node's own test runner.
+# the project's container image), lint the repository, then run the whole test suite on Node's own
+# test runner.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+# Lint first (ESLint, eslint.config.js): a few seconds, so a finding fails the run before the long
+# set-up and the suite.
+(cd "$ROOT" && npm run lint)
 # Debian packages the tests drive for real (chromium, redis-server, podman, ...), where missing.
 bash "$ROOT/scripts/system-deps.sh"
 # The real brokers the broker tests start (RabbitMQ and Mosquitto from Debian, Kafka's jars from Maven Central), where missing.

@@ -35,7 +35,9 @@ const findRedisServer = () => findProgram('redis-server');
  */
 async function startRedis(o = {}) {
   const bin = findRedisServer();
-  if (!bin) throw new RedisStartError('E_REDIS_MISSING', 'redis-server is not installed: run `bash scripts/system-deps.sh` as root, or `apt-get install redis-server`');
+  if (!bin) {
+    throw new RedisStartError('E_REDIS_MISSING', 'redis-server is not installed: run `bash scripts/system-deps.sh` as root, or `apt-get install redis-server`');
+  }
   const host = o.host || '127.0.0.1';
   const port = o.port || (await freePort(host));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-redis-'));

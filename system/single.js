@@ -14,7 +14,6 @@
 const os = require('node:os');
 const path = require('node:path');
 const paths = require('../nodes/lib/core/paths');
-const { PROBE_SLOTS } = require('../nodes/lib/core/tags');
 const { freePort, freePorts } = require('../plc/net');
 const { startToxiproxy } = require('./toxiproxy');
 const { startNodeRed } = require('./nodered');
@@ -69,7 +68,9 @@ async function waitStockOpcuaVariables(url, timeoutMs) {
     for (;;) {
       const [r] = await side.read([probeNodeId('res', 0)]).catch(() => [{}]);
       if (r.good) return;
-      if (Date.now() > end) throw Object.assign(new Error(`the stock OPC UA server at ${url} has no replica variables after ${timeoutMs} ms`), { code: 'E_START_TIMEOUT' });
+      if (Date.now() > end) {
+        throw Object.assign(new Error(`the stock OPC UA server at ${url} has no replica variables after ${timeoutMs} ms`), { code: 'E_START_TIMEOUT' });
+      }
       await new Promise((res) => setTimeout(res, 200));
     }
   } finally {
@@ -118,7 +119,10 @@ function plcOptions(want, o, c, plantPorts) {
   const brokers = [];
   for (const n of needs) {
     if (!n.mqtt || brokers.some((b) => b.service === n.mqtt.service)) continue;
-    brokers.push({ service: n.mqtt.service, login: n.mqtt.login, client: { url: `mqtt://${HOST}:${plantPorts[n.mqtt.service]}`, plant: c.plant, ...(n.mqtt.login ? c.mqttPlc : {}), qos: 0 } });
+    brokers.push({
+      service: n.mqtt.service, login: n.mqtt.login,
+      client: { url: `mqtt://${HOST}:${plantPorts[n.mqtt.service]}`, plant: c.plant, ...(n.mqtt.login ? c.mqttPlc : {}), qos: 0 },
+    });
   }
   // The PLC's own client logs in to the bundle's broker; more clients go to the others (the stock
   // replica's broker knows no users).
@@ -147,7 +151,10 @@ function twinEndpoints(c, twinPorts) {
   }
   // The browser twin's page, loaded through the twin-side link like every twin (its MQTT broker
   // URL given too: the page would otherwise dial the cloud's own port).
-  out.page = { url: `http://${HOST}:${twinPorts.http}/s7twin/ui/`, mqttUrl: `ws://${HOST}:${twinPorts.mqttWs}/mqtt`, token: c.twinToken, mqtt: { user: c.mqttTwin.username, password: c.mqttTwin.password } };
+  out.page = {
+    url: `http://${HOST}:${twinPorts.http}/s7twin/ui/`, mqttUrl: `ws://${HOST}:${twinPorts.mqttWs}/mqtt`,
+    token: c.twinToken, mqtt: { user: c.mqttTwin.username, password: c.mqttTwin.password },
+  };
   return out;
 }
 
@@ -187,7 +194,9 @@ async function startSystem(o = {}) {
   const c = { ...CREDENTIALS, ...(o.credentials || {}) };
   const scanMs = o.scanMs || 10;
   const want = [...new Set(o.protocols || paths.bundle())];
-  for (const id of want) if (!paths.get(id)) throw Object.assign(new Error(`unknown protocol path "${id}" (have: ${paths.ids().join(', ')})`), { code: 'E_SYSTEM_ARGS' });
+  for (const id of want) {
+    if (!paths.get(id)) throw Object.assign(new Error(`unknown protocol path "${id}" (have: ${paths.ids().join(', ')})`), { code: 'E_SYSTEM_ARGS' });
+  }
   const stoppers = [];
   const stop = async () => {
     for (const s of stoppers.reverse()) await s().catch((err) => log(`stop: ${err.message}`));
@@ -213,7 +222,10 @@ async function startSystem(o = {}) {
       role: 'cloud',
       port: cloudPorts.http,
       flows: cloudFlows.flows,
-      env: { ...common, ...servicePortsEnv(cloudPorts), S7T_MQTT_HOST: HOST, S7T_OPCUA_HOST: HOST, S7T_MODBUS_HOST: HOST, ...(o.cloudEnv || {}), ...(o.env || {}) },
+      env: {
+        ...common, ...servicePortsEnv(cloudPorts), S7T_MQTT_HOST: HOST, S7T_OPCUA_HOST: HOST, S7T_MODBUS_HOST: HOST,
+        ...(o.cloudEnv || {}), ...(o.env || {}),
+      },
     };
     const procs = {};
     procs.cloud = await startNodeRed(cloudOpts);

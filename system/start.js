@@ -184,7 +184,11 @@ function supervise(list, o) {
         if (!ready) continue;
         up = true;
         svc.upAt = Date.now();
-        if (pending.delete(svc.name) && pending.size === 0) { if (o.onUp) o.onUp(); } else if (svc.restarts) out(`${prefix}back up (restart ${svc.restarts}, pid ${child.pid})`);
+        if (pending.delete(svc.name) && pending.size === 0) {
+          if (o.onUp) o.onUp();
+        } else if (svc.restarts) {
+          out(`${prefix}back up (restart ${svc.restarts}, pid ${child.pid})`);
+        }
       }
     };
     child.stdout.on('data', onData);
@@ -212,7 +216,10 @@ function supervise(list, o) {
     return new Promise((resolve, reject) => {
       let left = alive.length;
       if (!left) { resolve(); return; }
-      const force = setTimeout(() => { for (const c of alive) c.kill('SIGKILL'); reject(Object.assign(new Error('a part did not stop on SIGINT: killed'), { code: 'E_STOP_TIMEOUT' })); }, STOP_MS);
+      const force = setTimeout(() => {
+        for (const c of alive) c.kill('SIGKILL');
+        reject(Object.assign(new Error('a part did not stop on SIGINT: killed'), { code: 'E_STOP_TIMEOUT' }));
+      }, STOP_MS);
       for (const c of alive) {
         c.once('exit', () => { if (--left === 0) { clearTimeout(force); resolve(); } });
         c.kill('SIGINT');

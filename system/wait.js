@@ -26,7 +26,8 @@ async function waitFor(fn, timeoutMs = 20000, what = fn.toString(), intervalMs =
       last = err;
     }
     if (Date.now() > end) {
-      throw Object.assign(new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`), { code: 'E_TIMEOUT' });
+      const seen = last instanceof Error ? last.message : JSON.stringify(last);
+      throw Object.assign(new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${seen})`), { code: 'E_TIMEOUT' });
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }

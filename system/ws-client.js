@@ -8,7 +8,8 @@ const { waitFor } = require('./wait');
 
 /**
  * Open a raw WebSocket client and collect parsed frames.
- * @returns {Promise<{ws, frames: object[], closed: Promise<{code:number, reason:string}>, send(obj|string): void, next(pred, ms?): Promise<object>, close(): Promise<void>}>}
+ * @returns {Promise<{ws, frames: object[], closed: Promise<{code:number, reason:string}>, send(obj|string): void,
+ *   next(pred, ms?): Promise<object>, close(): Promise<void>}>}
  */
 function openClient(url, { token, headers = {}, ...wsOpts } = {}) {
   return new Promise((resolve, reject) => {

@@ -93,7 +93,8 @@ async function main() {
   if (!quiet && process.stdout.isTTY) {
     try {
       const cliProgress = require('cli-progress');
-      bar = new cliProgress.SingleBar({ format: 'boxes [{bar}] {value}/{total} packed {packed} rejected {rejected} mis-sorted {missorted}', hideCursor: true }, cliProgress.Presets.shades_classic);
+      const format = 'boxes [{bar}] {value}/{total} packed {packed} rejected {rejected} mis-sorted {missorted}';
+      bar = new cliProgress.SingleBar({ format, hideCursor: true }, cliProgress.Presets.shades_classic);
     } catch { bar = null; } // cli-progress is a dev dependency; plain lines otherwise
   }
   const boxes = o.boxes === undefined ? DEFAULTS.boxes : o.boxes;
@@ -119,7 +120,8 @@ async function main() {
     const { samples, ...rest } = r;
     console.log(JSON.stringify(rest, null, 2));
   } else {
-    console.log(`\n${o.protocol || DEFAULTS.protocol}: ${r.boxes} boxes, ${r.packed} packed, ${r.rejected} rejected, ${r.missorted} mis-sorted, ${(r.durationMs / 1000).toFixed(1)} s`);
+    console.log(`\n${o.protocol || DEFAULTS.protocol}: ${r.boxes} boxes, ${r.packed} packed, ${r.rejected} rejected, ${r.missorted} mis-sorted, ` +
+      `${(r.durationMs / 1000).toFixed(1)} s`);
     console.log('round trips, input event → PLC output seen at the twin (ms):');
     console.log(formatTable(r.summary));
     const codes = Object.entries(r.errorCodes).map(([c, n]) => `${c}×${n}`).join(' ');

@@ -182,7 +182,11 @@ function formatTable(summary) {
   const cols = ['n', 'mean', 'median', 'min', 'max', 'sd', 'q1', 'q3', 'iqr', 'p95', 'p99', 'jitter', 'expired'];
   const rows = [['variable', ...cols]];
   for (const [k, s] of Object.entries(summary)) {
-    rows.push([k === 'overall' ? 'Overall' : `${s.name} (${k})`, ...cols.map((c) => (s[c] === undefined ? '-' : typeof s[c] === 'number' && !Number.isInteger(s[c]) ? s[c].toFixed(1) : String(s[c])))]);
+    const cell = (c) => {
+      if (s[c] === undefined) return '-';
+      return typeof s[c] === 'number' && !Number.isInteger(s[c]) ? s[c].toFixed(1) : String(s[c]);
+    };
+    rows.push([k === 'overall' ? 'Overall' : `${s.name} (${k})`, ...cols.map(cell)]);
   }
   const w = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ')).join('\n');

@@ -9,6 +9,8 @@
  * requests). WebGL: there is no GPU here, so it renders through SwiftShader, Chromium's software
  * GL (--use-angle=swiftshader; --enable-unsafe-swiftshader lets WebGL use it).
  */
+// The functions handed to page.evaluate and page.waitForFunction run in the page: its globals.
+/* global window */
 const fs = require('node:fs');
 const { codedError } = require('../../nodes/lib/core/errors');
 
@@ -36,7 +38,11 @@ async function launchChromium() {
   const exe = chromiumPath();
   if (!fs.existsSync(exe)) throw new BrowserError('E_NO_BROWSER', `no Chromium at ${exe} (bash scripts/system-deps.sh installs Debian's, or set S7T_CHROMIUM)`);
   let chromium;
-  try { ({ chromium } = require('playwright-core')); } catch (err) { throw new BrowserError('E_NO_BROWSER', `playwright-core is not installed (a dev dependency): ${err.message}`); }
+  try {
+    ({ chromium } = require('playwright-core'));
+  } catch (err) {
+    throw new BrowserError('E_NO_BROWSER', `playwright-core is not installed (a dev dependency): ${err.message}`);
+  }
   return chromium.launch({ executablePath: exe, args: ARGS });
 }
 
@@ -77,11 +83,13 @@ async function openTwinPage(browser, o) {
  */
 async function waitSnapshot(page, pred, timeoutMs = 60000) {
   const end = Date.now() + timeoutMs;
-  let last = null;
   for (;;) {
-    last = await page.evaluate(() => window.s7twin.snapshot());
+    const last = await page.evaluate(() => window.s7twin.snapshot());
     if (last && pred(last)) return last;
-    if (Date.now() > end) throw new BrowserError('E_PAGE_TIMEOUT', `the page did not get there within ${timeoutMs} ms; last snapshot: ${JSON.stringify(last && { mode: last.mode, connection: last.connection, counts: last.counts, log: last.log.slice(-5) })}`);
+    if (Date.now() > end) {
+      const seen = last && { mode: last.mode, connection: last.connection, counts: last.counts, log: last.log.slice(-5) };
+      throw new BrowserError('E_PAGE_TIMEOUT', `the page did not get there within ${timeoutMs} ms; last snapshot: ${JSON.stringify(seen)}`);
+    }
     await page.waitForTimeout(100);
   }
 }

@@ -50,13 +50,17 @@ const FAULTS = {
   'black-hole': {
     label: 'cloud↔edge link black-holed, both directions (Toxiproxy timeout 0)',
     holdMs: 8000,
-    inject: (sys) => eachPlantProxy(sys, (p) => ['upstream', 'downstream'].map((stream) => sys.toxiproxy.addToxic(p, { name: `hole_${stream}`, type: 'timeout', stream, attributes: { timeout: 0 } }))),
+    inject: (sys) => eachPlantProxy(sys, (p) => ['upstream', 'downstream'].map((stream) => sys.toxiproxy.addToxic(p, {
+      name: `hole_${stream}`, type: 'timeout', stream, attributes: { timeout: 0 },
+    }))),
     heal: (sys) => eachPlantProxy(sys, (p) => [sys.toxiproxy.removeToxics(p)]),
   },
   reset: {
     label: 'cloud↔edge link reset (Toxiproxy reset_peer)',
     holdMs: 1500,
-    inject: (sys) => eachPlantProxy(sys, (p) => ['upstream', 'downstream'].map((stream) => sys.toxiproxy.addToxic(p, { name: `reset_${stream}`, type: 'reset_peer', stream, attributes: { timeout: 0 } }))),
+    inject: (sys) => eachPlantProxy(sys, (p) => ['upstream', 'downstream'].map((stream) => sys.toxiproxy.addToxic(p, {
+      name: `reset_${stream}`, type: 'reset_peer', stream, attributes: { timeout: 0 },
+    }))),
     heal: (sys) => eachPlantProxy(sys, (p) => [sys.toxiproxy.removeToxics(p)]),
   },
   latency: {
@@ -123,7 +127,8 @@ async function runFaults(sys, o) {
     for (const id of ids) {
       log(`fault ${id}: ${FAULTS[id].label}`);
       const r = await runOne(sys, twin, id, opts, log);
-      log(`fault ${id}: ${r.sent} commands, answers ${JSON.stringify(r.answers)}, unanswered ${r.unanswered}, late ${r.appliedLate}, recovered in ${r.recoveryMs} ms`);
+      log(`fault ${id}: ${r.sent} commands, answers ${JSON.stringify(r.answers)}, unanswered ${r.unanswered}, late ${r.appliedLate}, ` +
+        `recovered in ${r.recoveryMs} ms`);
       results.push(r);
     }
   } finally {

@@ -121,7 +121,10 @@ async function runWatchers(fleet, plant, n, o) {
     measuring = false;
     const seconds = (Date.now() - t0) / 1000;
     const open = socks.filter((s) => s.readyState === WebSocket.OPEN).length;
-    return { watchers: n, connected: n - connectErrors, openAtEnd: open, connectErrors, frames, framesPerWatcherPerS: n ? frames / n / seconds : 0, statesPerS: 1000 / o.stateEveryMs, summary: hist.summary() };
+    return {
+      watchers: n, connected: n - connectErrors, openAtEnd: open, connectErrors, frames,
+      framesPerWatcherPerS: n ? frames / n / seconds : 0, statesPerS: 1000 / o.stateEveryMs, summary: hist.summary(),
+    };
   } finally {
     clearInterval(timer);
     await driver.close();
@@ -180,7 +183,10 @@ async function runFleetBench(opts = {}) {
     out.plants = fleet.plants;
     // The paths are up once a probe goes through from each instance.
     for (let i = 0; i < o.instances; i++) {
-      await runLoad({ protocol: 'ws', users: 1, probesPerUser: 3, ...o.probeThink, slotBase: 1, makeTransport: () => createTransport(fleet.twin('plant1', i, { id: `w${i}x${short()}` })) });
+      await runLoad({
+        protocol: 'ws', users: 1, probesPerUser: 3, ...o.probeThink, slotBase: 1,
+        makeTransport: () => createTransport(fleet.twin('plant1', i, { id: `w${i}x${short()}` })),
+      });
     }
 
     // 1. What the backplane adds: plant1's edge is on instance 1 (index 0).
@@ -191,7 +197,10 @@ async function runFleetBench(opts = {}) {
       const n = Math.min(o.backplaneBlock, o.backplaneProbes - got);
       for (const where of (b % 2 ? ['remote', 'local'] : ['local', 'remote'])) {
         log(`fleet: backplane probes, twin on the ${where} instance (${got + n}/${o.backplaneProbes})`);
-        const r = await runLoad({ protocol: 'ws', users: 1, probesPerUser: n, ...o.probeThink, slotBase: 1, warmupPerUser: b === 0 ? 3 : 0, makeTransport: () => createTransport(fleet.twin('plant1', placements[where], { id: `bp${where[0]}${short()}` })) });
+        const r = await runLoad({
+          protocol: 'ws', users: 1, probesPerUser: n, ...o.probeThink, slotBase: 1, warmupPerUser: b === 0 ? 3 : 0,
+          makeTransport: () => createTransport(fleet.twin('plant1', placements[where], { id: `bp${where[0]}${short()}` })),
+        });
         acc[where].add(r.hist);
         for (const k of Object.keys(counts[where])) counts[where][k] += r[k] || 0;
       }
@@ -235,14 +244,21 @@ async function runFleetBench(opts = {}) {
     ]);
     out.failover = {
       killed: 'cloud1',
-      twins: kill.map((r) => ({ id: r.id, sent: r.sent, answers: r.answers, unanswered: r.unanswered, duplicates: r.duplicates, appliedLate: r.appliedLate, appliedRefused: r.appliedRefused, wentBack: r.wentBack, finalOk: r.finalOk, detectedMs: r.detectedMs, recoveryMs: r.recoveryMs, failovers: r.failovers })),
+      twins: kill.map((r) => ({
+        id: r.id, sent: r.sent, answers: r.answers, unanswered: r.unanswered, duplicates: r.duplicates, appliedLate: r.appliedLate,
+        appliedRefused: r.appliedRefused, wentBack: r.wentBack, finalOk: r.finalOk, detectedMs: r.detectedMs, recoveryMs: r.recoveryMs,
+        failovers: r.failovers,
+      })),
       recoveryMs: Math.max(...kill.map((r) => (r.recoveryMs === null ? Infinity : r.recoveryMs))),
       load: loadDuring,
       tookMs: Date.now() - killAt,
     };
     log('fleet: restarting instance 1');
     await fleet.restartCloud(0);
-    await runLoad({ protocol: 'ws', users: 1, probesPerUser: 3, ...o.probeThink, slotBase: 1, makeTransport: () => createTransport(fleet.twin('plant1', 0, { id: `r0x${short()}` })) });
+    await runLoad({
+      protocol: 'ws', users: 1, probesPerUser: 3, ...o.probeThink, slotBase: 1,
+      makeTransport: () => createTransport(fleet.twin('plant1', 0, { id: `r0x${short()}` })),
+    });
 
     // 4. Watch-only twins of one plant.
     out.watchers = { plant: 'plant1', targetP99Ms: o.watchP99Ms, levels: [], reached: 0 };
@@ -254,7 +270,10 @@ async function runFleetBench(opts = {}) {
       try {
         r = await runWatchers(fleet, 'plant1', n, o);
       } catch (err) {
-        r = { watchers: n, error: `${err.code || ''} ${err.message.split('\n')[0]}`, connected: 0, connectErrors: n, frames: 0, framesPerWatcherPerS: 0, statesPerS: 1000 / o.stateEveryMs, summary: { n: 0 } };
+        r = {
+          watchers: n, error: `${err.code || ''} ${err.message.split('\n')[0]}`, connected: 0, connectErrors: n, frames: 0,
+          framesPerWatcherPerS: 0, statesPerS: 1000 / o.stateEveryMs, summary: { n: 0 },
+        };
       }
       r.cost = m.end();
       m.stop();

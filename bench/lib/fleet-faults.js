@@ -37,7 +37,9 @@ async function runInstanceKill(fleet, o) {
   const opts = { ...DEFAULTS, ...o };
   const log = opts.log || (() => {});
   const plants = new Set(o.twins.map((d) => d.plant));
-  if (plants.size !== o.twins.length) throw Object.assign(new Error('one streaming twin per plant: a plant\'s input log names one twin\'s commands'), { code: 'E_BENCH_ARGS' });
+  if (plants.size !== o.twins.length) {
+    throw Object.assign(new Error('one streaming twin per plant: a plant\'s input log names one twin\'s commands'), { code: 'E_BENCH_ARGS' });
+  }
   const twins = o.twins.map((d) => ({ ...d, twin: createTwin(fleet.twin(d.plant, d.instance), { ttlMs: opts.ttlMs, id: d.id }) }));
   try {
     await Promise.all(twins.map((d) => d.twin.connect()));
@@ -67,7 +69,8 @@ async function runInstanceKill(fleet, o) {
         }
         return false;
       }, opts.recoverLimitMs, `${d.id}: commands acknowledged again`).catch(() => {});
-      log(`${d.id} (${d.plant}, instance ${d.instance + 1} first): ${d.recoveredAt === null ? 'NOT recovered' : `acknowledged again ${Math.round(d.recoveredAt - killAt)} ms after the kill`}`);
+      const outcome = d.recoveredAt === null ? 'NOT recovered' : `acknowledged again ${Math.round(d.recoveredAt - killAt)} ms after the kill`;
+      log(`${d.id} (${d.plant}, instance ${d.instance + 1} first): ${outcome}`);
     }));
     await sleep(opts.postMs);
     streaming = false;

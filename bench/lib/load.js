@@ -114,14 +114,15 @@ async function runLoad(o) {
         user.pending = null;
         p.resolve(performance.now() - p.t0);
       });
-      batch.push(withTimeout(t.connect(), cfg.connectTimeoutMs, 'E_CONNECT_TIMEOUT', 'connect').then(() => { user.up = true; res.connected += 1; }, () => { res.connectErrors += 1; }));
+      batch.push(withTimeout(t.connect(), cfg.connectTimeoutMs, 'E_CONNECT_TIMEOUT', 'connect')
+        .then(() => { user.up = true; res.connected += 1; }, () => { res.connectErrors += 1; }));
     }
     await Promise.all(batch);
   }
 
   const t0 = performance.now();
   const endAt = cfg.durationMs ? t0 + cfg.durationMs : Infinity;
-  let seqBase = Math.floor(Math.random() * 1e6) * 1000; // fresh values per run: no stale match
+  const seqBase = Math.floor(Math.random() * 1e6) * 1000; // fresh values per run: no stale match
 
   async function userLoop(user, k) {
     if (!user.up) return;

@@ -22,7 +22,9 @@ const { whereLines } = require('./where-bytes');
 const studyKey = (p) => (paths.get(p) && paths.get(p).bench.study) || p;
 /** What each bundle path's twin transport counts as bytes on the wire (Table 3). */
 const BYTES_COUNTED = Object.fromEntries(paths.PATHS.filter((p) => p.bench.bytes).map((p) => [p.id, p.bench.bytes]));
-const VAR_LABEL = { c1: 'Conveyor Belt', p1bw: 'Piston1 Backward', p2fw: 'Piston2 Forward', p3fw: 'Piston3 Forward', red: 'Red Lamp', overall: 'Overall Average' };
+const VAR_LABEL = {
+  c1: 'Conveyor Belt', p1bw: 'Piston1 Backward', p2fw: 'Piston2 Forward', p3fw: 'Piston3 Forward', red: 'Red Lamp', overall: 'Overall Average',
+};
 const STUDY_PROFILE = { local: 'local', wan: 'wan' }; // which of the study's Table 5 columns a profile compares with
 
 /** The benchmark's targets (ms): beat the study's WAN figures, hold 1,000 twins, loopback within a scan or so. */
@@ -36,7 +38,11 @@ const TARGETS = {
   loopbackWsP99: 15,
 };
 
-const fmt = (v, d = 1) => (v === undefined || v === null || Number.isNaN(v) ? '–' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(d)) : String(v));
+const fmt = (v, d = 1) => {
+  if (v === undefined || v === null || Number.isNaN(v)) return '–';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(d);
+  return String(v);
+};
 const cell = (ours, study, d = 1) => (study === undefined || study === null ? fmt(ours, d) : `${fmt(ours, d)} (${fmt(study, d)})`);
 const label = (p) => (paths.get(p) ? paths.get(p).label : p);
 
@@ -60,7 +66,10 @@ function summarize(results) {
   const { logs, ...rest } = results;
   const out = { ...rest, logs: logs ? Object.keys(logs).map((n) => `logs/${n}`) : [], profiles: {} };
   for (const [name, pr] of Object.entries(results.profiles)) {
-    const p = { links: pr.links, available: pr.available, notes: pr.notes || [], errors: pr.errors || [], loadStopped: pr.loadStopped || {}, loadCapped: pr.loadCapped || {} };
+    const p = {
+      links: pr.links, available: pr.available, notes: pr.notes || [], errors: pr.errors || [],
+      loadStopped: pr.loadStopped || {}, loadCapped: pr.loadCapped || {},
+    };
     if (pr.floor) p.floor = { ...summarise(pr.floor.samples), warmup: pr.floor.warmup, errors: pr.floor.errors };
     p.probe = {};
     for (const [proto, r] of Object.entries(pr.probe || {})) {
@@ -215,7 +224,8 @@ function loadTimeLines(s) {
       const c = r.cost || {};
       const cpu = ['cloud', 'edge', 'plc', 'toxiproxy', 'load'].filter((k) => c[k] && c[k].cpuPct !== null && c[k].cpuPct !== undefined)
         .map((k) => `${{ plc: 'PLC', load: 'load generator', toxiproxy: 'Toxiproxy' }[k] || k} ${fmt(c[k].cpuPct, 0)} %`);
-      const parts = [`${name} WebSocket–S7 at ${users} twins: p99 ${fmt(r.summary.p99)} ms, mean ${fmt(r.summary.mean)} ms (target p99 < ${TARGETS.loadP99} ms)`];
+      const parts = [`${name} WebSocket–S7 at ${users} twins: p99 ${fmt(r.summary.p99)} ms, mean ${fmt(r.summary.mean)} ms ` +
+        `(target p99 < ${TARGETS.loadP99} ms)`];
       const fl = p.floor && p.floor.mean;
       if (fl) parts.push(`network floor ${fmt(fl)} ms`);
       const loc = name !== 'local' && s.profiles.local && s.profiles.local.load && s.profiles.local.load.ws && s.profiles.local.load.ws[users];
@@ -224,7 +234,10 @@ function loadTimeLines(s) {
       const wait = ['cloud', 'edge', 'load'].filter((k) => c[k] && typeof c[k].waitPct === 'number')
         .map((k) => `${{ load: 'load generator' }[k] || k} ${fmt(c[k].waitPct, 0)} %`);
       if (wait.length) parts.push(`event loop ready but waiting for a core (% of the level): ${wait.join(', ')}`);
-      if (c.machine) parts.push(`the machine was ${fmt(c.machine.cpuPct, 0)} % busy over its ${c.machine.cores || cores} cores${c.machine.cpuPct >= 85 ? ' (saturated: queueing for a core, not the path, sets the tail)' : ''}`);
+      if (c.machine) {
+        const saturated = c.machine.cpuPct >= 85 ? ' (saturated: queueing for a core, not the path, sets the tail)' : '';
+        parts.push(`the machine was ${fmt(c.machine.cpuPct, 0)} % busy over its ${c.machine.cores || cores} cores${saturated}`);
+      }
       out.push(`- ${parts.join('; ')}.`);
     }
   }
@@ -258,7 +271,10 @@ function stockLines(s) {
   }
   if (!rows.length) return [];
   const L = ['## Our paths beside the study\'s stock stacks', ''];
-  L.push('Each protocol\'s path in this bundle beside its replica built from the nodes the study used (bench/flows/stock-*, docs/bench.md "The study\'s own stacks"): mean / p99 in ms of the probe round trips and of the production round trips (Table 1 overall), with productions that failed; the study\'s Table 5 mean for that protocol and profile last. A failed production names its reason in Table 1.', '');
+  L.push('Each protocol\'s path in this bundle beside its replica built from the nodes the study used (bench/flows/stock-*, ' +
+    'docs/bench.md "The study\'s own stacks"): mean / p99 in ms of the probe round trips and of the production round trips ' +
+    '(Table 1 overall), with productions that failed; the study\'s Table 5 mean for that protocol and profile last. ' +
+    'A failed production names its reason in Table 1.', '');
   L.push(table(['profile', 'protocol', 'probe: ours', 'probe: stock', 'productions: ours', 'productions: stock', 'study mean'], rows), '');
   return L;
 }
@@ -274,23 +290,30 @@ function markdown(s, plotFiles) {
   L.push(`# Protocol benchmark report`, '');
   L.push(`Run ${s.startedAt} → ${s.finishedAt}${o.smoke ? ' (**smoke run**: few samples, figures are indicative only)' : ''}.`);
   L.push(`Command: \`${s.command}\``, '');
-  L.push('Cells read **ours (study)**: our figure, then the study\'s for the same row and column (doi:10.1371/journal.pone.0342004, figures in `bench/study-figures.json` with their table cited). All times in ms unless named.', '');
+  L.push('Cells read **ours (study)**: our figure, then the study\'s for the same row and column (doi:10.1371/journal.pone.0342004, ' +
+    'figures in `bench/study-figures.json` with their table cited). All times in ms unless named.', '');
 
   // Machine and settings.
   L.push('## Machine, versions, settings', '');
   const m = s.machine || {};
   L.push(table(['item', 'value'], [
-    ['CPU', `${m.cpus} × ${m.cpuModel}`], ['memory', `${fmt(m.memGB)} GB`], ['OS', m.os], ['load average at start', (m.loadavg || []).map((x) => x.toFixed(2)).join(' ')],
+    ['CPU', `${m.cpus} × ${m.cpuModel}`], ['memory', `${fmt(m.memGB)} GB`], ['OS', m.os],
+    ['load average at start', (m.loadavg || []).map((x) => x.toFixed(2)).join(' ')],
     ...Object.entries(s.versions || {}).map(([k, v]) => [k, v]),
     ['PLC scan', `${o.scanMs} ms`], ['stock replica read cycle', `${o.stockCycleMs} ms`],
-    ['stock OPC UA server minimum sampling', o.stockOpcuaSamplingMs === null || o.stockOpcuaSamplingMs === undefined ? '500 ms (node-red-contrib-opcua as installed)' : `${o.stockOpcuaSamplingMs} ms (the study's edit of 104-opcuaserver.js, by preload)`],
+    ['stock OPC UA server minimum sampling', o.stockOpcuaSamplingMs === null || o.stockOpcuaSamplingMs === undefined
+      ? '500 ms (node-red-contrib-opcua as installed)'
+      : `${o.stockOpcuaSamplingMs} ms (the study's edit of 104-opcuaserver.js, by preload)`],
     ['protocols asked', (o.protocols || []).join(', ')], ['profiles', (o.profiles || []).join(', ')],
     ['samples per protocol (target)', o.samples], ['load levels (users)', (o.users || []).join(', ')],
     ['load think time / duration per level', `${o.thinkMs} ms / ${o.loadSeconds} s`], ['boxes per production', o.boxes],
   ]));
   L.push('');
   for (const [name, p] of Object.entries(s.profiles)) {
-    const links = p.links ? Object.entries(p.links).map(([k, v]) => `${k}: up ${v.up ? `${v.up.latency}±${v.up.jitter || 0}` : 0} ms, down ${v.down ? `${v.down.latency}±${v.down.jitter || 0}` : 0} ms`).join('; ') : 'plain loopback, no proxy';
+    const jittered = (dir) => (dir ? `${dir.latency}±${dir.jitter || 0}` : 0);
+    const links = p.links
+      ? Object.entries(p.links).map(([k, v]) => `${k}: up ${jittered(v.up)} ms, down ${jittered(v.down)} ms`).join('; ')
+      : 'plain loopback, no proxy';
     L.push(`- profile **${name}**: ${links}. Paths available: ${Object.entries(p.available || {}).map(([k, v]) => `${k} ${v ? 'yes' : 'no'}`).join(', ')}.`);
     for (const n of p.notes) L.push(`  - note: ${n}`);
     for (const e of p.errors) L.push(`  - **error**: ${e}`);
@@ -309,15 +332,24 @@ function markdown(s, plotFiles) {
     if (!profile.available[proto]) return `${label(proto)} path not available on profile ${name}`;
     return `no ${section} in this run`;
   };
-  const wsWan = wan && ((wan.productions.ws && wan.productions.ws.variables.overall.n ? wan.productions.ws.variables.overall : null) || (wan.probe.ws && wan.probe.ws.stats));
-  L.push(targetLine(`WAN WS–S7 mean ≤ ${TARGETS.wanWsMean} ms, p99 ≤ ${TARGETS.wanWsP99} ms`, wsWan && wsWan.n ? wsWan.mean <= TARGETS.wanWsMean && wsWan.p99 <= TARGETS.wanWsP99 : null,
-    wsWan && wsWan.n ? `mean ${fmt(wsWan.mean)}, p99 ${fmt(wsWan.p99)} (n ${wsWan.n}); network floor ${fmt(wan.floor && wan.floor.mean)}` : notRun(wan, 'wan', 'ws', 'productions or probes')));
+  const wsWan = wan && ((wan.productions.ws && wan.productions.ws.variables.overall.n ? wan.productions.ws.variables.overall : null)
+    || (wan.probe.ws && wan.probe.ws.stats));
+  L.push(targetLine(`WAN WS–S7 mean ≤ ${TARGETS.wanWsMean} ms, p99 ≤ ${TARGETS.wanWsP99} ms`,
+    wsWan && wsWan.n ? wsWan.mean <= TARGETS.wanWsMean && wsWan.p99 <= TARGETS.wanWsP99 : null,
+    wsWan && wsWan.n
+      ? `mean ${fmt(wsWan.mean)}, p99 ${fmt(wsWan.p99)} (n ${wsWan.n}); network floor ${fmt(wan.floor && wan.floor.mean)}`
+      : notRun(wan, 'wan', 'ws', 'productions or probes')));
   const wsLoc = loc && loc.probe.ws && loc.probe.ws.stats;
-  L.push(targetLine(`loopback WS–S7 mean ≤ ${TARGETS.loopbackWsMean} ms, p99 ≤ ${TARGETS.loopbackWsP99} ms (probe, scan 10 ms)`, wsLoc && wsLoc.n ? wsLoc.mean <= TARGETS.loopbackWsMean && wsLoc.p99 <= TARGETS.loopbackWsP99 : null,
+  L.push(targetLine(`loopback WS–S7 mean ≤ ${TARGETS.loopbackWsMean} ms, p99 ≤ ${TARGETS.loopbackWsP99} ms (probe, scan 10 ms)`,
+    wsLoc && wsLoc.n ? wsLoc.mean <= TARGETS.loopbackWsMean && wsLoc.p99 <= TARGETS.loopbackWsP99 : null,
     wsLoc && wsLoc.n ? `mean ${fmt(wsLoc.mean)}, p99 ${fmt(wsLoc.p99)} (n ${wsLoc.n})` : notRun(loc, 'local', 'ws', 'probes')));
   const big = wan && wan.load.ws && wan.load.ws[TARGETS.loadUsers];
-  L.push(targetLine(`${TARGETS.loadUsers} concurrent WS twins on WAN: 0 % errors, p99 < ${TARGETS.loadP99} ms`, big ? big.errors === 0 && big.summary.p99 < TARGETS.loadP99 : null,
-    big ? `errors ${big.errors} (${fmt(big.errorPct, 2)} %), p99 ${fmt(big.summary.p99)}` : (wan && wan.load.ws ? `level not run (largest WAN ws level: ${Math.max(...Object.keys(wan.load.ws).map(Number))})` : notRun(wan, 'wan', 'ws', 'load levels'))));
+  L.push(targetLine(`${TARGETS.loadUsers} concurrent WS twins on WAN: 0 % errors, p99 < ${TARGETS.loadP99} ms`,
+    big ? big.errors === 0 && big.summary.p99 < TARGETS.loadP99 : null,
+    big ? `errors ${big.errors} (${fmt(big.errorPct, 2)} %), p99 ${fmt(big.summary.p99)}`
+      : (wan && wan.load.ws
+        ? `level not run (largest WAN ws level: ${Math.max(...Object.keys(wan.load.ws).map(Number))})`
+        : notRun(wan, 'wan', 'ws', 'load levels'))));
   for (const proto of paths.inTable('targets')) {
     const pp = wan && wan.productions[proto];
     const r = pp && pp.variables.overall;
@@ -332,14 +364,22 @@ function markdown(s, plotFiles) {
   // Floor + probe: our bridge beside the stock-node replicas.
   L.push('## Network floor and probe round trips (our bridge beside the stock-node replica)', '');
   const pt = o.probeThink;
-  const ptText = pt ? ` Each probe starts ${fmt(pt.thinkMs - pt.thinkWidthMs / 2)}–${fmt(pt.thinkMs + pt.thinkWidthMs / 2)} ms (uniform) after the previous answer: a whole number of scans and stock read cycles, so it lands at a random point of the scan as a plant event does (a probe sent right after an answer would wait a whole scan every time).` : '';
-  L.push(`One virtual twin, sequential probes: write a fresh UDInt to a PLC probe request slot, time until it comes back from the response slot (the PLC copies it every scan).${ptText} The floor is a plain TCP echo through the same emulated links (twin → cloud → edge and back). "adds" = mean − floor mean: what the stack costs above the network.`, '');
+  const ptText = pt ? ` Each probe starts ${fmt(pt.thinkMs - pt.thinkWidthMs / 2)}–${fmt(pt.thinkMs + pt.thinkWidthMs / 2)} ms (uniform) ` +
+    'after the previous answer: a whole number of scans and stock read cycles, so it lands at a random point of the scan as a ' +
+    'plant event does (a probe sent right after an answer would wait a whole scan every time).' : '';
+  L.push('One virtual twin, sequential probes: write a fresh UDInt to a PLC probe request slot, time until it comes back from the ' +
+    `response slot (the PLC copies it every scan).${ptText} The floor is a plain TCP echo through the same emulated links ` +
+    '(twin → cloud → edge and back). "adds" = mean − floor mean: what the stack costs above the network.', '');
   const prow = [];
   for (const [name, p] of Object.entries(s.profiles)) {
-    if (p.floor && p.floor.n) prow.push([name, 'TCP echo (floor)', p.floor.n, fmt(p.floor.mean), fmt(p.floor.median), fmt(p.floor.p95), fmt(p.floor.p99), fmt(p.floor.max), fmt(p.floor.sd), p.floor.errors, '–']);
+    if (p.floor && p.floor.n) {
+      const f = p.floor;
+      prow.push([name, 'TCP echo (floor)', f.n, fmt(f.mean), fmt(f.median), fmt(f.p95), fmt(f.p99), fmt(f.max), fmt(f.sd), f.errors, '–']);
+    }
     for (const [proto, r] of Object.entries(p.probe)) {
       const st = r.stats || {};
-      prow.push([name, label(proto), st.n || 0, fmt(st.mean), fmt(st.median), fmt(st.p95), fmt(st.p99), fmt(st.max), fmt(st.sd), r.errors, p.floor && st.n ? fmt(st.mean - p.floor.mean) : '–']);
+      prow.push([name, label(proto), st.n || 0, fmt(st.mean), fmt(st.median), fmt(st.p95), fmt(st.p99), fmt(st.max), fmt(st.sd), r.errors,
+        p.floor && st.n ? fmt(st.mean - p.floor.mean) : '–']);
     }
   }
   L.push(table(['profile', 'path', 'n', 'mean', 'median', 'p95', 'p99', 'max', 'SD', 'errors', 'adds'], prow), '');
@@ -355,17 +395,22 @@ function markdown(s, plotFiles) {
     const protos = Object.keys(p.productions);
     if (!protos.length) continue;
     L.push(`## Table 1 — round trip per timed variable, profile ${name}`, '');
-    L.push(`Twin productions (round-robin blocks), input event → matching PLC output on the twin's clock. Study figures: ${STUDY.table1.cite}. Plus p95, p99, jitter and expired (errors; never dropped silently).`, '');
+    L.push(`Twin productions (round-robin blocks), input event → matching PLC output on the twin's clock. Study figures: ${STUDY.table1.cite}. ` +
+      'Plus p95, p99, jitter and expired (errors; never dropped silently).', '');
     const rows = [];
     for (const proto of protos) {
       const pp = p.productions[proto];
       for (const v of [...tags.timedPairs().map((x) => x.output), 'overall']) {
         const ours = pp.variables[v] || {};
         const st = (STUDY.table1.rows[studyKey(proto)] || {})[v] || {};
-        rows.push([label(proto), VAR_LABEL[v], ...t1cols.map((c) => cell(ours[c === 'count' ? 'n' : c], st[c])), fmt(ours.p95), fmt(ours.p99), fmt(ours.jitter), ours.expired || 0]);
+        rows.push([label(proto), VAR_LABEL[v], ...t1cols.map((c) => cell(ours[c === 'count' ? 'n' : c], st[c])),
+          fmt(ours.p95), fmt(ours.p99), fmt(ours.jitter), ours.expired || 0]);
       }
       if (pp.warmupSamples) rows.push([label(proto), `(warm-up discarded: ${pp.warmupSamples} samples)`, ...t1cols.map(() => ''), '', '', '', '']);
-      if (pp.failed) rows.push([label(proto), `(${pp.failed} of ${pp.productions} productions failed: ${pp.reasons.slice(0, 2).join('; ')})`, ...t1cols.map(() => ''), '', '', '', '']);
+      if (pp.failed) {
+        const failed = `(${pp.failed} of ${pp.productions} productions failed: ${pp.reasons.slice(0, 2).join('; ')})`;
+        rows.push([label(proto), failed, ...t1cols.map(() => ''), '', '', '', '']);
+      }
     }
     L.push(table(['Protocol', 'Variable', ...STUDY.table1.columns, 'p95', 'p99', 'jitter', 'expired'], rows), '');
     const r = ratios(protos.map((k) => [k, p.productions[k].variables.overall.mean]));
@@ -384,7 +429,8 @@ function markdown(s, plotFiles) {
   }
   if (ftRows.length) {
     L.push('## Cloud flow-timers (cloud → PLC → cloud)', '');
-    L.push('What the flow-timer subflows in the cloud flow logged during the run (every phase). "twin leg" = the twin\'s Table 1 mean for the same variable minus this mean: the twin ↔ cloud part of the full loop.', '');
+    L.push('What the flow-timer subflows in the cloud flow logged during the run (every phase). "twin leg" = the twin\'s Table 1 mean ' +
+      'for the same variable minus this mean: the twin ↔ cloud part of the full loop.', '');
     L.push(table(['profile', 'protocol', 'variable', 'n', 'mean', 'median', 'p95', 'p99', 'twin leg'], ftRows), '');
   }
 
@@ -394,11 +440,14 @@ function markdown(s, plotFiles) {
   const studyOrder = Object.keys(STUDY.table5.rows.local);
   const t5ours = paths.inTable('table5').filter((p) => paths.get(p).kind === 'bundle')
     .sort((a, b) => (studyOrder.indexOf(studyKey(a)) + 1 || 1e9) - (studyOrder.indexOf(studyKey(b)) + 1 || 1e9));
-  const t5protos = [...t5ours, ...paths.inTable('table5').filter((p) => paths.get(p).kind === 'comparison' && Object.values(s.profiles).some((x) => x.productions[p]))];
+  const t5stock = paths.inTable('table5')
+    .filter((p) => paths.get(p).kind === 'comparison' && Object.values(s.profiles).some((x) => x.productions[p]));
+  const t5protos = [...t5ours, ...t5stock];
   const t5have = Object.values(s.profiles).some((p) => Object.keys(p.productions).length);
   if (t5have) {
     L.push('## Table 5 — local vs WAN round trip', '');
-    L.push(`Study: ${STUDY.table5.cite}. Our "local" is loopback, our "wan" the emulated WAN profile; the floor column is the plain TCP echo of the same profile.`, '');
+    L.push(`Study: ${STUDY.table5.cite}. Our "local" is loopback, our "wan" the emulated WAN profile; ` +
+      'the floor column is the plain TCP echo of the same profile.', '');
     const head = ['Statistic'];
     const profs = Object.keys(s.profiles);
     for (const pn of profs) { head.push(`${pn} floor`); for (const pr of t5protos) head.push(`${pn} ${label(pr)}`); }
@@ -439,7 +488,11 @@ function markdown(s, plotFiles) {
   const loadProfiles = Object.entries(s.profiles).filter(([, p]) => Object.keys(p.load).length);
   for (const [name, p] of loadProfiles) {
     L.push(`## Table 4 — load, profile ${name}`, '');
-    L.push(`Each virtual twin has its own connection and PLC probe slot; one probe in flight per twin, ${o.thinkMs} ms think time, ${o.loadSeconds} s per level, protocols interleaved per level. Study: ${STUDY.table4.cite} (its throughput is JMeter's, far below ours by design of its test plan). Server cost from /proc of the cloud and edge Node-RED processes (CPU % of one core, resident MB); beside it what else ran on the machine: Toxiproxy (the emulated WAN) and the load generator (every virtual twin, one process), CPU % of one core, and the machine's busy share of all its ${(s.machine || {}).cpus || '?'} cores.`, '');
+    L.push(`Each virtual twin has its own connection and PLC probe slot; one probe in flight per twin, ${o.thinkMs} ms think time, ` +
+      `${o.loadSeconds} s per level, protocols interleaved per level. Study: ${STUDY.table4.cite} (its throughput is JMeter's, ` +
+      'far below ours by design of its test plan). Server cost from /proc of the cloud and edge Node-RED processes (CPU % of one core, ' +
+      'resident MB); beside it what else ran on the machine: Toxiproxy (the emulated WAN) and the load generator (every virtual twin, ' +
+      `one process), CPU % of one core, and the machine's busy share of all its ${(s.machine || {}).cpus || '?'} cores.`, '');
     const rows = [];
     const levels = [...new Set(Object.values(p.load).flatMap((x) => Object.keys(x).map(Number)))].sort((a, b) => a - b);
     for (const u of levels) {
@@ -448,24 +501,28 @@ function markdown(s, plotFiles) {
         if (!r) continue;
         const st = (STUDY.table4.rows[String(u)] || {})[studyKey(proto)] || {};
         const c = r.cost || {};
-        rows.push([u, label(proto), cell(r.summary.mean, st.mean), cell(r.summary.min, st.min), cell(r.summary.max, st.max), cell(r.summary.sd, st.sd), fmt(r.summary.p95), fmt(r.summary.p99),
+        rows.push([u, label(proto), cell(r.summary.mean, st.mean), cell(r.summary.min, st.min), cell(r.summary.max, st.max),
+          cell(r.summary.sd, st.sd), fmt(r.summary.p95), fmt(r.summary.p99),
           cell(r.errorPct, st.errorPct, 2), cell(r.throughput, st.throughput, 2), r.summary.n, r.warmup,
           fmt(c.cloud && c.cloud.cpuPct), fmt(c.cloud && c.cloud.rssPeakMB, 0), fmt(c.edge && c.edge.cpuPct), fmt(c.edge && c.edge.rssPeakMB, 0),
           fmt(c.toxiproxy && c.toxiproxy.cpuPct), fmt(c.load && c.load.cpuPct), fmt(c.machine && c.machine.cpuPct)]);
       }
     }
-    L.push(table(['Users', 'Protocol', 'Average', 'Min', 'Max', 'Std. Dev.', 'p95', 'p99', 'Error %', 'Throughput (req/s)', 'n', 'warm-up', 'cloud CPU %', 'cloud RSS MB', 'edge CPU %', 'edge RSS MB', 'Toxiproxy CPU %', 'load gen. CPU %', 'machine busy %'], rows), '');
+    L.push(table(['Users', 'Protocol', 'Average', 'Min', 'Max', 'Std. Dev.', 'p95', 'p99', 'Error %', 'Throughput (req/s)', 'n', 'warm-up',
+      'cloud CPU %', 'cloud RSS MB', 'edge CPU %', 'edge RSS MB', 'Toxiproxy CPU %', 'load gen. CPU %', 'machine busy %'], rows), '');
     const maxCommon = levels.filter((u) => Object.keys(p.load).every((pr) => p.load[pr][u])).pop();
     if (maxCommon !== undefined) {
       const r = ratios(Object.keys(p.load).map((pr) => [pr, p.load[pr][maxCommon].summary.p99]));
       if (r) L.push(`- p99 at ${maxCommon} users: fastest ${r}`);
-      const c = ratios(Object.keys(p.load).map((pr) => [pr, p.load[pr][maxCommon].cost && p.load[pr][maxCommon].cost.cloud && p.load[pr][maxCommon].cost.cloud.cpuPct]), '% CPU');
+      const cloudCpu = (pr) => { const cost = p.load[pr][maxCommon].cost; return cost && cost.cloud && cost.cloud.cpuPct; };
+      const c = ratios(Object.keys(p.load).map((pr) => [pr, cloudCpu(pr)]), '% CPU');
       if (c) L.push(`- cloud CPU at ${maxCommon} users: lightest ${c}`);
     }
     for (const [proto, slots] of Object.entries(p.loadCapped)) {
       const path = paths.get(proto);
       if (!path || !path.probeSlotsEnv) continue; // a replica with an edge maps one probe slot by design (slot 0)
-      L.push(`- ${label(proto)} was not run with more than ${slots - 1} twins: its edge relays probe slots 0..${slots - 1} only (the benchmark sets ${path.probeSlotsEnv} = ${slots}; each relayed slot costs the edge reads on every poll).`);
+      L.push(`- ${label(proto)} was not run with more than ${slots - 1} twins: its edge relays probe slots 0..${slots - 1} only ` +
+        `(the benchmark sets ${path.probeSlotsEnv} = ${slots}; each relayed slot costs the edge reads on every poll).`);
     }
     for (const [proto, stopped] of Object.entries(p.loadStopped)) {
       L.push(`- ${label(proto)} was not run beyond ${stopped} users: it did not hold there (over 1 % errors or p99 over 1 s).`);
@@ -479,12 +536,16 @@ function markdown(s, plotFiles) {
     for (const [proto, r] of Object.entries(p.productions)) {
       const b = r.bytes;
       const st = STUDY.table3.rows[studyKey(proto)] || {};
-      bytesRows.push([name, label(proto), cell(b.bytesPerSec, st.bytesPerSec, 0), cell(b.frames, st.packets, 0), cell(b.totalKB, st.totalKB), cell(b.meanSize, st.meanSize, 0), fmt(b.seconds)]);
+      bytesRows.push([name, label(proto), cell(b.bytesPerSec, st.bytesPerSec, 0), cell(b.frames, st.packets, 0), cell(b.totalKB, st.totalKB),
+        cell(b.meanSize, st.meanSize, 0), fmt(b.seconds)]);
     }
   }
   if (bytesRows.length) {
     L.push('## Table 3 — bytes on the wire (twin connection)', '');
-    L.push(`Counted by the twin transports over every production; the study captured packets with Wireshark on the end device (${STUDY.table3.cite}). Mean size = bytes per frame; the study's "Size" columns are per capture interval, so compare throughput first. What each transport counts: ${Object.entries(BYTES_COUNTED).map(([k, v]) => `${label(k)}: ${v}`).join('; ')}.`, '');
+    const counted = Object.entries(BYTES_COUNTED).map(([k, v]) => `${label(k)}: ${v}`).join('; ');
+    L.push('Counted by the twin transports over every production; the study captured packets with Wireshark on the end device ' +
+      `(${STUDY.table3.cite}). Mean size = bytes per frame; the study's "Size" columns are per capture interval, so compare throughput first. ` +
+      `What each transport counts: ${counted}.`, '');
     L.push(table(['profile', 'Protocol', 'Throughput (bytes/s)', 'Frames (Packets)', 'Total [KB]', 'Mean size (bytes)', 'seconds'], bytesRows), '');
     for (const [name, p] of Object.entries(s.profiles)) {
       const r = ratios(Object.entries(p.productions).map(([k, v]) => [k, v.bytes.bytesPerSec]), 'B/s');
@@ -497,12 +558,16 @@ function markdown(s, plotFiles) {
     for (const [name, p] of Object.entries(s.profiles)) {
       for (const [proto, r] of Object.entries(p.productions)) {
         const b = r.bytes;
-        unitRows.push([name, label(proto), b.boxes, fmt(b.outPerBox, 0), fmt(b.inPerBox, 0), fmt(b.bothPerBox, 0), b.inputChanges, fmt(b.outPerInputChange, 0), b.stateChanges, fmt(b.inPerStateChange, 0)]);
+        unitRows.push([name, label(proto), b.boxes, fmt(b.outPerBox, 0), fmt(b.inPerBox, 0), fmt(b.bothPerBox, 0),
+          b.inputChanges, fmt(b.outPerInputChange, 0), b.stateChanges, fmt(b.inPerStateChange, 0)]);
       }
     }
     L.push('### Bytes per unit of work', '');
-    L.push('The same productions, divided by the work done: boxes sorted; input changes the twin sent (one frame or message per plant tick with changes); PLC state updates the twin received (one per PLC read cycle or scan with changes; a poll that brings several counts each). ↑ twin → cloud, ↓ cloud → twin. A path that polls pays for its polls whatever changed.', '');
-    L.push(table(['profile', 'Protocol', 'boxes', 'B/box ↑', 'B/box ↓', 'B/box both', 'input changes', 'B/input change ↑', 'state updates', 'B/state update ↓'], unitRows), '');
+    L.push('The same productions, divided by the work done: boxes sorted; input changes the twin sent (one frame or message per plant ' +
+      'tick with changes); PLC state updates the twin received (one per PLC read cycle or scan with changes; a poll that brings several ' +
+      'counts each). ↑ twin → cloud, ↓ cloud → twin. A path that polls pays for its polls whatever changed.', '');
+    L.push(table(['profile', 'Protocol', 'boxes', 'B/box ↑', 'B/box ↓', 'B/box both',
+      'input changes', 'B/input change ↑', 'state updates', 'B/state update ↓'], unitRows), '');
     for (const [name, p] of Object.entries(s.profiles)) {
       const r = ratios(Object.entries(p.productions).map(([k, v]) => [k, v.bytes.bothPerBox]), 'B/box');
       if (r) L.push(`- ${name}, bytes per box sorted (both directions): leanest ${r}`);
@@ -524,7 +589,10 @@ function markdown(s, plotFiles) {
   }
   if (relRows.length) {
     L.push('## HTTP, MQTT over TCP and MQTT over WebSocket (the related study)', '');
-    L.push(`Our full loop per production round trip (input event → PLC output at the twin, every timed variable) beside ${STUDY.related.title} (doi:${STUDY.related.doi}), ${rel.cite}. Theirs is one hop on a Wi-Fi LAN: an ESP32 publishing at QoS 1 and timing the broker's acknowledgement, and a Python client timing HTTP GETs to the ESP32, a new connection each; ours crosses cloud, edge and PLC and back, HTTP with keep-alive and a poll every 10 ms. Read the columns within each study first.`, '');
+    L.push('Our full loop per production round trip (input event → PLC output at the twin, every timed variable) beside ' +
+      `${STUDY.related.title} (doi:${STUDY.related.doi}), ${rel.cite}. Theirs is one hop on a Wi-Fi LAN: an ESP32 publishing at QoS 1 ` +
+      'and timing the broker\'s acknowledgement, and a Python client timing HTTP GETs to the ESP32, a new connection each; ours crosses ' +
+      'cloud, edge and PLC and back, HTTP with keep-alive and a poll every 10 ms. Read the columns within each study first.', '');
     L.push(table(['profile', 'path', 'n', ...rel.columns, 'p95', 'p99'], relRows), '');
     for (const [name, p] of Object.entries(s.profiles)) {
       const r = ratios(paths.inTable('related').filter((k) => p.productions[k]).map((k) => [k, p.productions[k].variables.overall.mean]));
@@ -542,7 +610,9 @@ function markdown(s, plotFiles) {
       const fw = b.frameWork || {};
       const rt = b.rtt || {};
       const cpu = b.cpuPct || {};
-      brRows.push([name, label(proto), b.frames, fmt(fi.median), fmt(fi.p99), fmt(fw.median), fmt(fw.p99), `${b.longTasks} / ${fmt(b.longTaskMs, 0)} ms`, fmt(b.heapMB), fmt(b.workerHeapMB), fmt(cpu.renderer, 0), fmt(cpu.GPU, 0), rt.n || 0, fmt(rt.mean), fmt(rt.median), fmt(rt.p95), fmt(rt.p99), b.boxes, b.errors]);
+      brRows.push([name, label(proto), b.frames, fmt(fi.median), fmt(fi.p99), fmt(fw.median), fmt(fw.p99), `${b.longTasks} / ${fmt(b.longTaskMs, 0)} ms`,
+        fmt(b.heapMB), fmt(b.workerHeapMB), fmt(cpu.renderer, 0), fmt(cpu.GPU, 0),
+        rt.n || 0, fmt(rt.mean), fmt(rt.median), fmt(rt.p95), fmt(rt.p99), b.boxes, b.errors]);
       const st = STUDY.table2.rows[proto === 'mqttws' ? 'mqtt' : proto] || {};
       if (fi.n) ftRows2.push([name, label(proto), ...STUDY.table2.keys.map((k) => cell(fi[k], st[k]))]);
     }
@@ -550,8 +620,20 @@ function markdown(s, plotFiles) {
   if (brRows.length) {
     const any = Object.values(s.profiles).flatMap((p) => Object.values(p.browser || {}))[0];
     L.push('## The browser twin: twin-side cost', '');
-    L.push(`The browser twin (twin/browser/, served by the cloud at /s7twin/ui/) in headless Chromium, driving the plant with boxes fed automatically (120 a minute, fast plant profile), ${o.browserSeconds} s per protocol the page speaks after a 3 s warm-up, one fresh page each. Frame interval: time between two animation frames (requestAnimationFrame; the study's CPU frame time); frame work: the page's JavaScript in one frame (scene update and the draw call); long tasks: main-thread tasks over 50 ms (PerformanceObserver 'longtask'); JS heap of the page and of its worker (CDP); CPU of Chromium's renderer and GPU processes, % of one core (CDP SystemInfo); round trips as the page's worker measured them (input event → PLC output). ${any && any.software ? `WebGL rendered in software (SwiftShader: no GPU here), at pixel ratio ${fmt(any.pixelRatio, 2)}: the frame figures are this machine's CPU drawing 3D, not a phone's GPU.` : ''} The machine's other processes (PLC, both Node-RED, Toxiproxy) share its ${(s.machine || {}).cpus || '?'} cores.`, '');
-    L.push(table(['profile', 'protocol', 'frames', 'interval median', 'interval p99', 'work median', 'work p99', 'long tasks', 'heap MB', 'worker heap MB', 'renderer CPU %', 'GPU CPU %', 'RTT n', 'RTT mean', 'RTT median', 'RTT p95', 'RTT p99', 'boxes', 'errors'], brRows), '');
+    const software = any && any.software
+      ? `WebGL rendered in software (SwiftShader: no GPU here), at pixel ratio ${fmt(any.pixelRatio, 2)}: ` +
+        'the frame figures are this machine\'s CPU drawing 3D, not a phone\'s GPU.'
+      : '';
+    L.push('The browser twin (twin/browser/, served by the cloud at /s7twin/ui/) in headless Chromium, driving the plant with boxes fed ' +
+      `automatically (120 a minute, fast plant profile), ${o.browserSeconds} s per protocol the page speaks after a 3 s warm-up, ` +
+      'one fresh page each. Frame interval: time between two animation frames (requestAnimationFrame; the study\'s CPU frame time); ' +
+      'frame work: the page\'s JavaScript in one frame (scene update and the draw call); long tasks: main-thread tasks over 50 ms ' +
+      '(PerformanceObserver \'longtask\'); JS heap of the page and of its worker (CDP); CPU of Chromium\'s renderer and GPU processes, ' +
+      '% of one core (CDP SystemInfo); round trips as the page\'s worker measured them (input event → PLC output). ' +
+      `${software} The machine's other processes (PLC, both Node-RED, Toxiproxy) share its ${(s.machine || {}).cpus || '?'} cores.`, '');
+    L.push(table(['profile', 'protocol', 'frames', 'interval median', 'interval p99', 'work median', 'work p99', 'long tasks',
+      'heap MB', 'worker heap MB', 'renderer CPU %', 'GPU CPU %',
+      'RTT n', 'RTT mean', 'RTT median', 'RTT p95', 'RTT p99', 'boxes', 'errors'], brRows), '');
     L.push(`Frame time beside the study's (${STUDY.table2.cite}; MQTT over WebSocket beside the study's MQTT, whose Unity client spoke MQTT over TCP):`, '');
     L.push(table(['profile', 'protocol', ...STUDY.table2.columns.map((c) => `${c} (ms)`)], ftRows2), '');
   }
@@ -560,12 +642,16 @@ function markdown(s, plotFiles) {
   const cyc = [];
   for (const [name, p] of Object.entries(s.profiles)) {
     for (const [proto, r] of Object.entries(p.productions)) {
-      if (r.cycle) cyc.push([name, label(proto), r.cycle.n, cell(r.cycle.mean, STUDY.cycleTime.rows[studyKey(proto)], 2), fmt(r.cycle.min, 2), fmt(r.cycle.max, 2), o.boxes]);
+      if (r.cycle) {
+        const mean = cell(r.cycle.mean, STUDY.cycleTime.rows[studyKey(proto)], 2);
+        cyc.push([name, label(proto), r.cycle.n, mean, fmt(r.cycle.min, 2), fmt(r.cycle.max, 2), o.boxes]);
+      }
     }
   }
   if (cyc.length) {
     L.push('## Complete cycle time', '');
-    L.push(`One production, first box in to last box sorted, in seconds (study: ${STUDY.cycleTime.cite}; its plant speeds and box count differ from our twin's, so compare protocols with each other first).`, '');
+    L.push(`One production, first box in to last box sorted, in seconds (study: ${STUDY.cycleTime.cite}; its plant speeds and box count ` +
+      'differ from our twin\'s, so compare protocols with each other first).', '');
     L.push(table(['profile', 'Protocol', 'productions', 'mean s (study min s)', 'min s', 'max s', 'boxes'], cyc), '');
   }
 
@@ -578,21 +664,36 @@ function markdown(s, plotFiles) {
       const above = r.stats.mean - (fl || 0);
       const parts = [`network floor ${fmt(fl)} ms`, `${fmt(above)} ms above the network (protocol stacks, Node-RED, S7 I/O and the PLC)`];
       const within = [`the PLC scan: a write waits 0–${o.scanMs} ms for the next scan (≈ ${fmt(o.scanMs / 2)} ms on average for requests at random times)`];
-      if (proto === 'stock') within.push(`the polled S7 read: 0–${o.stockCycleMs} ms (node-red-contrib-s7's minimum cycle; ≈ ${fmt(o.stockCycleMs / 2)} ms on average)`);
-      if (proto === 'stock-mqtt') within.push('no TCP_NODELAY on the stock broker\'s sockets: a small message can wait for the peer\'s delayed ACK (up to 40 ms on Linux)');
-      if (proto === 'stock-modbus') within.push('Modbus Read nodes every 80 ms (the study\'s interval) at the edge on the cloud request and the PLC response registers, and the twin\'s 50 ms poll: 0–80, 0–80 and 0–50 ms (≈ 105 ms on average)');
+      if (proto === 'stock') {
+        within.push(`the polled S7 read: 0–${o.stockCycleMs} ms (node-red-contrib-s7's minimum cycle; ≈ ${fmt(o.stockCycleMs / 2)} ms on average)`);
+      }
+      if (proto === 'stock-mqtt') {
+        within.push('no TCP_NODELAY on the stock broker\'s sockets: a small message can wait for the peer\'s delayed ACK (up to 40 ms on Linux)');
+      }
+      if (proto === 'stock-modbus') {
+        within.push('Modbus Read nodes every 80 ms (the study\'s interval) at the edge on the cloud request and the PLC response registers, ' +
+          'and the twin\'s 50 ms poll: 0–80, 0–80 and 0–50 ms (≈ 105 ms on average)');
+      }
       if (proto === 'stock-opcua') {
         const ms = o.stockOpcuaSamplingMs ?? 500;
-        within.push(`the stock server samples its variables every ${ms} ms at best (minimumSamplingInterval: 500 hard-coded in 104-opcuaserver.js${o.stockOpcuaSamplingMs === null || o.stockOpcuaSamplingMs === undefined ? '; the study edited it to 50' : `, set to ${ms} here as the study did`}): the edge's 10 ms subscription on the request is revised to ${ms} ms, 0–${ms} ms (≈ ${fmt(ms / 2)} ms on average); the twin polls every 50 ms (≈ 25 ms)`);
+        const setting = o.stockOpcuaSamplingMs === null || o.stockOpcuaSamplingMs === undefined
+          ? '; the study edited it to 50'
+          : `, set to ${ms} here as the study did`;
+        within.push(`the stock server samples its variables every ${ms} ms at best (minimumSamplingInterval: 500 hard-coded in ` +
+          `104-opcuaserver.js${setting}): the edge's 10 ms subscription on the request is revised to ${ms} ms, 0–${ms} ms ` +
+          `(≈ ${fmt(ms / 2)} ms on average); the twin polls every 50 ms (≈ 25 ms)`);
       }
       const tuning = TUNINGS[o.tuning] || TUNINGS.tuned;
       if (proto === 'modbus') {
         const ms = tuning.transport.modbus.pollMs;
-        within.push(`three polls in a row (edge ← cloud request registers, edge ← PLC response registers, twin ← cloud), each every ${ms} ms or its read time, so 0–${ms} ms each (≈ ${fmt(ms / 2)} ms on average)`);
+        within.push('three polls in a row (edge ← cloud request registers, edge ← PLC response registers, twin ← cloud), ' +
+          `each every ${ms} ms or its read time, so 0–${ms} ms each (≈ ${fmt(ms / 2)} ms on average)`);
       }
       if (proto === 'opcua') {
         const t = tuning.transport.opcua;
-        within.push(t.mode === 'poll' ? `the twin polls the cloud server every ${t.pollMs} ms (≈ ${fmt(t.pollMs / 2)} ms on average) after the edge's subscriptions deliver` : `subscriptions on both sides of the edge and at the twin, each sampling and publishing every ${t.samplingIntervalMs} ms or so`);
+        within.push(t.mode === 'poll'
+          ? `the twin polls the cloud server every ${t.pollMs} ms (≈ ${fmt(t.pollMs / 2)} ms on average) after the edge's subscriptions deliver`
+          : `subscriptions on both sides of the edge and at the twin, each sampling and publishing every ${t.samplingIntervalMs} ms or so`);
       }
       L.push(`- ${name} ${label(proto)}: mean ${fmt(r.stats.mean)} ms = ${parts.join(' + ')}; of the latter, ${within.join('; ')}.`);
     }
@@ -608,7 +709,12 @@ function markdown(s, plotFiles) {
     for (const e of s.plotErrors || []) L.push(`- plot not drawn: ${e}`);
     for (const f of plotFiles) L.push(`![${path.basename(f, '.svg')}](${f})`, '');
   }
-  L.push('## Files', '', '- `samples.csv`: every timed sample (profile, section, protocol, variable, users, seq, ms); warm-up samples are not in it (counted in the tables).', '- `summary.json`: every statistic above, machine, versions and options.', '- `plots/*.svg`: the plots.', '- `logs/`: the last 200 kB of the output of each process (PLC, cloud, edge) per profile.', '');
+  L.push('## Files', '',
+    '- `samples.csv`: every timed sample (profile, section, protocol, variable, users, seq, ms); ' +
+      'warm-up samples are not in it (counted in the tables).',
+    '- `summary.json`: every statistic above, machine, versions and options.',
+    '- `plots/*.svg`: the plots.',
+    '- `logs/`: the last 200 kB of the output of each process (PLC, cloud, edge) per profile.', '');
   return `${L.join('\n')}\n`;
 }
 
@@ -621,17 +727,29 @@ function faultLines(f) {
   const L = ['## Faults', ''];
   if (f.error) { L.push(`The fault suite did not run: ${f.error}`, ''); return L; }
   const o = f.options || {};
-  L.push(`A twin sends one command every ${o.intervalMs} ms (lifetime ${o.ttlMs} ms, all ten inputs, a pattern unique to each command) over the WebSocket–S7 path while one fault at a time hits the system; the MQTT, OPC UA and Modbus paths run beside it, Toxiproxy sits in both links (no latency). The columns from "unanswered" to "undone" come from the twin's answers and the virtual PLC's input log (one line per scan whose inputs changed), and must all be 0. "First non-ack answer": from the start of the fault until the twin is first told something is wrong. "Acknowledged again": from the end of the fault (link healed, process resumed, or the kill, whose restart is counted in) until the first command sent after it is acknowledged.`, '');
+  L.push(`A twin sends one command every ${o.intervalMs} ms (lifetime ${o.ttlMs} ms, all ten inputs, a pattern unique to each command) ` +
+    'over the WebSocket–S7 path while one fault at a time hits the system; the MQTT, OPC UA and Modbus paths run beside it, ' +
+    'Toxiproxy sits in both links (no latency). The columns from "unanswered" to "undone" come from the twin\'s answers and the ' +
+    'virtual PLC\'s input log (one line per scan whose inputs changed), and must all be 0. "First non-ack answer": from the start ' +
+    'of the fault until the twin is first told something is wrong. "Acknowledged again": from the end of the fault (link healed, ' +
+    'process resumed, or the kill, whose restart is counted in) until the first command sent after it is acknowledged.', '');
   const codes = ['ack', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_EXPIRED', 'E_PLC_DOWN'];
   const rows = (f.results || []).map((r) => {
     const other = Object.entries(r.answers).filter(([c]) => !codes.includes(c)).map(([c, n]) => `${c} ${n}`).join(', ') || '0';
-    return [r.label, r.sent, ...codes.map((c) => r.answers[c] || 0), other, r.unanswered, r.duplicates, r.appliedLate, r.appliedRefused, r.notCommanded, r.wentBack, r.finalOk ? 'yes' : '**no**',
-      r.detectedMs === null ? '–' : fmt(r.detectedMs / 1000), r.restartMs === null ? '–' : fmt(r.restartMs / 1000), r.recoveryMs === null ? '**never**' : fmt(r.recoveryMs / 1000)];
+    return [r.label, r.sent, ...codes.map((c) => r.answers[c] || 0), other, r.unanswered, r.duplicates, r.appliedLate, r.appliedRefused,
+      r.notCommanded, r.wentBack, r.finalOk ? 'yes' : '**no**',
+      r.detectedMs === null ? '–' : fmt(r.detectedMs / 1000), r.restartMs === null ? '–' : fmt(r.restartMs / 1000),
+      r.recoveryMs === null ? '**never**' : fmt(r.recoveryMs / 1000)];
   });
-  L.push(table(['fault', 'commands', 'ack', 'outcome unknown', 'edge down', 'expired', 'PLC down', 'other answers', 'unanswered', 'two answers', 'applied after deadline', 'applied though refused', 'inputs no command set', 'undone', 'PLC ends with the last acknowledged', 'first non-ack answer after (s)', 'restart (s)', 'acknowledged again after (s)'], rows), '');
+  L.push(table(['fault', 'commands', 'ack', 'outcome unknown', 'edge down', 'expired', 'PLC down', 'other answers', 'unanswered',
+    'two answers', 'applied after deadline', 'applied though refused', 'inputs no command set', 'undone', 'PLC ends with the last acknowledged',
+    'first non-ack answer after (s)', 'restart (s)', 'acknowledged again after (s)'], rows), '');
   const notes = (f.results || []).filter((r) => r.problems.length || r.transients);
   for (const r of notes) {
-    if (r.transients) L.push(`- ${r.id}: ${r.transients} scan(s) read a write request half applied (a mix of two commands' bits for one scan; per-item consistency, as on a real S7 PLC), not counted above.`);
+    if (r.transients) {
+      L.push(`- ${r.id}: ${r.transients} scan(s) read a write request half applied (a mix of two commands' bits for one scan; ` +
+        'per-item consistency, as on a real S7 PLC), not counted above.');
+    }
     for (const p of r.problems.slice(0, 5)) L.push(`- ${r.id}: ${p}`);
   }
   if (notes.length) L.push('');
@@ -649,55 +767,84 @@ function fleetLines(f) {
   const o = f.options || {};
   const ms = (v, d = 1) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : fmt(v, d));
   if (!f.backplane && f.errors && f.errors.length) { L.push(`The fleet section did not run: ${f.errors.join('; ')}`, ''); return L; }
-  L.push(`${f.instances} cloud instances (Node-RED, the bundle's cloud flow, WebSocket–S7 path) on one redis-server, ${(f.plants || []).length} plants (${(f.plants || []).join(', ')}), each a virtual PLC (scan ${o.scanMs || 10} ms) with its own edge; plant k's edge dials instance k first. All on this one machine, with the load generator.`, '');
+  L.push(`${f.instances} cloud instances (Node-RED, the bundle's cloud flow, WebSocket–S7 path) on one redis-server, ` +
+    `${(f.plants || []).length} plants (${(f.plants || []).join(', ')}), each a virtual PLC (scan ${o.scanMs || 10} ms) with its own edge; ` +
+    'plant k\'s edge dials instance k first. All on this one machine, with the load generator.', '');
   for (const e of f.errors || []) L.push(`- error: ${e}`);
   const b = f.backplane;
   if (b) {
     L.push('### What the backplane adds', '');
-    L.push(`One twin of plant1 probes (round trip twin → cloud → edge → PLC → back) from the instance holding plant1's edge (local) and from the other one (remote: the probe and its answer each cross Redis), ${o.backplaneBlock}-probe blocks interleaved.`, '');
-    L.push(table(['twin on', 'probes', 'errors', 'p50', 'p95', 'p99', 'mean'], ['local', 'remote'].map((k) => [k === 'local' ? 'the edge\'s instance' : 'another instance', b[k].summary.n, b[k].errors + b[k].timeouts, ms(b[k].summary.median, 2), ms(b[k].summary.p95, 2), ms(b[k].summary.p99, 2), ms(b[k].summary.mean, 2)])), '');
+    L.push('One twin of plant1 probes (round trip twin → cloud → edge → PLC → back) from the instance holding plant1\'s edge (local) ' +
+      `and from the other one (remote: the probe and its answer each cross Redis), ${o.backplaneBlock}-probe blocks interleaved.`, '');
+    L.push(table(['twin on', 'probes', 'errors', 'p50', 'p95', 'p99', 'mean'], ['local', 'remote'].map((k) => [
+      k === 'local' ? 'the edge\'s instance' : 'another instance', b[k].summary.n, b[k].errors + b[k].timeouts,
+      ms(b[k].summary.median, 2), ms(b[k].summary.p95, 2), ms(b[k].summary.p99, 2), ms(b[k].summary.mean, 2)])), '');
     const target = 1;
-    L.push(`Added by the backplane: **${ms(b.addedMedianMs, 2)} ms at the median** (target under ${target} ms: ${b.addedMedianMs < target ? 'met' : '**not met**'}), ${ms(b.addedP99Ms, 2)} ms at p99.`, '');
-    if (b.redisFloor && b.redisFloor.n) L.push(`Redis's own floor on this machine, a PUBLISH until a subscribed connection has it (${b.redisFloor.n} times): p50 ${ms(b.redisFloor.median, 2)} ms, p99 ${ms(b.redisFloor.p99, 2)} ms. The remote round trip crosses Redis twice (the request to the holder, its answer back), and wakes two more processes each way.`, '');
+    L.push(`Added by the backplane: **${ms(b.addedMedianMs, 2)} ms at the median** ` +
+      `(target under ${target} ms: ${b.addedMedianMs < target ? 'met' : '**not met**'}), ${ms(b.addedP99Ms, 2)} ms at p99.`, '');
+    if (b.redisFloor && b.redisFloor.n) {
+      L.push(`Redis's own floor on this machine, a PUBLISH until a subscribed connection has it (${b.redisFloor.n} times): ` +
+        `p50 ${ms(b.redisFloor.median, 2)} ms, p99 ${ms(b.redisFloor.p99, 2)} ms. The remote round trip crosses Redis twice ` +
+        '(the request to the holder, its answer back), and wakes two more processes each way.', '');
+    }
   }
   const costRows = (cost) => Object.entries(cost || {}).filter(([n]) => n !== 'machine').map(([n, c]) => [n, ms(c.cpuPct), ms(c.rssMeanMB), ms(c.rssPeakMB)]);
   if (f.loads && f.loads.length) {
     L.push('### Load', '');
-    L.push(`Probing twins on every plant at once, twin k of a plant on instance k mod ${f.instances}; each probes, waits for the answer, thinks ${o.thinkMs} ms on average; ${o.loadSeconds} s per level. CPU in % of one core.`, '');
+    L.push(`Probing twins on every plant at once, twin k of a plant on instance k mod ${f.instances}; each probes, waits for the answer, ` +
+      `thinks ${o.thinkMs} ms on average; ${o.loadSeconds} s per level. CPU in % of one core.`, '');
     const clouds = Object.keys(f.loads[0].cost || {}).filter((n) => /^cloud/.test(n));
-    L.push(table(['twins per plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s', ...clouds.map((n) => `${n} CPU %`), 'Redis CPU %', 'edges CPU %', 'PLCs CPU %', 'generator CPU %', 'machine busy %'], f.loads.map((l) => {
+    L.push(table(['twins per plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s', ...clouds.map((n) => `${n} CPU %`),
+      'Redis CPU %', 'edges CPU %', 'PLCs CPU %', 'generator CPU %', 'machine busy %'], f.loads.map((l) => {
       const t = l.total;
       const c = l.cost || {};
       const sum = (re) => Object.entries(c).filter(([n]) => re.test(n)).reduce((a, [, v]) => a + (v.cpuPct || 0), 0);
-      return [l.twinsPerPlant, t.users, t.summary.n, `${ms(t.errorPct)} %`, ms(t.summary.median), ms(t.summary.p99), ms(t.throughput), ...clouds.map((n) => ms(c[n] && c[n].cpuPct)), ms(c.redis && c.redis.cpuPct), ms(sum(/^edge/)), ms(sum(/^plc/)), ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
+      return [l.twinsPerPlant, t.users, t.summary.n, `${ms(t.errorPct)} %`, ms(t.summary.median), ms(t.summary.p99), ms(t.throughput),
+        ...clouds.map((n) => ms(c[n] && c[n].cpuPct)), ms(c.redis && c.redis.cpuPct), ms(sum(/^edge/)), ms(sum(/^plc/)),
+        ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
     })), '');
     const last = f.loads[f.loads.length - 1];
     L.push(`Per plant at ${last.twinsPerPlant} twins per plant:`, '');
-    L.push(table(['plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s'], last.perPlant.map((r) => [r.plant, r.users, r.summary.n, `${ms(r.errorPct)} %`, ms(r.summary.median), ms(r.summary.p99), ms(r.throughput)])), '');
+    L.push(table(['plant', 'twins', 'round trips', 'errors', 'p50', 'p99', 'round trips/s'], last.perPlant.map((r) => [
+      r.plant, r.users, r.summary.n, `${ms(r.errorPct)} %`, ms(r.summary.median), ms(r.summary.p99), ms(r.throughput)])), '');
     L.push(`Memory (MB, mean / peak) at ${last.twinsPerPlant} twins per plant:`, '');
     L.push(table(['process', 'CPU %', 'RSS mean', 'RSS peak'], costRows(last.cost)), '');
   }
   const fo = f.failover;
   if (fo) {
     L.push('### Failover', '');
-    L.push(`Instance 1 killed (SIGKILL) under load (${o.twinsPerPlant[0]} probing twins per plant) while one twin per plant streams commands (fault-suite bookkeeping: the twin's answers and the PLC's input log). f1 drives plant1 from instance 2 (plant1's edge was on instance 1: the edge moves); f2 drives plant2 from instance 1 (the twin moves).`, '');
-    L.push(table(['twin', 'commands', 'answers', 'unanswered', 'two answers', 'applied after deadline', 'applied though refused', 'undone', 'PLC ends with the last acknowledged', 'first non-ack answer (ms)', 'acknowledged again after (ms)'],
-      fo.twins.map((r) => [r.id, r.sent, Object.entries(r.answers).map(([c, n]) => `${c} ${n}`).join(', '), r.unanswered, r.duplicates, r.appliedLate, r.appliedRefused, r.wentBack, r.finalOk ? 'yes' : '**no**', ms(r.detectedMs), r.recoveryMs === null ? '**never**' : ms(r.recoveryMs)])), '');
-    L.push(`Failover time (the slowest twin acknowledged again): **${Number.isFinite(fo.recoveryMs) ? `${ms(fo.recoveryMs)} ms` : 'never'}**. The load twins over the same window: ${fo.load.total.summary.n} round trips, ${fo.load.total.errors} lost with the killed instance (${ms(fo.load.total.errorPct)} %), p50 ${ms(fo.load.total.summary.median)} ms, p99 ${ms(fo.load.total.summary.p99)} ms.`, '');
+    L.push(`Instance 1 killed (SIGKILL) under load (${o.twinsPerPlant[0]} probing twins per plant) while one twin per plant streams ` +
+      'commands (fault-suite bookkeeping: the twin\'s answers and the PLC\'s input log). f1 drives plant1 from instance 2 ' +
+      '(plant1\'s edge was on instance 1: the edge moves); f2 drives plant2 from instance 1 (the twin moves).', '');
+    L.push(table(['twin', 'commands', 'answers', 'unanswered', 'two answers', 'applied after deadline', 'applied though refused', 'undone',
+      'PLC ends with the last acknowledged', 'first non-ack answer (ms)', 'acknowledged again after (ms)'],
+      fo.twins.map((r) => [r.id, r.sent, Object.entries(r.answers).map(([c, n]) => `${c} ${n}`).join(', '), r.unanswered, r.duplicates,
+        r.appliedLate, r.appliedRefused, r.wentBack, r.finalOk ? 'yes' : '**no**', ms(r.detectedMs),
+        r.recoveryMs === null ? '**never**' : ms(r.recoveryMs)])), '');
+    const total = fo.load.total;
+    L.push(`Failover time (the slowest twin acknowledged again): **${Number.isFinite(fo.recoveryMs) ? `${ms(fo.recoveryMs)} ms` : 'never'}**. ` +
+      `The load twins over the same window: ${total.summary.n} round trips, ${total.errors} lost with the killed instance ` +
+      `(${ms(total.errorPct)} %), p50 ${ms(total.summary.median)} ms, p99 ${ms(total.summary.p99)} ms.`, '');
   }
   const w = f.watchers;
   if (w && w.levels && w.levels.length) {
     L.push('### Watch-only twins', '');
-    L.push(`Viewers of ${w.plant} (viewer token: they may only watch), spread over the instances, while a twin changes an input every ${o.stateEveryMs} ms (${fmt(1000 / o.stateEveryMs)} states/s); delay from the edge sending a state to each viewer receiving it (one machine, one clock). A level holds when its p99 is under ${w.targetP99Ms} ms and every viewer got its states; the climb stops at a level far off (p99 over five times that, or viewers missing half the states).`, '');
-    L.push(table(['viewers', 'connected', 'states received', 'states/s each', 'p50', 'p99', 'max', 'holds', 'CPU % (clouds)', 'CPU % (Redis)', 'CPU % (generator)', 'machine busy %'], w.levels.map((r) => {
+    L.push(`Viewers of ${w.plant} (viewer token: they may only watch), spread over the instances, while a twin changes an input every ` +
+      `${o.stateEveryMs} ms (${fmt(1000 / o.stateEveryMs)} states/s); delay from the edge sending a state to each viewer receiving it ` +
+      `(one machine, one clock). A level holds when its p99 is under ${w.targetP99Ms} ms and every viewer got its states; the climb ` +
+      'stops at a level far off (p99 over five times that, or viewers missing half the states).', '');
+    L.push(table(['viewers', 'connected', 'states received', 'states/s each', 'p50', 'p99', 'max', 'holds',
+      'CPU % (clouds)', 'CPU % (Redis)', 'CPU % (generator)', 'machine busy %'], w.levels.map((r) => {
       const c = r.cost || {};
       const clouds = Object.entries(c).filter(([n]) => /^cloud/.test(n)).map(([, v]) => ms(v.cpuPct)).join(' + ');
       const holds = r.held === undefined ? '–' : (r.held ? 'yes' : '**no**');
-      return [r.watchers, r.connected, r.frames, ms(r.framesPerWatcherPerS), ms(r.summary.median), ms(r.summary.p99), ms(r.summary.max), holds, clouds || '–', ms(c.redis && c.redis.cpuPct), ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
+      return [r.watchers, r.connected, r.frames, ms(r.framesPerWatcherPerS), ms(r.summary.median), ms(r.summary.p99), ms(r.summary.max),
+        holds, clouds || '–', ms(c.redis && c.redis.cpuPct), ms(c.load && c.load.cpuPct), ms(c.machine && c.machine.cpuPct)];
     })), '');
     for (const r of w.levels) if (r.error) L.push(`- ${r.watchers} viewers: ${r.error}`);
     if (w.levels.some((r) => r.error)) L.push('');
-    L.push(`One plant's state stream reaches **${w.reached} watching twins** with p99 under ${w.targetP99Ms} ms${w.reached && w.reached === w.levels[w.levels.length - 1].watchers ? ' (the largest level tried)' : ''}.`, '');
+    const largest = w.reached && w.reached === w.levels[w.levels.length - 1].watchers ? ' (the largest level tried)' : '';
+    L.push(`One plant's state stream reaches **${w.reached} watching twins** with p99 under ${w.targetP99Ms} ms${largest}.`, '');
   }
   return L;
 }
@@ -723,7 +870,9 @@ async function writeReport(results, outDir) {
   const box = [];
   for (const [name, pr] of Object.entries(results.profiles)) {
     if (pr.floor) for (const ms of plots.thin(pr.floor.samples)) box.push({ profile: name, protocol: 'floor', ms });
-    for (const [proto, r] of Object.entries(pr.probe || {})) if (r.samples) for (const ms of plots.thin(r.samples)) box.push({ profile: name, protocol: `${proto} probe`, ms });
+    for (const [proto, r] of Object.entries(pr.probe || {})) {
+      if (r.samples) for (const ms of plots.thin(r.samples)) box.push({ profile: name, protocol: `${proto} probe`, ms });
+    }
     for (const [proto, r] of Object.entries(pr.productions || {})) for (const ms of plots.thin(r.all)) box.push({ profile: name, protocol: proto, ms });
   }
   const users = [];

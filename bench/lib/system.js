@@ -24,13 +24,22 @@ const DEFAULTS = {
  */
 const TUNINGS = {
   tuned: {
-    env: { S7T_MODBUS_POLL_MS: '10', S7T_MODBUS_CLOUD_POLL_MS: '10', S7T_OPCUA_SAMPLING_MS: '10', S7T_OPCUA_PUBLISHING_MS: '10', S7T_OPCUA_MIN_SAMPLING_MS: '10', S7T_OPCUA_MIN_PUBLISHING_MS: '10' },
-    transport: { modbus: { pollMs: 10 }, opcua: { mode: 'subscribe', samplingIntervalMs: 10, publishingIntervalMs: 10 }, mqtt: { qos: 0 }, mqttws: { qos: 0 }, http: { pollMs: 10 } },
+    env: {
+      S7T_MODBUS_POLL_MS: '10', S7T_MODBUS_CLOUD_POLL_MS: '10',
+      S7T_OPCUA_SAMPLING_MS: '10', S7T_OPCUA_PUBLISHING_MS: '10', S7T_OPCUA_MIN_SAMPLING_MS: '10', S7T_OPCUA_MIN_PUBLISHING_MS: '10',
+    },
+    transport: {
+      modbus: { pollMs: 10 }, opcua: { mode: 'subscribe', samplingIntervalMs: 10, publishingIntervalMs: 10 },
+      mqtt: { qos: 0 }, mqttws: { qos: 0 }, http: { pollMs: 10 },
+    },
   },
   study: {
     // Modbus 80 ms everywhere; OPC UA twin polling at 50 ms, server minimum sampling 50 ms (the
     // value the study patched into 104-opcuaserver.js), edge subscriptions at 10 ms; MQTT QoS 0.
-    env: { S7T_MODBUS_POLL_MS: '80', S7T_MODBUS_CLOUD_POLL_MS: '80', S7T_OPCUA_SAMPLING_MS: '10', S7T_OPCUA_PUBLISHING_MS: '10', S7T_OPCUA_MIN_SAMPLING_MS: '50', S7T_OPCUA_MIN_PUBLISHING_MS: '50' },
+    env: {
+      S7T_MODBUS_POLL_MS: '80', S7T_MODBUS_CLOUD_POLL_MS: '80',
+      S7T_OPCUA_SAMPLING_MS: '10', S7T_OPCUA_PUBLISHING_MS: '10', S7T_OPCUA_MIN_SAMPLING_MS: '50', S7T_OPCUA_MIN_PUBLISHING_MS: '50',
+    },
     // HTTP: the related study polled once per reading (every 2 s, one sensor): no interval that
     // would mean anything here, so the same 10 ms as tuned.
     transport: { modbus: { pollMs: 80 }, opcua: { mode: 'poll', pollMs: 50 }, mqtt: { qos: 0 }, mqttws: { qos: 0 }, http: { pollMs: 10 } },
@@ -119,7 +128,6 @@ async function startSystem(o) {
 function createTransport(protocol, endpoints, extra = {}) {
   const p = paths.get(protocol);
   if (!p) throw Object.assign(new Error(`unknown protocol path "${protocol}"`), { code: 'E_BENCH_ARGS' });
-  // eslint-disable-next-line global-require
   const mod = require(path.join(ROOT, p.transport));
   return mod.createTransport({ ...endpoints[protocol], ...extra, protocol: paths.wireOf(protocol) });
 }

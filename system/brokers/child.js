@@ -23,7 +23,9 @@ async function main() {
   if (!start || !Number.isInteger(port) || port <= 0 || port > 65535) {
     throw new Error(`usage: node system/brokers/child.js <${Object.keys(STARTERS).join('|')}> <port> [host] (got ${process.argv.slice(2).join(' ')})`);
   }
-  if (!process.env.S7T_BROKER_PASSWORD) throw Object.assign(new Error('S7T_BROKER_PASSWORD is not set: the broker takes no anonymous clients'), { code: 'E_BROKER_OPTION' });
+  if (!process.env.S7T_BROKER_PASSWORD) {
+    throw Object.assign(new Error('S7T_BROKER_PASSWORD is not set: the broker takes no anonymous clients'), { code: 'E_BROKER_OPTION' });
+  }
   const broker = await start({ port, host, username: process.env.S7T_BROKER_USER || undefined, password: process.env.S7T_BROKER_PASSWORD });
   console.log(`${name} ready on ${broker.url} (pid ${broker.pid})`);
   let stopping = false;

@@ -49,7 +49,8 @@ function clusterId() {
 
 /** server.properties for one combined broker+controller node with SASL/PLAIN on both listeners. */
 function serverProperties(o) {
-  const jaas = `org.apache.kafka.common.security.plain.PlainLoginModule required username="${o.username}" password="${o.password}" user_${o.username}="${o.password}";`;
+  const jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required ' +
+    `username="${o.username}" password="${o.password}" user_${o.username}="${o.password}";`;
   return [
     'process.roles=broker,controller',
     'node.id=1',
@@ -131,17 +132,21 @@ async function startKafka(o = {}) {
   const java = findProgram('java');
   const version = kafkaVersion();
   if (!java || !version) {
-    throw new BrokerError('E_KAFKA_MISSING', `${!java ? 'Java 17 or later is not installed' : `Kafka's jars are not in ${path.join(KAFKA_DIR, 'libs')}`}: run \`bash scripts/broker-deps.sh kafka\` (as root where Java or Maven is missing)`);
+    const what = !java ? 'Java 17 or later is not installed' : `Kafka's jars are not in ${path.join(KAFKA_DIR, 'libs')}`;
+    throw new BrokerError('E_KAFKA_MISSING', `${what}: run \`bash scripts/broker-deps.sh kafka\` (as root where Java or Maven is missing)`);
   }
   const run = createRun('kafka');
   const { dir } = run;
   const classpath = path.join(KAFKA_DIR, 'libs', '*');
   const props = path.join(dir, 'server.properties');
   let server = null;
-  let formatMs = 0;
+  let formatMs;
   const t0 = performance.now();
   try {
-    fs.writeFileSync(props, serverProperties({ host, advertisedHost, port: p.client, controllerPort: p.controller, ...cred, logDir: path.join(dir, 'data') }), { mode: 0o600 });
+    const properties = serverProperties({
+      host, advertisedHost, port: p.client, controllerPort: p.controller, ...cred, logDir: path.join(dir, 'data'),
+    });
+    fs.writeFileSync(props, properties, { mode: 0o600 });
     fs.writeFileSync(path.join(dir, 'log4j2.properties'), LOG4J);
     await format(java, classpath, dir, props);
     formatMs = performance.now() - t0;

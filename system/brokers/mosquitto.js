@@ -60,7 +60,8 @@ async function startMosquitto(o = {}) {
   const bin = findProgram('mosquitto');
   const passwdBin = findProgram('mosquitto_passwd');
   if (!bin || !passwdBin) {
-    throw new BrokerError('E_MOSQUITTO_MISSING', 'Mosquitto is not installed: run `bash scripts/broker-deps.sh mosquitto` as root, or `apt-get install mosquitto`');
+    throw new BrokerError('E_MOSQUITTO_MISSING',
+      'Mosquitto is not installed: run `bash scripts/broker-deps.sh mosquitto` as root, or `apt-get install mosquitto`');
   }
   const run = createRun('mosquitto');
   const { dir } = run;

@@ -123,13 +123,18 @@ async function startRabbitMq(o = {}) {
   const host = hostOption(o.host);
   const cred = credentials(o);
   const vhost = o.vhost === undefined ? DEFAULTS.vhost : o.vhost;
-  if (typeof vhost !== 'string' || !/^\/?[A-Za-z0-9_.-]{0,64}$/.test(vhost)) throw new BrokerError('E_BROKER_OPTION', `vhost: / or a name of A-Z a-z 0-9 _ . -, got ${vhost}`);
-  if (o.nodeName !== undefined && !/^[A-Za-z0-9_-]{1,64}@[A-Za-z0-9.-]{1,253}$/.test(o.nodeName)) throw new BrokerError('E_BROKER_OPTION', `nodeName: name@host, got ${o.nodeName}`);
+  if (typeof vhost !== 'string' || !/^\/?[A-Za-z0-9_.-]{0,64}$/.test(vhost)) {
+    throw new BrokerError('E_BROKER_OPTION', `vhost: / or a name of A-Z a-z 0-9 _ . -, got ${vhost}`);
+  }
+  if (o.nodeName !== undefined && !/^[A-Za-z0-9_-]{1,64}@[A-Za-z0-9.-]{1,253}$/.test(o.nodeName)) {
+    throw new BrokerError('E_BROKER_OPTION', `nodeName: name@host, got ${o.nodeName}`);
+  }
   const p = await ports({ amqp: o.port, dist: o.distPort, epmd: o.epmdPort }, host);
   const bin = findRabbitMqServer();
   const epmdBin = findProgram('epmd');
   if (!bin || !epmdBin) {
-    throw new BrokerError('E_RABBITMQ_MISSING', 'RabbitMQ is not installed: run `bash scripts/broker-deps.sh rabbitmq-server` as root, or `apt-get install rabbitmq-server`');
+    throw new BrokerError('E_RABBITMQ_MISSING',
+      'RabbitMQ is not installed: run `bash scripts/broker-deps.sh rabbitmq-server` as root, or `apt-get install rabbitmq-server`');
   }
   const nodeName = o.nodeName || `s7t-${p.amqp}@localhost`;
   const run = createRun('rabbitmq');
@@ -139,7 +144,8 @@ async function startRabbitMq(o = {}) {
   const beamPid = () => { try { return Number(fs.readFileSync(path.join(dir, 'rabbit.pid'), 'utf8').trim()) || null; } catch { return null; } };
   const t0 = performance.now();
   try {
-    fs.writeFileSync(path.join(dir, 'rabbitmq.conf'), config({ host, port: p.amqp, ...cred, vhost, memoryHighWatermark: DEFAULTS.memoryHighWatermark }), { mode: 0o600 });
+    const conf = config({ host, port: p.amqp, ...cred, vhost, memoryHighWatermark: DEFAULTS.memoryHighWatermark });
+    fs.writeFileSync(path.join(dir, 'rabbitmq.conf'), conf, { mode: 0o600 });
     fs.writeFileSync(path.join(dir, 'enabled_plugins'), '[].\n');
     fs.writeFileSync(path.join(dir, 'rabbitmq-env.conf'), '');
     const env = environment(dir, p, nodeName);
@@ -149,7 +155,9 @@ async function startRabbitMq(o = {}) {
       name: 'epmd', code: 'E_RABBITMQ_START', command: epmdBin, args: ['-port', String(p.epmd), '-address', '127.0.0.1'],
       env, cwd: dir, ready: null, timeoutMs: DEFAULTS.epmdTimeoutMs,
     });
-    await listening('127.0.0.1', p.epmd, DEFAULTS.epmdTimeoutMs).catch((err) => { throw new BrokerError('E_RABBITMQ_START', `epmd did not start: ${err.message}\n${epmd.logs()}`); });
+    await listening('127.0.0.1', p.epmd, DEFAULTS.epmdTimeoutMs).catch((err) => {
+      throw new BrokerError('E_RABBITMQ_START', `epmd did not start: ${err.message}\n${epmd.logs()}`);
+    });
     server = await run.start({
       name: 'RabbitMQ', code: 'E_RABBITMQ_START', command: bin, args: [], env, cwd: dir,
       ready: /Server startup complete/,

@@ -33,7 +33,10 @@ function level(p99, mean, cost) {
 }
 
 test('a WebSocket load level that misses the p99 target is explained in "where the time goes"', () => {
-  const cost = { cloud: { cpuPct: 51, waitPct: 12 }, edge: { cpuPct: 30, waitPct: 7 }, plc: { cpuPct: 8 }, toxiproxy: { cpuPct: 40 }, load: { cpuPct: 60 }, machine: { cpuPct: 94, cores: 2 } };
+  const cost = {
+    cloud: { cpuPct: 51, waitPct: 12 }, edge: { cpuPct: 30, waitPct: 7 }, plc: { cpuPct: 8 }, toxiproxy: { cpuPct: 40 }, load: { cpuPct: 60 },
+    machine: { cpuPct: 94, cores: 2 },
+  };
   const s = {
     machine: { cpus: 2 },
     profiles: {

@@ -8,7 +8,9 @@ const assert = require('node:assert/strict');
 const { analyse, patternValues, patternOf } = require('../../bench/lib/faults');
 
 const O = { ttlMs: 1000, unknownDlSlackMs: 1000 };
-const cmd = (seq, sentAt, code = 'ack', dl = sentAt + 1000) => ({ seq, pattern: patternOf(patternValues(seq)), sentAt, answer: code ? { code, dl, at: sentAt + 5 } : null });
+const cmd = (seq, sentAt, code = 'ack', dl = sentAt + 1000) => ({
+  seq, pattern: patternOf(patternValues(seq)), sentAt, answer: code ? { code, dl, at: sentAt + 5 } : null,
+});
 const entry = (seq, scan, pattern) => ({ t: scan * 10, tp: scan * 10 - 10, scan, in: patternValues(pattern === undefined ? seq : pattern) });
 
 test('a clean run: every command answered, applied in order before its deadline, the last one stays', () => {
@@ -63,7 +65,8 @@ test('the report has a faults section: one row per fault, problems listed, an er
     id, label: `${id} label`, sent: 10, answers: { ack: 8, E_EDGE_DOWN: 1, E_WEIRD: 1 }, unanswered: 0, duplicates: 0, appliedLate: 0,
     appliedRefused: 0, notCommanded: 0, wentBack: 0, transients: 0, finalOk: true, problems: [], detectedMs: 1300, restartMs: null, recoveryMs: 800, ...extra,
   });
-  const lines = faultLines({ options: { intervalMs: 50, ttlMs: 1000 }, results: [r('stall'), r('plc-kill', { restartMs: 5200, recoveryMs: null, finalOk: false, problems: ['inputs 0 at 1 match no command'] })] });
+  const killed = r('plc-kill', { restartMs: 5200, recoveryMs: null, finalOk: false, problems: ['inputs 0 at 1 match no command'] });
+  const lines = faultLines({ options: { intervalMs: 50, ttlMs: 1000 }, results: [r('stall'), killed] });
   const md = lines.join('\n');
   assert.match(md, /^## Faults$/m);
   assert.match(md, /\| stall label \| 10 \| 8 \| 0 \| 1 \| 0 \| 0 \| E_WEIRD 1 \| 0 \| 0 \| 0 \| 0 \| 0 \| 0 \| yes \| 1\.3 \| – \| 0\.8 \|/);

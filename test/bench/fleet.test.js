@@ -13,10 +13,18 @@ const { createHist } = require('../../bench/lib/hist');
 const { runBench, parseCli } = require('../../bench/run');
 
 const sum = (median, p99, n = 100) => ({ n, median, p95: p99, p99, mean: median, max: p99 });
-const cost = (cloud) => ({ redis: { cpuPct: 1.5, rssMeanMB: 12, rssPeakMB: 13 }, cloud1: { cpuPct: cloud, rssMeanMB: 200, rssPeakMB: 210 }, cloud2: { cpuPct: cloud + 1, rssMeanMB: 190, rssPeakMB: 195 }, 'edge-plant1': { cpuPct: 10 }, 'edge-plant2': { cpuPct: 12 }, 'plc-plant1': { cpuPct: 5 }, load: { cpuPct: 7 }, machine: { cpuPct: 60, cores: 2 } });
+const cost = (cloud) => ({
+  redis: { cpuPct: 1.5, rssMeanMB: 12, rssPeakMB: 13 },
+  cloud1: { cpuPct: cloud, rssMeanMB: 200, rssPeakMB: 210 },
+  cloud2: { cpuPct: cloud + 1, rssMeanMB: 190, rssPeakMB: 195 },
+  'edge-plant1': { cpuPct: 10 }, 'edge-plant2': { cpuPct: 12 }, 'plc-plant1': { cpuPct: 5 }, load: { cpuPct: 7 }, machine: { cpuPct: 60, cores: 2 },
+});
 const load = (twins, p99, c) => ({
   twinsPerPlant: twins,
-  perPlant: [{ plant: 'plant1', users: twins, errorPct: 0, summary: sum(6, p99), throughput: 2 * twins }, { plant: 'plant2', users: twins, errorPct: 0.5, summary: sum(7, p99), throughput: 2 * twins }],
+  perPlant: [
+    { plant: 'plant1', users: twins, errorPct: 0, summary: sum(6, p99), throughput: 2 * twins },
+    { plant: 'plant2', users: twins, errorPct: 0.5, summary: sum(7, p99), throughput: 2 * twins },
+  ],
   total: { users: 2 * twins, errors: 0, errorPct: 0.25, summary: sum(6.5, p99, 200), throughput: 4 * twins },
   cost: cost(c),
 });
@@ -25,13 +33,22 @@ const FIXTURE = {
   errors: [],
   instances: 2,
   plants: ['plant1', 'plant2'],
-  backplane: { local: { ok: 1000, errors: 0, timeouts: 0, summary: sum(5.5, 12) }, remote: { ok: 1000, errors: 1, timeouts: 0, summary: sum(6.12, 13.4) }, redisFloor: sum(0.21, 0.9, 990), addedMedianMs: 0.62, addedP99Ms: 1.4 },
+  backplane: {
+    local: { ok: 1000, errors: 0, timeouts: 0, summary: sum(5.5, 12) }, remote: { ok: 1000, errors: 1, timeouts: 0, summary: sum(6.12, 13.4) },
+    redisFloor: sum(0.21, 0.9, 990), addedMedianMs: 0.62, addedP99Ms: 1.4,
+  },
   loads: [load(50, 20, 10), load(200, 45, 30)],
   failover: {
     killed: 'cloud1',
     twins: [
-      { id: 'f1', sent: 170, answers: { ack: 80, E_EDGE_DOWN: 90 }, unanswered: 0, duplicates: 0, appliedLate: 0, appliedRefused: 0, wentBack: 0, finalOk: true, detectedMs: 25, recoveryMs: 4200, failovers: 0 },
-      { id: 'f2', sent: 175, answers: { ack: 174, E_OUTCOME_UNKNOWN: 1 }, unanswered: 0, duplicates: 0, appliedLate: 0, appliedRefused: 0, wentBack: 0, finalOk: true, detectedMs: null, recoveryMs: 110, failovers: 1 },
+      {
+        id: 'f1', sent: 170, answers: { ack: 80, E_EDGE_DOWN: 90 }, unanswered: 0, duplicates: 0, appliedLate: 0, appliedRefused: 0, wentBack: 0,
+        finalOk: true, detectedMs: 25, recoveryMs: 4200, failovers: 0,
+      },
+      {
+        id: 'f2', sent: 175, answers: { ack: 174, E_OUTCOME_UNKNOWN: 1 }, unanswered: 0, duplicates: 0, appliedLate: 0, appliedRefused: 0, wentBack: 0,
+        finalOk: true, detectedMs: null, recoveryMs: 110, failovers: 1,
+      },
     ],
     recoveryMs: 4200,
     load: load(50, 30, 10),

@@ -90,13 +90,21 @@ test('bench:smoke produces every table and plot from real samples', { timeout: 1
     assert.equal(res.plots.length, 3);
 
     // The report holds each table beside the study's figures.
-    for (const h of ['## Targets', '## Network floor and probe round trips', '## Table 4 — load, profile local', '## Table 4 — load, profile wan', '## Where the time goes', '## Plots']) {
+    const sections = ['## Targets', '## Network floor and probe round trips', '## Table 4 — load, profile local', '## Table 4 — load, profile wan',
+      '## Where the time goes', '## Plots'];
+    for (const h of sections) {
       assert.ok(md.includes(h), `report has "${h}"`);
     }
     if (Object.keys(s.profiles.local.productions).length) {
-      for (const h of ['## Table 1', '## Table 5', '## Table 3', '### Bytes per unit of work', '## Complete cycle time']) assert.ok(md.includes(h), `report has "${h}"`);
+      for (const h of ['## Table 1', '## Table 5', '## Table 3', '### Bytes per unit of work', '## Complete cycle time']) {
+        assert.ok(md.includes(h), `report has "${h}"`);
+      }
       for (const [name, p] of Object.entries(s.profiles)) {
-        for (const prod of Object.values(p.productions)) if (prod.variables.overall.n > 0) assert.ok(prod.bytes.boxes > 0 && prod.bytes.inPerBox > 0 && prod.bytes.outPerInputChange > 0, `${name}: bytes per unit of work`);
+        for (const prod of Object.values(p.productions)) {
+          if (prod.variables.overall.n > 0) {
+            assert.ok(prod.bytes.boxes > 0 && prod.bytes.inPerBox > 0 && prod.bytes.outPerInputChange > 0, `${name}: bytes per unit of work`);
+          }
+        }
       }
     }
     if (avail.mqttws && avail.http) assert.ok(md.includes('## HTTP, MQTT over TCP and MQTT over WebSocket (the related study)'));

@@ -56,7 +56,8 @@ test('the replicas use stock node types only, and every tab says it is the study
     }
     for (const tab of tabs) {
       const notes = flow.filter((n) => n.z === tab.id && n.type === 'comment');
-      assert.ok(notes.some((n) => /STUDY REPLICA for comparison/.test(n.name) && /never deploy/i.test(`${n.name} ${n.info}`)), `${name}: tab ${tab.label} has no replica warning comment`);
+      const warned = notes.some((n) => /STUDY REPLICA for comparison/.test(n.name) && /never deploy/i.test(`${n.name} ${n.info}`));
+      assert.ok(warned, `${name}: tab ${tab.label} has no replica warning comment`);
     }
   }
 });
@@ -98,5 +99,7 @@ test('the replicas\' examples stay out of the npm package (their contrib modules
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   assert.ok(pkg.files.includes('examples/'));
   assert.ok(pkg.files.includes('!examples/s7twin-stock*.json'), 'Import → Examples of an installed package would show their nodes as unknown');
-  for (const mod of ['node-red-contrib-aedes', 'node-red-contrib-opcua', 'node-red-contrib-s7']) assert.ok(!(pkg.dependencies || {})[mod], `${mod} is no dependency`);
+  for (const mod of ['node-red-contrib-aedes', 'node-red-contrib-opcua', 'node-red-contrib-s7']) {
+    assert.ok(!(pkg.dependencies || {})[mod], `${mod} is no dependency`);
+  }
 });

@@ -47,7 +47,10 @@ test('API errors carry a stable code', async () => {
 });
 
 test('the floor chain adds both links of a profile and cleans its proxies up', async () => {
-  const links = { 'twin-cloud': { up: { latency: 6, jitter: 1 }, down: { latency: 6, jitter: 1 } }, 'cloud-edge': { up: { latency: 3, jitter: 0 }, down: { latency: 3, jitter: 0 } } };
+  const links = {
+    'twin-cloud': { up: { latency: 6, jitter: 1 }, down: { latency: 6, jitter: 1 } },
+    'cloud-edge': { up: { latency: 3, jitter: 0 }, down: { latency: 3, jitter: 0 } },
+  };
   const r = await measureFloor({ toxiproxy: tp, links, samples: 10, warmup: 2, tag: 'floor-test' });
   assert.equal(r.samples.length, 10);
   assert.equal(r.errors, 0);

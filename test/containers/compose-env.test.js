@@ -87,7 +87,9 @@ test('docker-compose.fleet.yml (a fleet on Redis): Redis never published and pas
     assert.ok(!text.includes(DEFAULTS[name]), `the development value of ${name} is nowhere in the fleet file`);
   }
   const code = readAll(['settings.js', 'nodes', 'flows/parts', 'plc', 'twin', 'subflows']);
-  for (const key of Object.keys(fleet.services.cloud2.environment)) if (key.startsWith('S7T_')) assert.ok(code.includes(key), `cloud2: ${key} is read nowhere in the code`);
+  for (const key of Object.keys(fleet.services.cloud2.environment)) {
+    if (key.startsWith('S7T_')) assert.ok(code.includes(key), `cloud2: ${key} is read nowhere in the code`);
+  }
   assert.deepEqual(Object.keys(fleet.services.cloud2.environment).filter((k) => !(k in base.services.cloud.environment)), ['S7T_REDIS_URL']);
   const hostPorts = (svc) => svc.ports.map((p) => /_PORT:-(\d+)\}:\d+/.exec(p)[1]);
   assert.deepEqual(hostPorts(fleet.services.cloud2).sort(), ['1890', '1893', '9011']);
@@ -112,7 +114,8 @@ test('the image installs what its processes load: the node package\'s dependenci
   // Every package the image's processes require: the nodes, settings.js, the virtual PLC, the
   // scripts the image carries.
   const files = ['settings.js', 'flows/instance.js', 'nodes/lib/core/local.js', 'scripts/healthcheck.js', 'scripts/gen-env.js',
-    ...['nodes', 'plc', 'subflows'].flatMap((d) => fs.readdirSync(path.join(ROOT, d), { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => path.join(d, f)))];
+    ...['nodes', 'plc', 'subflows'].flatMap((d) => fs.readdirSync(path.join(ROOT, d), { recursive: true })
+      .filter((f) => f.endsWith('.js')).map((f) => path.join(d, f)))];
   const required = new Set();
   for (const f of files) {
     for (const m of fs.readFileSync(path.join(ROOT, f), 'utf8').matchAll(/\brequire\(\s*'([^'.][^']*)'\s*\)|\bimport\(\s*'([^'.][^']*)'\s*\)/g)) {

@@ -26,7 +26,8 @@ const { runTwin } = require('../../twin/run');
 const TOLERANT = { c1SpeedMmS: 750 };
 const PROJECT = `s7tc${process.pid}`;
 
-test('docker-compose (against podman system service) brings up cloud, edge and plc with TLS; twins produce over wss and mqtts', { timeout: 15 * 60 * 1000 }, async (t) => {
+test('docker-compose (against podman system service) brings up cloud, edge and plc with TLS; twins produce over wss and mqtts',
+  { timeout: 15 * 60 * 1000 }, async (t) => {
   const { image } = projectImage();
   const tmp = tempDir('s7t-compose-');
   const certs = makeCerts({ dir: path.join(tmp.dir, 'certs'), names: ['cloud', 'localhost', '127.0.0.1'] });
@@ -47,7 +48,8 @@ test('docker-compose (against podman system service) brings up cloud, edge and p
   let serviceErr = '';
   service.stderr.on('data', (d) => { serviceErr = (serviceErr + d).slice(-4000); });
   const composeEnv = { ...process.env, DOCKER_HOST: `unix://${sock}`, COMPOSE_PROJECT_NAME: PROJECT };
-  const compose = (...args) => run('docker-compose', ['-f', path.join(ROOT, 'docker-compose.yml'), '-f', path.join(ROOT, 'docker-compose.tls.yml'), '--env-file', env.file, ...args], { env: composeEnv, cwd: ROOT, timeout: 5 * 60 * 1000 });
+  const files = ['-f', path.join(ROOT, 'docker-compose.yml'), '-f', path.join(ROOT, 'docker-compose.tls.yml'), '--env-file', env.file];
+  const compose = (...args) => run('docker-compose', [...files, ...args], { env: composeEnv, cwd: ROOT, timeout: 5 * 60 * 1000 });
   t.after(async () => {
     await compose('down', '-v', '-t', '2');
     service.kill('SIGTERM');
@@ -74,14 +76,23 @@ test('docker-compose (against podman system service) brings up cloud, edge and p
   const modbus = (await stats(base, env.values.S7T_METRICS_TOKEN, certs.caPem)).find((n) => n.type === 's7twin-modbus-server').counters;
   assert.equal(modbus.writeRefused, 0, 'the edge\'s Modbus writes come from the address `edge` resolves to');
 
-  const ws = await runTwin({ protocol: 'ws', url: `wss://localhost:${ports.cloud}/s7twin/twin`, token: env.values.S7T_TWIN_TOKEN, ca: certs.caPem, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plantModel: TOLERANT });
+  const ws = await runTwin({
+    protocol: 'ws', url: `wss://localhost:${ports.cloud}/s7twin/twin`, token: env.values.S7T_TWIN_TOKEN, ca: certs.caPem,
+    boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plantModel: TOLERANT,
+  });
   assert.equal(ws.ok, true, `${ws.reason}; round trips ${JSON.stringify(ws.summary.overall)}\n${await logs()}`);
 
   const twin = env.values.S7T_MQTT_USERS.split(',').map((u) => u.split(':')).find((u) => u[2] === 'twin');
-  const broker = async () => JSON.stringify((await stats(base, env.values.S7T_METRICS_TOKEN, certs.caPem)).find((n) => n.type === 's7twin-mqtt-broker').counters);
+  const broker = async () => {
+    const nodes = await stats(base, env.values.S7T_METRICS_TOKEN, certs.caPem);
+    return JSON.stringify(nodes.find((n) => n.type === 's7twin-mqtt-broker').counters);
+  };
   let mq;
   try {
-    mq = await runTwin({ protocol: 'mqtt', url: `mqtts://localhost:${ports.mqtt}`, username: twin[0], password: twin[1], ca: certs.caPem, boxes: 3, damaged: '010', profile: 'fast', seed: 1 });
+    mq = await runTwin({
+      protocol: 'mqtt', url: `mqtts://localhost:${ports.mqtt}`, username: twin[0], password: twin[1], ca: certs.caPem,
+      boxes: 3, damaged: '010', profile: 'fast', seed: 1,
+    });
   } catch (err) {
     err.message += `\nbroker ${await broker()}\n${await logs()}`;
     throw err;

@@ -67,7 +67,10 @@ test('the image runs the three services with Podman and serves a production end 
   await start('edge', [['edge-data', '/data']], [`127.0.0.1:${ports.edge}:1881`]);
   const logs = async () => {
     const out = [];
-    for (const s of ['cloud', 'edge', 'plc']) { const r = await podman('logs', '--tail', '40', `${ID}-${s}`); out.push(`--- ${s} ---\n${r.stdout}${r.stderr}`); }
+    for (const s of ['cloud', 'edge', 'plc']) {
+      const r = await podman('logs', '--tail', '40', `${ID}-${s}`);
+      out.push(`--- ${s} ---\n${r.stdout}${r.stderr}`);
+    }
     return out.join('\n');
   };
 
@@ -85,12 +88,16 @@ test('the image runs the three services with Podman and serves a production end 
   // sessions on the cloud up; then a production.
   const base = `http://127.0.0.1:${ports.cloud}`;
   await waitSettled({ containers: ['cloud', 'edge', 'plc'].map((s) => `${ID}-${s}`), base, token: env.values.S7T_METRICS_TOKEN });
-  const result = await runTwin({ protocol: 'ws', url, token: env.values.S7T_TWIN_TOKEN, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plantModel: TOLERANT });
+  const result = await runTwin({
+    protocol: 'ws', url, token: env.values.S7T_TWIN_TOKEN, boxes: 5, damaged: '01001', profile: 'fast', seed: 1, plantModel: TOLERANT,
+  });
   assert.equal(result.ok, true, `${result.reason}; round trips ${JSON.stringify(result.summary.overall)}\n${await logs()}`);
   assert.equal(result.packed + result.rejected, 5);
 
   // Not root; data on volumes.
-  for (const s of ['cloud', 'edge', 'plc']) assert.equal((await must('podman', ['exec', `${ID}-${s}`, 'id', '-u'])).stdout.trim(), '10001', `${s} runs as nodered`);
+  for (const s of ['cloud', 'edge', 'plc']) {
+    assert.equal((await must('podman', ['exec', `${ID}-${s}`, 'id', '-u'])).stdout.trim(), '10001', `${s} runs as nodered`);
+  }
   const mounts = JSON.parse((await must('podman', ['inspect', '--format', '{{json .Mounts}}', `${ID}-cloud`])).stdout).map((m) => m.Destination).sort();
   assert.deepEqual(mounts, ['/data', '/results']);
 
@@ -103,8 +110,12 @@ test('the image runs the three services with Podman and serves a production end 
   const text = await metrics.text();
   assert.match(text, /^s7twin_connections\{node_id="[^"]+",node_type="s7twin-link-server",node_name="edge"\} 1$/m);
   assert.match(text, /^process_resident_memory_bytes \d+/m);
-  assert.equal((await fetch(`${base}/flows`, { headers: { Authorization: `Bearer ${env.values.S7T_METRICS_TOKEN}` } })).status, 401, 'the metrics token deploys nothing');
-  const login = await fetch(`${base}/auth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: env.password }) });
+  const withMetricsToken = { headers: { Authorization: `Bearer ${env.values.S7T_METRICS_TOKEN}` } };
+  assert.equal((await fetch(`${base}/flows`, withMetricsToken)).status, 401, 'the metrics token deploys nothing');
+  const login = await fetch(`${base}/auth/token`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: env.password }),
+  });
   assert.equal(login.status, 200, 'the printed editor password logs in');
 
   // The edge's OPC UA bridge dialed opc.tcp://cloud:4841 and the certificate names that host.

@@ -10,6 +10,8 @@
  * Every wait is for a condition, with generous limits: the page renders WebGL in software and the
  * machine is shared.
  */
+// The functions handed to page.evaluate and page.waitForFunction run in the page: its globals.
+/* global window, document */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -70,7 +72,7 @@ test('the browser twin: drive, sort, mirror, refuse a viewer, reconnect after a 
 
   // A viewer: it watches, and the cloud refuses its command.
   const v = await openTwinPage(browser, { url, token: TOKENS.viewer });
-  s = await waitSnapshot(v.page, (x) => x.readOnly && x.counts.good === g0 + 3);
+  await waitSnapshot(v.page, (x) => x.readOnly && x.counts.good === g0 + 3);
   assert.match(await v.page.textContent('#mode'), /viewer token/);
   await v.page.click('#stop');
   await waitSnapshot(v.page, (x) => x.log.some((l) => /E_READ_ONLY/.test(l.text)), 30000);

@@ -94,7 +94,10 @@ test('fleet: two instances, two plants, twins on both, an instance killed mid-st
     log: (l) => lines.push(l),
   });
   t.diagnostic(lines.join('\n'));
-  for (const r of results) t.diagnostic(`${r.id}: ${r.sent} commands, answers ${JSON.stringify(r.answers)}, detected ${r.detectedMs} ms, acknowledged again ${r.recoveryMs} ms after the kill, failovers ${r.failovers}`);
+  for (const r of results) {
+    t.diagnostic(`${r.id}: ${r.sent} commands, answers ${JSON.stringify(r.answers)}, detected ${r.detectedMs} ms, ` +
+      `acknowledged again ${r.recoveryMs} ms after the kill, failovers ${r.failovers}`);
+  }
   for (const r of results) {
     const what = `${r.id}: ${JSON.stringify(r)}`;
     assertCommandsSafe(r, what);

@@ -51,7 +51,9 @@ describe('fresh commands only: edge start and restart, cloud restart (OPC UA and
     });
     sys.plc.on('scan', (ev) => {
       const inputs = Object.keys(ev.changed).filter((k) => tags.get(k).dir === 'in');
-      if (watching && (inputs.length || ev.probes.length)) changes.push({ scan: ev.scans, inputs: Object.fromEntries(inputs.map((k) => [k, ev.changed[k]])), probes: ev.probes });
+      if (watching && (inputs.length || ev.probes.length)) {
+        changes.push({ scan: ev.scans, inputs: Object.fromEntries(inputs.map((k) => [k, ev.changed[k]])), probes: ev.probes });
+      }
     });
     sys.s7 = await s7Connect(sys.plc.ports.s7);
     sys.cloudOpts = {
@@ -113,7 +115,9 @@ describe('fresh commands only: edge start and restart, cloud restart (OPC UA and
     const map = Object.fromEntries(tags.inputs.filter((t) => t.cloudWritable).map((t) => [t.s7, Boolean(values[t.short])]));
     map[`DB2,DWORD${4 * SLOT}`] = probe;
     await sys.s7.write(map);
-    await waitFor(() => sys.plc.probeResponse(SLOT) === probe && tags.inputs.every((t) => !t.cloudWritable || sys.plc.values()[t.short] === (values[t.short] ? 1 : 0)), WAIT_MS, 'the S7 writes applied');
+    const applied = () => sys.plc.probeResponse(SLOT) === probe
+      && tags.inputs.every((t) => !t.cloudWritable || sys.plc.values()[t.short] === (values[t.short] ? 1 : 0));
+    await waitFor(applied, WAIT_MS, 'the S7 writes applied');
   }
 
   /** The edge's counters (GET /s7twin/stats): the OPC UA bridge, and the two codecs towards the PLC. */
@@ -185,7 +189,8 @@ describe('fresh commands only: edge start and restart, cloud restart (OPC UA and
     try {
       await tr.connect();
       tr.send(values);
-      await waitFor(() => Object.entries(values).every(([k, v]) => sys.plc.values()[k] === v), WAIT_MS, `the ${protocol} twin's command ${JSON.stringify(values)} in the PLC`);
+      await waitFor(() => Object.entries(values).every(([k, v]) => sys.plc.values()[k] === v), WAIT_MS,
+        `the ${protocol} twin's command ${JSON.stringify(values)} in the PLC`);
       if (probe) {
         const answer = new Promise((resolve) => tr.onProbe((slot, v) => { if (slot === probe.slot && v === probe.value) resolve(); }));
         tr.probe(probe.slot, probe.value);

@@ -27,7 +27,10 @@ function withStatusTap(flow, tab, url) {
   return [...flow,
     { id: 'tap.l', type: 'websocket-listener', path: url, wholemsg: 'false' },
     { id: 'tap.st', type: 'status', z: tab, scope: ['mb.edge.codec0', 'mb.edge.codec1'], x: 100, y: 500, wires: [['tap.fn']] },
-    { id: 'tap.fn', type: 'function', z: tab, outputs: 1, x: 300, y: 500, wires: [['tap.out']], func: 'return { payload: JSON.stringify({ id: msg.status.source.id, status: msg.status }) };' },
+    {
+      id: 'tap.fn', type: 'function', z: tab, outputs: 1, x: 300, y: 500, wires: [['tap.out']],
+      func: 'return { payload: JSON.stringify({ id: msg.status.source.id, status: msg.status }) };',
+    },
     { id: 'tap.out', type: 'websocket out', z: tab, server: 'tap.l', client: '', x: 500, y: 500, wires: [] },
   ];
 }

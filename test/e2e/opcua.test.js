@@ -75,8 +75,10 @@ async function startSystem(t) {
 
 /** The bridge's subscriptions (tags and probes) exist, each exactly once. */
 async function bridgeReady(sys) {
-  await waitFor(async () => (await countMonitoredItems(sys.url, TWIN)).items === COMMANDS + PROBE_SLOTS, 30000, 'the bridge monitoring the cloud commands and probe requests');
-  await waitFor(async () => (await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items === PLC_OUTPUTS, 30000, 'the bridge monitoring the PLC outputs (no probe slot used yet)');
+  await waitFor(async () => (await countMonitoredItems(sys.url, TWIN)).items === COMMANDS + PROBE_SLOTS, 30000,
+    'the bridge monitoring the cloud commands and probe requests');
+  await waitFor(async () => (await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items === PLC_OUTPUTS, 30000,
+    'the bridge monitoring the PLC outputs (no probe slot used yet)');
 }
 
 function twin(sys, opts) {
@@ -143,7 +145,8 @@ test('OPC UA path: cloud server restart and PLC restart, the edge recovers witho
   sys.plc = null;
   sys.plc = await startPlcOpcua(sys.plcPort);
   await bridgeReady(sys);
-  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).subscriptions, 1, 'the tag subscription (the probe session subscribes on the first slot used)');
+  assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).subscriptions, 1,
+    'the tag subscription (the probe session subscribes on the first slot used)');
   checkRun(await twin(sys, { mode: 'subscribe', boxes: 4 }), 'after the PLC restart');
   assert.equal((await countMonitoredItems(sys.url, TWIN)).items, COMMANDS + PROBE_SLOTS);
   assert.equal((await countMonitoredItems(`opc.tcp://127.0.0.1:${sys.plcPort}`)).items, PLC_OUTPUTS);

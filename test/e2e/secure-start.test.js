@@ -38,20 +38,26 @@ test('bound to 0.0.0.0 with the development defaults, cloud and edge refuse to s
     assert.equal(r.status, 2, `${role}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, new RegExp(`the ${role} refuses to start: it listens beyond loopback \\(S7T_HOST=0\\.0\\.0\\.0\\)`));
     assert.match(r.stderr, /S7T_ADMIN_HASH +is not set/);
-    for (const [name, roles] of Object.entries(SECRETS)) if (roles.includes(role)) assert.match(r.stderr, new RegExp(`${name} +(is|gives)`), `${role} names ${name}`);
+    for (const [name, roles] of Object.entries(SECRETS)) {
+      if (roles.includes(role)) assert.match(r.stderr, new RegExp(`${name} +(is|gives)`), `${role} names ${name}`);
+    }
     assert.match(r.stderr, /node scripts\/gen-env\.js/);
     assert.doesNotMatch(r.stdout, /Started flows|Server now running/);
   }
 });
 
 test('the virtual PLC bound to 0.0.0.0 with the development MQTT password refuses to start', () => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'plc', 'cli.js'), '--host', '0.0.0.0', '--mqtt', 'mqtt://127.0.0.1:1', '--mqtt-user', 'plc', '--mqtt-password', localEnv({}).S7T_MQTT_PLC_PASSWORD], { encoding: 'utf8', timeout: 60000 });
+  const args = ['--host', '0.0.0.0', '--mqtt', 'mqtt://127.0.0.1:1', '--mqtt-user', 'plc', '--mqtt-password', localEnv({}).S7T_MQTT_PLC_PASSWORD];
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'plc', 'cli.js'), ...args], { encoding: 'utf8', timeout: 60000 });
   assert.equal(r.status, 2, r.stdout + r.stderr);
   assert.match(r.stderr, /S7T_PLC_MQTT_PASSWORD +is the development value/);
 });
 
 test('with gen-env secrets the cloud starts on 0.0.0.0 and its editor and admin API are closed', async (t) => {
-  const values = gen.parseEnv(gen.render({ S7T_ADMIN_USER: 'admin', S7T_ADMIN_HASH: gen.hashPassword('the-editor-password'), S7T_METRICS_TOKEN: 'metrics-token-0123456789abcdef', ...gen.freshSecrets(), ...gen.SETTINGS }));
+  const values = gen.parseEnv(gen.render({
+    S7T_ADMIN_USER: 'admin', S7T_ADMIN_HASH: gen.hashPassword('the-editor-password'), S7T_METRICS_TOKEN: 'metrics-token-0123456789abcdef',
+    ...gen.freshSecrets(), ...gen.SETTINGS,
+  }));
   const red = await startNodeRed({ role: 'cloud', port: await freePort(), flows: [], env: { ...values, S7T_HOST: '0.0.0.0' } });
   t.after(() => red.stop());
   const base = red.url;
@@ -65,7 +71,10 @@ test('with gen-env secrets the cloud starts on 0.0.0.0 and its editor and admin 
   assert.equal((await fetch(`${base}/s7twin/stats`, { headers: bearer })).status, 200);
   assert.equal((await fetch(`${base}/flows`, { headers: bearer })).status, 401, 'the metrics token reads counters only');
   assert.equal((await fetch(`${base}/s7twin/metrics`)).status, 401);
-  const login = await fetch(`${base}/auth/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: 'the-editor-password' }) });
+  const login = await fetch(`${base}/auth/token`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: 'the-editor-password' }),
+  });
   assert.equal(login.status, 200);
   const { access_token: token } = await login.json();
   assert.equal((await fetch(`${base}/flows`, { headers: { Authorization: `Bearer ${token}` } })).status, 200, 'the editor login opens it');

@@ -14,7 +14,10 @@ const { runTwin } = require('../../twin/run');
 const { createTransport } = require('../../twin/transports/ws');
 
 /** Ports every start-all run gets free ones for (the fleet adds Redis's). */
-const PORTS = ['S7T_CLOUD_PORT', 'S7T_EDGE_PORT', 'S7T_PLC_PORT', 'S7T_PLC_OPCUA_PORT', 'S7T_PLC_MODBUS_PORT', 'S7T_MQTT_PORT', 'S7T_MQTT_WS_PORT', 'S7T_OPCUA_PORT', 'S7T_MODBUS_PORT'];
+const PORTS = [
+  'S7T_CLOUD_PORT', 'S7T_EDGE_PORT', 'S7T_PLC_PORT', 'S7T_PLC_OPCUA_PORT', 'S7T_PLC_MODBUS_PORT',
+  'S7T_MQTT_PORT', 'S7T_MQTT_WS_PORT', 'S7T_OPCUA_PORT', 'S7T_MODBUS_PORT',
+];
 
 /**
  * Run scripts/start-all.js as `bash scripts/start.sh` does, on free ports and a temporary
@@ -95,7 +98,9 @@ test('start-all --fleet: redis, two instances, two plants; a twin of plant2 thro
   await probe.close();
   const transport = createTransport({ url, plant: 'plant2', token: 'dev-twin-token' });
   const twinLog = [];
-  const run = await runTwin({ protocol: 'ws', transport, boxes: 3, quiet: true, snapWaitMs: 15000, plantModel: { c1SpeedMmS: 750 }, log: (l) => twinLog.push(l) }).catch((err) => ({ ok: false, reason: err.message }));
+  const run = await runTwin({
+    protocol: 'ws', transport, boxes: 3, quiet: true, snapWaitMs: 15000, plantModel: { c1SpeedMmS: 750 }, log: (l) => twinLog.push(l),
+  }).catch((err) => ({ ok: false, reason: err.message }));
   assert.equal(run.ok, true, `${run.reason}\ntwin: ${twinLog.join('\n')}\n${sa.out.slice(-4000)}`);
 
   const redisPid = Number(/redis-server ready on \S+ \(pid (\d+)\)/.exec(sa.out)?.[1]);

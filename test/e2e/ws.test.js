@@ -211,7 +211,8 @@ test('WebSocket–S7 path end to end', async (t) => {
       return tw.frames.find((f) => f.k === 'ack' && f.ref.src === 'twin-down' && f.ref.seq >= firstAfter);
     }, 30000, 'ack after the PLC returned');
     // Every command got exactly one answer: none was dropped silently.
-    await waitFor(() => tw.frames.filter((f) => (f.k === 'ack' || f.k === 'err') && f.ref.src === 'twin-down').length === seq, 10000, 'an answer to every command');
+    const answers = () => tw.frames.filter((f) => (f.k === 'ack' || f.k === 'err') && f.ref.src === 'twin-down').length;
+    await waitFor(() => answers() === seq, 10000, 'an answer to every command');
     await tw.close();
     // And the plant still sorts.
     const res = await runTwin({ protocol: 'ws', url: sys.twinUrl, token: sys.token, boxes: 5, damaged: 0.4, seed: 3 });

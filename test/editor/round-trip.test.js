@@ -62,7 +62,8 @@ for (const role of ['cloud', 'edge']) {
     }
     const reordered = deployed.some((n, i) => n.id !== original[i].id);
     const keysMoved = deployed.filter((n) => { const o = original.find((x) => x.id === n.id); return Object.keys(n).join() !== Object.keys(o).join(); }).length;
-    t.diagnostic(`${nodes.length} nodes opened; Node-RED's own normalisation: nodes ${reordered ? 'reordered' : 'in file order'}, properties reordered in ${keysMoved} nodes`);
+    t.diagnostic(`${nodes.length} nodes opened; Node-RED's own normalisation: nodes ${reordered ? 'reordered' : 'in file order'}, ` +
+      `properties reordered in ${keysMoved} nodes`);
     assert.deepEqual(errors, [], 'no script error in the editor');
   });
 }

@@ -68,8 +68,11 @@ test('a deploy edits the instance\'s own copy of the flow, never the checkout; s
   assert.deepEqual(remove, []);
   for (const [file, text] of write) {
     const part = fs.readFileSync(path.join(ROOT, 'flows', 'parts', file), 'utf8');
-    if (file === 'cloud-ws.json') assert.equal(text, part.replace('"name": "Twins → edge: commands and probes (token S7T_TWIN_TOKEN)"', '"name": "edited from the editor"'));
-    else assert.equal(text, part, file);
+    if (file === 'cloud-ws.json') {
+      assert.equal(text, part.replace('"name": "Twins → edge: commands and probes (token S7T_TWIN_TOKEN)"', '"name": "edited from the editor"'));
+    } else {
+      assert.equal(text, part, file);
+    }
   }
   assert.equal(gitStatus(), before);
 });

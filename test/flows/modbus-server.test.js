@@ -28,7 +28,10 @@ const deploy = (red, flows) => fetch(`${red.url}/flows`, {
 test('contrib modbus-server keeps a ghost connection after a redeploy (the reason for our node)', async (t) => {
   const port = await freePort();
   const flows = [{ id: 't', type: 'tab', label: 't' },
-    { id: 's', type: 'modbus-server', z: 't', name: '', logEnabled: false, hostname: '127.0.0.1', serverPort: String(port), responseDelay: 1, delayUnit: 'ms', coilsBufferSize: 10, holdingBufferSize: 10, inputBufferSize: 10, discreteBufferSize: 10, showErrors: false, x: 100, y: 100, wires: [[], [], [], [], []] }];
+    {
+      id: 's', type: 'modbus-server', z: 't', name: '', logEnabled: false, hostname: '127.0.0.1', serverPort: String(port), responseDelay: 1, delayUnit: 'ms',
+      coilsBufferSize: 10, holdingBufferSize: 10, inputBufferSize: 10, discreteBufferSize: 10, showErrors: false, x: 100, y: 100, wires: [[], [], [], [], []],
+    }];
   const red = await startNodeRed({ role: 'cloud', flows });
   t.after(() => red.stop());
   // The contrib server listens a moment after "Started flows" (and again after the redeploy).
@@ -49,12 +52,18 @@ test('s7twin-modbus-server ends its clients on redeploy; input writes; codec err
   const flows = [{ id: 't', type: 'tab', label: 't' },
     { id: 'l', type: 'websocket-listener', path: '/out', wholemsg: 'false' },
     { id: 's', type: 's7twin-modbus-server', z: 't', name: '', host: '127.0.0.1', port: String(port), registers: '100', x: 100, y: 100, wires: [['fmt']] },
-    { id: 'in', type: 'inject', z: 't', once: true, onceDelay: 0.2, repeat: '', topic: '', payload: '[5,6]', payloadType: 'json', x: 100, y: 200, wires: [['addr']] },
+    {
+      id: 'in', type: 'inject', z: 't', once: true, onceDelay: 0.2, repeat: '', topic: '', payload: '[5,6]', payloadType: 'json',
+      x: 100, y: 200, wires: [['addr']],
+    },
     { id: 'addr', type: 'change', z: 't', rules: [{ t: 'set', p: 'address', pt: 'msg', to: '10', tot: 'num' }], x: 250, y: 200, wires: [['s']] },
     { id: 'bad', type: 'inject', z: 't', once: true, onceDelay: 0.2, repeat: '', payload: '[1,2,3]', payloadType: 'json', x: 100, y: 300, wires: [['codec']] },
     { id: 'codec', type: 's7twin-modbus-codec', z: 't', name: '', address: '0', count: '1', kind: 'auto', target: '', x: 250, y: 300, wires: [[], []] },
     { id: 'catch', type: 'catch', z: 't', scope: ['codec', 's'], x: 100, y: 400, wires: [['fmt']] },
-    { id: 'fmt', type: 'function', z: 't', outputs: 1, x: 300, y: 400, wires: [['ws']], func: 'return { payload: JSON.stringify(msg.error ? { error: msg.error.message } : { address: msg.address, payload: msg.payload }) };' },
+    {
+      id: 'fmt', type: 'function', z: 't', outputs: 1, x: 300, y: 400, wires: [['ws']],
+      func: 'return { payload: JSON.stringify(msg.error ? { error: msg.error.message } : { address: msg.address, payload: msg.payload }) };',
+    },
     { id: 'ws', type: 'websocket out', z: 't', server: 'l', client: '', x: 500, y: 400, wires: [] },
   ];
   const red = await startNodeRed({ role: 'cloud', flows });

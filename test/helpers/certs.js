@@ -29,7 +29,8 @@ function makeCerts(opts = {}) {
   openssl(['req', ...ecKey, '-keyout', 'key.pem', '-out', 'server.csr', '-subj', `/CN=${names[0]}`], dir);
   const san = names.map((n) => (/^[\d.]+$|:/.test(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
   fs.writeFileSync(path.join(dir, 'ext.cnf'), `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n`);
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'cert.pem', '-days', '2', '-extfile', 'ext.cnf'], dir);
+  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial',
+    '-out', 'cert.pem', '-days', '2', '-extfile', 'ext.cnf'], dir);
   // Readable by a container's non-root user too (the files are throwaway).
   for (const f of ['ca.pem', 'key.pem', 'cert.pem']) fs.chmodSync(path.join(dir, f), 0o644);
   fs.chmodSync(dir, 0o755);

@@ -165,7 +165,9 @@ function stats(base, token, ca) {
     mod.get(`${base}/s7twin/stats`, { headers: { Authorization: `Bearer ${token}` }, ...(ca ? { ca } : {}), timeout: 10000 }, (res) => {
       let body = '';
       res.on('data', (d) => { body += d; });
-      res.on('end', () => { try { resolve(JSON.parse(body).nodes); } catch (err) { reject(new Error(`stats: HTTP ${res.statusCode} ${body.slice(0, 200)}`)); } });
+      res.on('end', () => {
+        try { resolve(JSON.parse(body).nodes); } catch (err) { reject(new Error(`stats: HTTP ${res.statusCode} ${body.slice(0, 200)}`)); }
+      });
     }).on('error', reject);
   });
 }

@@ -4,6 +4,9 @@
  * dialog and press Done as a user would, deploy with the Deploy button, import an example from
  * the Import → Examples dialog, and read what the editor holds.
  */
+// The functions handed to page.evaluate and page.waitForFunction run in the editor's page: its
+// globals (the editor's RED and jQuery).
+/* global window, document, RED, $ */
 const { waitFor } = require('./nodered');
 
 /**

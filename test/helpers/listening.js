@@ -30,7 +30,7 @@ function decode(hex) {
 function listeningAddresses(port) {
   const out = [];
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
+    let text;
     try { text = fs.readFileSync(file, 'utf8'); } catch { continue; }
     for (const line of text.split('\n').slice(1)) {
       const f = line.trim().split(/\s+/);

@@ -65,8 +65,12 @@ if (require.main === module) {
     try {
       await new Promise((r) => setTimeout(r, 2000)); // clients connected, first polls done
       const r = await runTwin({ protocol: 'modbus', url: s.url, pollMs, boxes: Number(boxes), damaged: 0.3, profile, quiet: true });
-      const f = (x) => (x.n ? `n=${x.n} mean=${x.mean.toFixed(1)} median=${x.median.toFixed(1)} p95=${x.p95.toFixed(1)} p99=${x.p99.toFixed(1)} min=${x.min.toFixed(1)} max=${x.max.toFixed(1)}` : 'n=0');
-      console.log(`poll ${pollMs} ms, plant ${profile}: boxes ${r.boxes} packed ${r.packed} rejected ${r.rejected} missorted ${r.missorted} expired ${r.expired}`);
+      const f = (x) => (x.n
+        ? `n=${x.n} mean=${x.mean.toFixed(1)} median=${x.median.toFixed(1)} p95=${x.p95.toFixed(1)} p99=${x.p99.toFixed(1)} ` +
+          `min=${x.min.toFixed(1)} max=${x.max.toFixed(1)}`
+        : 'n=0');
+      console.log(`poll ${pollMs} ms, plant ${profile}: boxes ${r.boxes} packed ${r.packed} rejected ${r.rejected} missorted ${r.missorted} ` +
+        `expired ${r.expired}`);
       console.log(`twin  all   ${f(summarise(Object.values(r.samples).flat()))}`);
       for (const [k, v] of Object.entries(r.samples)) console.log(`twin  ${k.padEnd(5)} ${f(summarise(v))}`);
       await new Promise((res) => setTimeout(res, 1500)); // CSV flush

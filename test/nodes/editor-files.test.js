@@ -56,7 +56,8 @@ for (const type of types) {
       assert.ok(catalog, `${type}: a message catalog`);
       const config = /category:\s*'config'/.test(reg);
       if (!config) {
-        assert.match(reg, new RegExp(`paletteLabel: function \\(\\) \\{ return this\\._\\('${type}\\.paletteLabel'\\); \\}`), `${type}: paletteLabel from the catalog`);
+        const paletteLabel = new RegExp(`paletteLabel: function \\(\\) \\{ return this\\._\\('${type}\\.paletteLabel'\\); \\}`);
+        assert.match(reg, paletteLabel, `${type}: paletteLabel from the catalog`);
         assert.ok(catalog.paletteLabel && !/s7twin/i.test(catalog.paletteLabel), `${type}: a friendly palette label`);
         const icon = /icon:\s*'([^']+)'/.exec(reg);
         assert.ok(icon, `${type}: an icon`);
@@ -65,14 +66,16 @@ for (const type of types) {
       }
       // Every key the form and the registration use is in the catalog.
       const keys = [...html.matchAll(new RegExp(`(?:data-i18n="(?:\\[placeholder\\])?|_\\(')${type}\\.([A-Za-z0-9_.]+)`, 'g'))].map((m) => m[1]);
-      for (const key of keys.filter((k) => !k.endsWith('.'))) assert.ok(key.split('.').reduce((o, k) => (o ? o[k] : undefined), catalog) !== undefined, `${type}: ${key} is in ${type}.json`);
+      const inCatalog = (key) => key.split('.').reduce((o, k) => (o ? o[k] : undefined), catalog) !== undefined;
+      for (const key of keys.filter((k) => !k.endsWith('.'))) assert.ok(inCatalog(key), `${type}: ${key} is in ${type}.json`);
       const help = fs.readFileSync(path.join(LOCALES, `${type}.html`), 'utf8');
       assert.match(help, new RegExp(`data-help-name="${type}"`));
       assert.match(help, /<p>[^<]+/, `${type}: help opens with a summary sentence`);
     }
 
     const examples = fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json'));
-    assert.ok(examples.some((f) => JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', f), 'utf8')).some((n) => n.type === type)), `${type}: an example uses it`);
+    const usedIn = (f) => JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', f), 'utf8')).some((n) => n.type === type);
+    assert.ok(examples.some(usedIn), `${type}: an example uses it`);
   });
 }
 

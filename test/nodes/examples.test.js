@@ -8,7 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { startNodeRed } = require('../helpers/nodered');
-const { startBareS7, openClient, waitFor } = require('../helpers/nodes');
+const { startBareS7, openClient } = require('../helpers/nodes');
 
 const EX = path.join(__dirname, '..', '..', 'examples');
 const TWIN = 'twin-token-e2e';
@@ -19,7 +19,7 @@ test('example flows: commands reach the PLC in one hop each way, answers reach t
   const env = { S7T_TWIN_TOKEN: TWIN, S7T_EDGE_TOKEN: EDGE };
   const cloud = await startNodeRed({ role: 'cloud', flows: path.join(EX, 's7twin-cloud.json'), env });
   const twins = [];
-  let edge;
+  let edge = null; // until it has started
   t.after(async () => {
     for (const c of twins) c.ws.terminate();
     if (edge) await edge.stop();

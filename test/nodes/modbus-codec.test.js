@@ -108,7 +108,8 @@ describe('s7twin-modbus-codec node', () => {
     return srv;
   }
 
-  it('towards a PLC (cmd, Fresh only by default): baselines at start and after the source reconnects, nothing resent after the target reconnects or a failed write', async (t) => {
+  it('towards a PLC (cmd, Fresh only by default): baselines at start and after the source reconnects, ' +
+    'nothing resent after the target reconnects or a failed write', async (t) => {
     const ports = { cloud: await freePort(), plc: await freePort() };
     const srv = { cloud: await modbusServer(ports.cloud), plc: await modbusServer(ports.plc) };
     t.after(() => Promise.allSettled([srv.cloud.close(), srv.plc.close()]));
@@ -118,11 +119,23 @@ describe('s7twin-modbus-codec node', () => {
       { id: 'f', type: 'tab', label: 'f' },
       client('src', ports.cloud), client('dst', ports.plc),
       // The edge's "commands → PLC" chain: read cloud HR0 → codec → write PLC HR0, the Write wired back.
-      { id: 'g', type: 'modbus-getter', z: 'f', x: 100, y: 100, name: '', unitid: '', dataType: 'HoldingRegister', adr: '0', quantity: '1', server: 'src', emptyMsgOnFail: true, wires: [['c'], []] },
-      { id: 'c', type: 's7twin-modbus-codec', z: 'f', x: 300, y: 100, address: '0', count: '1', kind: 'auto', target: 'dst', source: 'src', refreshMs: '0', wires: [['env'], ['w', 'write']] },
-      { id: 'w', type: 'modbus-write', z: 'f', x: 500, y: 100, name: '', unitid: '', dataType: 'HoldingRegister', adr: '0', quantity: '1', server: 'dst', emptyMsgOnFail: true, wires: [['c'], []] },
+      {
+        id: 'g', type: 'modbus-getter', z: 'f', x: 100, y: 100, name: '', unitid: '', dataType: 'HoldingRegister', adr: '0', quantity: '1', server: 'src',
+        emptyMsgOnFail: true, wires: [['c'], []],
+      },
+      {
+        id: 'c', type: 's7twin-modbus-codec', z: 'f', x: 300, y: 100, address: '0', count: '1', kind: 'auto', target: 'dst', source: 'src', refreshMs: '0',
+        wires: [['env'], ['w', 'write']],
+      },
+      {
+        id: 'w', type: 'modbus-write', z: 'f', x: 500, y: 100, name: '', unitid: '', dataType: 'HoldingRegister', adr: '0', quantity: '1', server: 'dst',
+        emptyMsgOnFail: true, wires: [['c'], []],
+      },
       // The PLC client also polls (as the edge's state loop does), so it notices a dropped connection.
-      { id: 'g2', type: 'modbus-getter', z: 'f', x: 100, y: 200, name: '', unitid: '', dataType: 'HoldingRegister', adr: '1', quantity: '1', server: 'dst', emptyMsgOnFail: true, wires: [[], []] },
+      {
+        id: 'g2', type: 'modbus-getter', z: 'f', x: 100, y: 200, name: '', unitid: '', dataType: 'HoldingRegister', adr: '1', quantity: '1', server: 'dst',
+        emptyMsgOnFail: true, wires: [[], []],
+      },
       { id: 'env', type: 'helper', z: 'f', x: 500, y: 200 },
       { id: 'write', type: 'helper', z: 'f', x: 500, y: 300 },
     ]);
@@ -184,7 +197,10 @@ describe('s7twin-modbus-codec node', () => {
   it('Fresh only off (towards a cloud server) keeps passing the first read; on with a resend is a config error', async () => {
     await helper.load(codecNode, [
       { id: 'c', type: 's7twin-modbus-codec', address: '0', count: '1', kind: 'cmd', baseline: 'off', target: '', wires: [['env'], ['write']] },
-      { id: 'p', type: 's7twin-modbus-codec', block: 'message', address: '1000', kind: 'state', baseline: 'on', target: '', refreshMs: '1000', wires: [[], []] },
+      {
+        id: 'p', type: 's7twin-modbus-codec', block: 'message', address: '1000', kind: 'state', baseline: 'on', target: '', refreshMs: '1000',
+        wires: [[], []],
+      },
       { id: 'env', type: 'helper' },
       { id: 'write', type: 'helper' },
     ]);

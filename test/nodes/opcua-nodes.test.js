@@ -52,7 +52,9 @@ test('s7twin-opcua-server: status, change messages for the flow-timer, bad input
   const msgs = [];
   out.on('input', (m) => msgs.push(m));
   // A twin with the configured password writes a command: one envelope-like message.
-  const twin = createSession({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'twin', password: 'tw-secret' }, pkiDir: pkiDir('client'), name: 'twin' });
+  const twin = createSession({
+    endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'twin', password: 'tw-secret' }, pkiDir: pkiDir('client'), name: 'twin',
+  });
   await twin.connect();
   try {
     await twin.write([{ nodeId: 'ns=1;s=plant1.StartButton', dataType: 'Boolean', value: true }]);
@@ -66,7 +68,9 @@ test('s7twin-opcua-server: status, change messages for the flow-timer, bad input
     await twin.close();
   }
   // The default password does not work any more.
-  const old = createSession({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'twin', password: 'twin' }, pkiDir: pkiDir('client'), name: 'old' });
+  const old = createSession({
+    endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'twin', password: 'twin' }, pkiDir: pkiDir('client'), name: 'old',
+  });
   await assert.rejects(old.connect(), { code: 'E_SESSION' });
   await old.close();
 
@@ -87,7 +91,9 @@ test('s7twin-opcua-server: status, change messages for the flow-timer, bad input
   assert.notEqual(srv2, srv);
   const seen2 = statuses(srv2);
   await waitFor(() => seen2.some((s) => s.fill === 'green'), 20000, 'green status after the redeploy');
-  const reader = createSession({ endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'edge', password: 'ed-secret' }, pkiDir: pkiDir('client'), name: 'reader' });
+  const reader = createSession({
+    endpointUrl: `opc.tcp://127.0.0.1:${port}`, credentials: { user: 'edge', password: 'ed-secret' }, pkiDir: pkiDir('client'), name: 'reader',
+  });
   await reader.connect();
   try {
     const r = await reader.read(['ns=1;s=plant1.StartButton', 'ns=1;s=plant1.ConveyorBelt']);
@@ -125,7 +131,10 @@ test('s7twin-opcua-bridge: connects both sides, relays, answers stats, rejects u
     // The bridge's baseline read: what the cloud holds before it is no command, so a command
     // written before it would not reach the PLC.
     const registry = require('../../nodes/lib/runtime/registry');
-    await waitFor(() => { const e = registry.list().find((n) => n.id === 'br'); return e && e.counters.commands && !e.counters.commands.holding; }, 30000, 'the bridge\'s baseline');
+    await waitFor(() => {
+      const e = registry.list().find((n) => n.id === 'br');
+      return e && e.counters.commands && !e.counters.commands.holding;
+    }, 30000, 'the bridge\'s baseline');
 
     cloud.set('st', 1);
     await waitFor(() => msgs.some((m) => m.topic === 'cloud' && m.payload.c1 === 1), 10000, 'c1 relayed back to the cloud');
@@ -177,8 +186,14 @@ test('no password, no fallback: the server and the bridge refuse with a red stat
   const port = await freePort();
   const flow = [
     { id: 'f', type: 'tab', label: 'opcua' },
-    { id: 'srv', type: 's7twin-opcua-server', z: 'f', name: 'srv', host: '127.0.0.1', port: String(port), pkiDir: pkiDir('cloud-server'), x: 100, y: 100, wires: [[]] },
-    { id: 'br', type: 's7twin-opcua-bridge', z: 'f', name: 'br', plcUrl: 'opc.tcp://127.0.0.1:1', cloudUrl: `opc.tcp://127.0.0.1:${port}`, pkiDir: pkiDir('edge-client'), x: 100, y: 200, wires: [[]] },
+    {
+      id: 'srv', type: 's7twin-opcua-server', z: 'f', name: 'srv', host: '127.0.0.1', port: String(port), pkiDir: pkiDir('cloud-server'),
+      x: 100, y: 100, wires: [[]],
+    },
+    {
+      id: 'br', type: 's7twin-opcua-bridge', z: 'f', name: 'br', plcUrl: 'opc.tcp://127.0.0.1:1', cloudUrl: `opc.tcp://127.0.0.1:${port}`,
+      pkiDir: pkiDir('edge-client'), x: 100, y: 200, wires: [[]],
+    },
   ];
   // One password of the two is not enough for the server either.
   await helper.load([serverNode, bridgeNode], flow, { srv: { twinPassword: 'only-one' } });

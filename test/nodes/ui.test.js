@@ -15,7 +15,9 @@ const { startNodeRed } = require('../helpers/nodered');
 const EX = path.join(__dirname, '..', '..', 'examples', 's7twin-ui.json');
 
 test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease and REST, token-checked', async (t) => {
-  const red = await startNodeRed({ role: 'cloud', flows: EX, env: { S7T_TWIN_TOKEN: 'tw', S7T_VIEWER_TOKEN: 'vw', S7T_EDGE_TOKEN: 'ed', S7T_MQTT_WS_PORT: '' } });
+  const red = await startNodeRed({
+    role: 'cloud', flows: EX, env: { S7T_TWIN_TOKEN: 'tw', S7T_VIEWER_TOKEN: 'vw', S7T_EDGE_TOKEN: 'ed', S7T_MQTT_WS_PORT: '' },
+  });
   t.after(() => red.stop());
   const ui = `${red.url}/s7twin/ui`;
   const get = (p, o = {}) => fetch(`${ui}${p}`, o);
@@ -32,15 +34,20 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   const mods = await get('/modules.js');
   assert.equal(mods.status, 200);
   const text = await mods.text();
-  for (const m of ['twin/plant.js', 'twin/recorder.js', 'twin/browser/session.js', 'nodes/lib/core/io-table.json']) assert.ok(text.includes(JSON.stringify(m)), m);
-  const raw = await new Promise((resolve, reject) => require('node:http').get(`${ui}/vendor/three.module.js`, { headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
+  for (const m of ['twin/plant.js', 'twin/recorder.js', 'twin/browser/session.js', 'nodes/lib/core/io-table.json']) {
+    assert.ok(text.includes(JSON.stringify(m)), m);
+  }
+  const gzipped = { headers: { 'Accept-Encoding': 'gzip' } };
+  const raw = await new Promise((resolve, reject) => require('node:http').get(`${ui}/vendor/three.module.js`, gzipped, (res) => {
     const chunks = [];
     res.on('data', (c) => chunks.push(c));
     res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
   }).on('error', reject));
   assert.equal(raw.headers['content-encoding'], 'gzip');
   assert.match(zlib.gunzipSync(raw.body).toString('utf8', 0, 2000), /Three\.js Authors/);
-  for (const f of ['/vendor/OrbitControls.js', '/vendor/three.core.js', '/vendor/mqtt.min.js', '/app.mjs', '/scene.mjs', '/worker.js', '/style.css']) assert.equal((await get(f)).status, 200, f);
+  for (const f of ['/vendor/OrbitControls.js', '/vendor/three.core.js', '/vendor/mqtt.min.js', '/app.mjs', '/scene.mjs', '/worker.js', '/style.css']) {
+    assert.equal((await get(f)).status, 200, f);
+  }
   for (const f of ['/session.js', '/../package.json', '/vendor/fs.js', '/%2e%2e/settings.js']) assert.equal((await get(f)).status, 404, f);
 
   const config = await (await get('/config.json')).json();
@@ -54,7 +61,9 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   assert.equal((await (await get('/session?token=vw')).json()).role, 'viewer');
   assert.equal((await (await get('/session', { headers: { Authorization: 'Bearer tw' } })).json()).role, 'twin');
 
-  const claim = (token, id, force) => get('/driver', { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ id, force }) });
+  const claim = (token, id, force) => get('/driver', {
+    method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ id, force }),
+  });
   assert.equal((await claim('tw', 'page-a')).status, 200);
   const held = await claim('tw', 'page-b');
   assert.equal(held.status, 409);
@@ -89,7 +98,10 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
 test('the page and REST serve one plant: S7T_PLANT, with the tokens valid for it among the plain and scoped ones', async (t) => {
   const red = await startNodeRed({
     role: 'cloud', flows: EX,
-    env: { S7T_PLANT: 'plant2', S7T_TWIN_TOKEN: 'tw2', S7T_VIEWER_TOKEN: '', S7T_EDGE_TOKEN: 'ed', S7T_TOKENS: 'p1:twin:plant1,all:twin:*,v2:viewer:plant2', S7T_MQTT_WS_PORT: '' },
+    env: {
+      S7T_PLANT: 'plant2', S7T_TWIN_TOKEN: 'tw2', S7T_VIEWER_TOKEN: '', S7T_EDGE_TOKEN: 'ed',
+      S7T_TOKENS: 'p1:twin:plant1,all:twin:*,v2:viewer:plant2', S7T_MQTT_WS_PORT: '',
+    },
   });
   t.after(() => red.stop());
   const ui = `${red.url}/s7twin/ui`;
@@ -100,7 +112,9 @@ test('the page and REST serve one plant: S7T_PLANT, with the tokens valid for it
   assert.equal(await role('all'), 'twin');
   assert.equal(await role('tw2'), 'twin', 'the plain twin token is for S7T_PLANT');
   assert.equal(await role('v2'), 'viewer');
-  const cmd = (token, seq) => fetch(`${red.url}/s7twin/rest/cmd?token=${token}`, { method: 'POST', body: JSON.stringify({ v: 1, k: 'cmd', src: 'twin-r', seq, ts: Date.now(), d: { st: 1 } }) });
+  const cmd = (token, seq) => fetch(`${red.url}/s7twin/rest/cmd?token=${token}`, {
+    method: 'POST', body: JSON.stringify({ v: 1, k: 'cmd', src: 'twin-r', seq, ts: Date.now(), d: { st: 1 } }),
+  });
   assert.equal((await cmd('p1', 1)).status, 401, 'REST: a token of plant1 only is refused');
   const r = await cmd('all', 2);
   assert.equal(r.status, 503, 'REST: accepted, and no edge of plant2 anywhere');

@@ -21,6 +21,8 @@
  * npm's cache makes the installs quick after the first run; on a clean machine they come from
  * the registry.
  */
+// The function handed to page.evaluate runs in the editor's page: its global.
+/* global RED */
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { execFile } = require('node:child_process');
@@ -63,7 +65,8 @@ test.before(async () => {
   ctx.files = (await exec('tar', ['-tzf', ctx.tarball])).stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
   fs.mkdirSync(userDir);
   // The package.json Node-RED writes into a new user directory.
-  fs.writeFileSync(path.join(userDir, 'package.json'), `${JSON.stringify({ name: 'node-red-project', description: 'A Node-RED Project', version: '0.0.1', private: true }, null, 4)}\n`);
+  const project = { name: 'node-red-project', description: 'A Node-RED Project', version: '0.0.1', private: true };
+  fs.writeFileSync(path.join(userDir, 'package.json'), `${JSON.stringify(project, null, 4)}\n`);
   const tokens = { S7T_TWIN_TOKEN: 'example-twin-token', S7T_EDGE_TOKEN: 'example-edge-token' };
   // The counterparts of the examples that talk to a PLC or a cloud (test 5): the virtual PLC and a
   // cloud Node-RED running the cloud example.
@@ -155,7 +158,8 @@ test('node-red-contrib-modbus from the palette, with the README\'s override: the
 
 test('the Flow Library scorecard (node-red-dev validate) on the installed module: nothing left to fix', async (t) => {
   // In a process of its own, as CI and a maintainer run it: node-red-dev leaves stdin open.
-  const r = await exec(process.execPath, [path.join(ROOT, 'scripts', 'scorecard.js'), path.join(userDir, 'node_modules', PKG.name)], { cwd: ROOT, maxBuffer: 16 << 20 })
+  const r = await exec(process.execPath, [path.join(ROOT, 'scripts', 'scorecard.js'), path.join(userDir, 'node_modules', PKG.name)],
+    { cwd: ROOT, maxBuffer: 16 << 20 })
     .catch((err) => err);
   const lines = String(r.stdout).split('\n');
   for (const l of lines.filter((x) => /^(kept by choice|not checked|scorecard):/.test(x))) t.diagnostic(l);
@@ -188,7 +192,8 @@ async function examplesEnv() {
 
 test('every example imports from Import → Examples with no unknown or invalid node and deploys without a warning', async (t) => {
   const examples = fs.readdirSync(path.join(userDir, 'node_modules', PKG.name, 'examples')).map((f) => f.replace(/\.json$/, '')).sort();
-  const covered = new Set(examples.flatMap((e) => JSON.parse(fs.readFileSync(path.join(userDir, 'node_modules', PKG.name, 'examples', `${e}.json`), 'utf8')).map((n) => n.type)));
+  const exampleDir = path.join(userDir, 'node_modules', PKG.name, 'examples');
+  const covered = new Set(examples.flatMap((e) => JSON.parse(fs.readFileSync(path.join(exampleDir, `${e}.json`), 'utf8')).map((n) => n.type)));
   assert.deepEqual(TYPES.filter((type) => !covered.has(type)), [], 'every node type has an example');
 
   const browser = await launchBrowser();

@@ -32,7 +32,8 @@ test('the interfaces that are on start on free ports; one failing stops those al
   await new Promise((r) => busy.listen(0, '127.0.0.1', r));
   try {
     const again = {};
-    await assert.rejects(startServices(image, { ...off, s7: { host: '127.0.0.1', port: 0 }, modbus: { host: '127.0.0.1', port: busy.address().port } }, ctx(), again));
+    const clash = { ...off, s7: { host: '127.0.0.1', port: 0 }, modbus: { host: '127.0.0.1', port: busy.address().port } };
+    await assert.rejects(startServices(image, clash, ctx(), again));
     // The S7 server started first was stopped: the process's one S7 server is free again.
     const next = {};
     await startServices(image, { ...off, s7: { host: '127.0.0.1', port: 0 } }, ctx(), next);

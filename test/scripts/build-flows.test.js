@@ -61,7 +61,10 @@ test('split brings an editor deploy back into the parts: an edit, a new node, a 
   flow.find((n) => n.id === 'ws.cloud.c1').name = 'edited in the editor';
   flow.push({ id: 'new.debug', type: 'debug', z: 's7t.mqtt.tab', name: 'added', active: true, x: 600, y: 500, wires: [] });
   flow.push({ id: 'new.tab', type: 'tab', label: 'My Tab!', disabled: false, info: '' });
-  flow.push({ id: 'new.in', type: 's7twin-link-in', z: 'new.tab', name: 'mine', mode: 'server', server: 'ws.cloud.twins', client: '', snapshotOnConnect: true, x: 140, y: 40, wires: [[]] });
+  flow.push({
+    id: 'new.in', type: 's7twin-link-in', z: 'new.tab', name: 'mine', mode: 'server', server: 'ws.cloud.twins', client: '', snapshotOnConnect: true,
+    x: 140, y: 40, wires: [[]],
+  });
 
   const { write, remove } = split(flow, 'cloud', dir);
   assert.deepEqual(remove, ['cloud-opcua.json']);

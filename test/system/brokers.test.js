@@ -113,7 +113,8 @@ test('Kafka (KRaft, no ZooKeeper): a record produced and consumed with SASL/PLAI
   const { Admin, Producer, Consumer, stringSerializers, stringDeserializers } = require('@platformatic/kafka');
   const kafka = await startKafka({ port: 0 });
   t.after(() => kafka.stop());
-  t.diagnostic(`Kafka ${kafka.version} up in ${Math.round(kafka.startMs)} ms, ${Math.round(kafka.formatMs)} ms of it formatting its log folder; JVM ${rssMB(kafka.pid).toFixed(0)} MB resident`);
+  t.diagnostic(`Kafka ${kafka.version} up in ${Math.round(kafka.startMs)} ms, ${Math.round(kafka.formatMs)} ms of it formatting its log folder; ` +
+    `JVM ${rssMB(kafka.pid).toFixed(0)} MB resident`);
   assertLoopbackOnly(kafka.port, 'Kafka clients\' listener');
   assertLoopbackOnly(kafka.ports.controller, 'Kafka controller listener');
 
@@ -136,9 +137,16 @@ test('Kafka (KRaft, no ZooKeeper): a record produced and consumed with SASL/PLAI
   assert.equal(got.key, 'plant1');
   assert.deepEqual(JSON.parse(got.value), { seq: 1, v: [0.5, -0.25] });
 
-  const intruder = new Producer({ clientId: 'test-intruder', serializers: stringSerializers, retries: 0, bootstrapBrokers: kafka.brokers, sasl: { mechanism, username, password: 'not-the-password' } });
+  const intruder = new Producer({
+    clientId: 'test-intruder', serializers: stringSerializers, retries: 0, bootstrapBrokers: kafka.brokers,
+    sasl: { mechanism, username, password: 'not-the-password' },
+  });
   clients.push(intruder);
-  await assert.rejects(intruder.send({ messages: [{ topic: 'plant1.samples', value: 'x' }] }), (err) => /authenticat|SASL/i.test(`${err.message} ${(err.errors || []).map((e) => `${e.message} ${e.cause && e.cause.message}`).join(' ')}`));
+  const refusedLogin = (err) => {
+    const causes = (err.errors || []).map((e) => `${e.message} ${e.cause && e.cause.message}`).join(' ');
+    return /authenticat|SASL/i.test(`${err.message} ${causes}`);
+  };
+  await assert.rejects(intruder.send({ messages: [{ topic: 'plant1.samples', value: 'x' }] }), refusedLogin);
 
   await closeClients();
   await stopAndCheck(t, kafka, [kafka.pid], [kafka.port, kafka.ports.controller]);
@@ -155,13 +163,15 @@ test('Mosquitto: a sample published and received with a password, no anonymous c
   const closeClients = once(() => Promise.allSettled([mqttClient.end(sub), mqttClient.end(pub)]));
   t.after(closeClients);
   assert.deepEqual((await mqttClient.sub(sub, 'plant1/samples/#')).map((g) => g.qos), [0]);
-  await new Promise((resolve, reject) => pub.publish('plant1/samples/vib', JSON.stringify({ seq: 3, v: 0.125 }), { qos: 1 }, (e) => (e ? reject(e) : resolve())));
+  await new Promise((resolve, reject) => pub.publish('plant1/samples/vib', JSON.stringify({ seq: 3, v: 0.125 }), { qos: 1 },
+    (e) => (e ? reject(e) : resolve())));
   // mqtt.js keeps what arrives in sub.msgs (test/helpers/mqtt.js); the QoS 1 publish is acknowledged before delivery may be.
   await until(() => sub.msgs.length > 0, 60000, 'the sample published');
   assert.deepEqual(sub.msgs[0], { topic: 'plant1/samples/vib', payload: { seq: 3, v: 0.125 }, retain: false });
 
   await assert.rejects(mqttClient.connect(mq.url, { clientId: 'test-anonymous' }), /not authori[sz]ed/i);
-  await assert.rejects(mqttClient.connect(mq.url, { username: mq.credentials.username, password: 'not-the-password', clientId: 'test-wrong' }), /not authori[sz]ed|bad user ?name or password/i);
+  await assert.rejects(mqttClient.connect(mq.url, { username: mq.credentials.username, password: 'not-the-password', clientId: 'test-wrong' }),
+    /not authori[sz]ed|bad user ?name or password/i);
 
   await closeClients();
   await stopAndCheck(t, mq, [mq.pid], [mq.port]);
@@ -189,11 +199,13 @@ test('a broker as a launcher\'s child: ready line, stopped on SIGTERM; refused w
   const port = await freePort();
   const script = path.join(__dirname, '..', '..', 'system', 'brokers', 'child.js');
 
-  const refused = spawnSync(process.execPath, [script, 'mosquitto', String(port)], { env: { ...process.env, S7T_BROKER_PASSWORD: '' }, encoding: 'utf8', timeout: 60000 });
+  const refused = spawnSync(process.execPath, [script, 'mosquitto', String(port)],
+    { env: { ...process.env, S7T_BROKER_PASSWORD: '' }, encoding: 'utf8', timeout: 60000 });
   assert.equal(refused.status, 2);
   assert.match(refused.stderr, /E_BROKER_OPTION: S7T_BROKER_PASSWORD is not set/);
 
-  const child = spawn(process.execPath, [script, 'mosquitto', String(port)], { env: { ...process.env, S7T_BROKER_PASSWORD: 'launcher-secret' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script, 'mosquitto', String(port)],
+    { env: { ...process.env, S7T_BROKER_PASSWORD: 'launcher-secret' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   let out = '';
   child.stdout.on('data', (d) => { out += d; });

@@ -33,14 +33,16 @@ test('fleetServices: copies at +10, scoped tokens, every edge dials its own inst
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-fleet-layout-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const { list, fleet } = fleetServices(buildEnv({}, {}), { instances: 2, plants: 3, dir });
-  assert.deepEqual(list.map((s) => s.name), ['redis', 'cloud1', 'cloud2', 'plc-plant1', 'edge-plant1', 'plc-plant2', 'edge-plant2', 'plc-plant3', 'edge-plant3']);
+  assert.deepEqual(list.map((s) => s.name),
+    ['redis', 'cloud1', 'cloud2', 'plc-plant1', 'edge-plant1', 'plc-plant2', 'edge-plant2', 'plc-plant3', 'edge-plant3']);
   const by = Object.fromEntries(list.map((s) => [s.name, s.env]));
   assert.equal(by.cloud2.PORT, '1890');
   assert.equal(by.cloud2.S7T_MQTT_PORT, '1893');
   assert.equal(by['plc-plant3'].S7T_PLC_S7_PORT, '10122');
   assert.equal(by['edge-plant2'].S7T_CLOUD_URL, 'ws://127.0.0.1:1890/s7twin/edge,ws://127.0.0.1:1880/s7twin/edge');
   assert.equal(by['edge-plant3'].S7T_CLOUD_URL, 'ws://127.0.0.1:1880/s7twin/edge,ws://127.0.0.1:1890/s7twin/edge');
-  assert.equal(by.cloud1.S7T_TOKENS, 'dev-twin-token:twin:*,dev-viewer-token:viewer:*,dev-edge-token-plant1:edge:plant1,dev-edge-token-plant2:edge:plant2,dev-edge-token-plant3:edge:plant3');
+  assert.equal(by.cloud1.S7T_TOKENS, 'dev-twin-token:twin:*,dev-viewer-token:viewer:*,' +
+    'dev-edge-token-plant1:edge:plant1,dev-edge-token-plant2:edge:plant2,dev-edge-token-plant3:edge:plant3');
   // Plant 3 has no instance of its own for OPC UA and Modbus: its edge runs the WebSocket–S7 tab only.
   const flows = JSON.parse(fs.readFileSync(by['edge-plant3'].S7T_FLOW_FILE, 'utf8'));
   assert.deepEqual(flows.filter((n) => n.type === 'tab' && !n.disabled).map((n) => n.label), ['WebSocket–S7 path']);

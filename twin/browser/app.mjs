@@ -89,8 +89,13 @@ function connect(creds) {
   connected = true;
   setBadge('wait', 'connecting…');
   const id = `web-${Math.random().toString(36).slice(2, 10)}`;
-  const cfg = params.get('mqtt') && config.protocols.mqtt ? { ...config, protocols: { ...config.protocols, mqtt: { ...config.protocols.mqtt, url: params.get('mqtt') } } } : config;
-  worker.postMessage({ type: 'connect', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol, config: cfg, profile, id, pollMs: Number(params.get('pollMs')) || 25, encoding: params.get('encoding') || 'compact' });
+  const cfg = params.get('mqtt') && config.protocols.mqtt
+    ? { ...config, protocols: { ...config.protocols, mqtt: { ...config.protocols.mqtt, url: params.get('mqtt') } } }
+    : config;
+  worker.postMessage({
+    type: 'connect', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol,
+    config: cfg, profile, id, pollMs: Number(params.get('pollMs')) || 25, encoding: params.get('encoding') || 'compact',
+  });
   $('disconnect').disabled = false;
   $('connect-btn').textContent = 'Reconnect';
 }
@@ -149,7 +154,9 @@ function frame(t) {
   if (perf.work.length > perf.max) perf.work.shift();
 }
 try {
-  new PerformanceObserver((list) => { for (const e of list.getEntries()) { perf.longTasks += 1; perf.longTaskMs += e.duration; } }).observe({ type: 'longtask', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) { perf.longTasks += 1; perf.longTaskMs += e.duration; }
+  }).observe({ type: 'longtask', buffered: true });
 } catch { /* no long-task timing in this browser */ }
 
 // ---- the panel -------------------------------------------------------------------------------
@@ -210,10 +217,12 @@ function refresh() {
     const r = s.rtt[v];
     const name = v === 'overall' ? 'all' : tags.get(v).name;
     const f = (x) => (x === null || x === undefined ? '–' : x.toFixed(1));
-    return `<tr><td>${v === 'overall' ? '' : `<span class="dot v-${v}"></span>`}${name}</td><td>${f(r.last)}</td><td>${f(r.mean)}</td><td>${f(r.p95)}</td><td>${r.n || 0}</td></tr>`;
+    return `<tr><td>${v === 'overall' ? '' : `<span class="dot v-${v}"></span>`}${name}</td>` +
+      `<td>${f(r.last)}</td><td>${f(r.mean)}</td><td>${f(r.p95)}</td><td>${r.n || 0}</td></tr>`;
   });
   $('rtt-table').tBodies[0].innerHTML = rows.join('');
-  $('conn-detail').textContent = `${c.sent} frames sent, ${c.received} received, ${c.acks} acknowledged; ${c.reconnects} reconnects, ${c.errors} errors${c.lastError ? ` (last: ${c.lastError})` : ''}`;
+  $('conn-detail').textContent = `${c.sent} frames sent, ${c.received} received, ${c.acks} acknowledged; ` +
+    `${c.reconnects} reconnects, ${c.errors} errors${c.lastError ? ` (last: ${c.lastError})` : ''}`;
   for (const l of s.log) if (l.t > lastLogT) { logLine(l.text, l.kind, l.t); lastLogT = l.t; }
 }
 

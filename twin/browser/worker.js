@@ -1,4 +1,3 @@
-/* global importScripts */
 /**
  * The browser twin's worker: the twin itself (twin/browser/session.js: the plant model, the
  * transport to the PLC, the recorder, who drives) runs here, off the page's main thread. Drawing
@@ -73,7 +72,9 @@ async function connect(m) {
     onRoundTrip: (variable, ms) => self.postMessage({ type: 'rtt', variable, ms }),
   });
   session = s;
-  s.plant.on('box', (event, box) => { if (event !== 'arrived') self.postMessage({ type: 'box', event, box: { id: box.id, damaged: box.damaged, x: box.x } }); });
+  s.plant.on('box', (event, box) => {
+    if (event !== 'arrived') self.postMessage({ type: 'box', event, box: { id: box.id, damaged: box.damaged, x: box.x } });
+  });
   timers.push(setInterval(() => { if (session === s) self.postMessage({ type: 'frame', scene: s.scene() }); }, FRAME_MS));
   timers.push(setInterval(() => { if (session === s) self.postMessage({ type: 'snapshot', snapshot: s.snapshot() }); }, SNAPSHOT_MS));
   await s.start();

@@ -52,7 +52,9 @@ function configure(opts) {
   const o = { ...DEFAULTS, ...opts };
   const url = o.url || o.endpointUrl;
   if (!url || !/^opc\.tcp:\/\//.test(url)) throw new TransportError('E_TRANSPORT_CONFIG', 'the opcua transport needs a url (opc.tcp://host:port)');
-  if (o.mode !== 'poll' && o.mode !== 'subscribe') throw new TransportError('E_TRANSPORT_CONFIG', `mode must be poll or subscribe, got ${JSON.stringify(o.mode)}`);
+  if (o.mode !== 'poll' && o.mode !== 'subscribe') {
+    throw new TransportError('E_TRANSPORT_CONFIG', `mode must be poll or subscribe, got ${JSON.stringify(o.mode)}`);
+  }
   const pollMs = Number(o.pollMs);
   if (!(pollMs >= 1)) throw new TransportError('E_TRANSPORT_CONFIG', `pollMs must be >= 1, got ${o.pollMs}`);
   return { o, url, pollMs, plant: ot.checkPlant(o.plant) };

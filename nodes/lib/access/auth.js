@@ -147,7 +147,9 @@ function createGrantChecker(grants) {
 function grantPlant(grant, asked) {
   if (asked !== null && asked !== undefined && asked !== '') {
     if (!isPlant(asked)) return { status: 400, reason: 'plant', message: 'invalid plant id' };
-    if (grant.plants !== ANY_PLANT && !grant.plants.includes(asked)) return { status: 403, reason: 'plant-scope', message: `this token is not valid for plant ${asked}` };
+    if (grant.plants !== ANY_PLANT && !grant.plants.includes(asked)) {
+      return { status: 403, reason: 'plant-scope', message: `this token is not valid for plant ${asked}` };
+    }
     return { plant: asked };
   }
   if (grant.plants !== ANY_PLANT && grant.plants.length === 1) return { plant: grant.plants[0] };

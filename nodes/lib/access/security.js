@@ -96,8 +96,12 @@ function check({ role, env = process.env, hosts, secrets }) {
 
   if (EDITOR_ROLES.has(role)) {
     const hash = env.S7T_ADMIN_HASH;
-    if (!hash) problems.push({ name: 'S7T_ADMIN_HASH', why: 'is not set: the editor and admin API would be open, and anyone reaching them can deploy a flow that runs code here' });
-    else if (!BCRYPT.test(hash)) problems.push({ name: 'S7T_ADMIN_HASH', why: 'is not a bcrypt hash ($2b$...): nobody could log in' });
+    if (!hash) {
+      const why = 'is not set: the editor and admin API would be open, and anyone reaching them can deploy a flow that runs code here';
+      problems.push({ name: 'S7T_ADMIN_HASH', why });
+    } else if (!BCRYPT.test(hash)) {
+      problems.push({ name: 'S7T_ADMIN_HASH', why: 'is not a bcrypt hash ($2b$...): nobody could log in' });
+    }
   }
   const values = secrets || Object.fromEntries(Object.entries(SECRETS).filter(([, roles]) => roles.includes(role)).map(([n]) => [n, env[n]]));
   // A fleet's cloud instances, serving many plants, may give every token through S7T_TOKENS
@@ -123,10 +127,15 @@ function check({ role, env = process.env, hosts, secrets }) {
     if (why) problems.push({ name, why });
   }
   if (role === 'cloud' && exposed.some((e) => e.name === 'S7T_OPCUA_HOST') && !/^(true|false)$/.test(String(env.S7T_OPCUA_INSECURE))) {
-    problems.push({ name: 'S7T_OPCUA_INSECURE', why: 'is not set: the OPC UA server would also offer SecurityPolicy None (values in clear text); set false for Sign & Encrypt only, or true to accept that' });
+    problems.push({
+      name: 'S7T_OPCUA_INSECURE',
+      why: 'is not set: the OPC UA server would also offer SecurityPolicy None (values in clear text); ' +
+        'set false for Sign & Encrypt only, or true to accept that',
+    });
   }
   if (EDITOR_ROLES.has(role) && exposed.some((e) => e.name === 'S7T_HOST') && !env.S7T_TLS_KEY) {
-    warnings.push('the editor and the WebSocket endpoints serve plain HTTP beyond loopback: set S7T_TLS_KEY and S7T_TLS_CERT, or put a TLS-terminating proxy in front (docs/deploy.md)');
+    warnings.push('the editor and the WebSocket endpoints serve plain HTTP beyond loopback: set S7T_TLS_KEY and S7T_TLS_CERT, ' +
+      'or put a TLS-terminating proxy in front (docs/deploy.md)');
   }
   return { exposed, problems, warnings };
 }

@@ -205,4 +205,6 @@ function stringify(env) {
   return JSON.stringify(env);
 }
 
-module.exports = { VERSION, SRC_RE, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, EnvelopeError, parse, validate, createSender, createTracker, stringify };
+module.exports = {
+  VERSION, SRC_RE, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, EnvelopeError, parse, validate, createSender, createTracker, stringify,
+};

@@ -208,7 +208,8 @@ function template(str, vars) {
 }
 
 module.exports = {
-  TABLE, TYPES, TagError, tags, UDINT_MAX, PROBE_SLOTS, MODBUS_REGISTERS, isProbeSlot, isProbeValue, ioDbSize, get, checkWrite, checkState, normalise, readTag, writeTag, decodeBlock, diff,
+  TABLE, TYPES, TagError, tags, UDINT_MAX, PROBE_SLOTS, MODBUS_REGISTERS, isProbeSlot, isProbeValue, ioDbSize,
+  get, checkWrite, checkState, normalise, readTag, writeTag, decodeBlock, diff,
   packRegister, unpackRegister, timedPairs, template, parseS7,
   inputs: tags.filter((t) => t.dir === 'in'),
   outputs: tags.filter((t) => t.dir === 'out'),

@@ -143,7 +143,9 @@ function createDialer(opts) {
     if (stopped) return;
     retryTimer = null;
     setState('connecting');
-    const c = dialWs(urls.url, { token: o.token, ca: o.ca, protocols: offer, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload), handshakeTimeoutMs: o.handshakeTimeoutMs });
+    const c = dialWs(urls.url, {
+      token: o.token, ca: o.ca, protocols: offer, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload), handshakeTimeoutMs: o.handshakeTimeoutMs,
+    });
     conn = c;
     c.on('refused', (status) => {
       if (status === 401) counters.authFailures += 1;

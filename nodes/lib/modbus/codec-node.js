@@ -72,7 +72,10 @@ function codecOutputs(s, out, msg, seq) {
   if (out.words && s.perMessage) {
     // Modbus Flex Write: same registers on the other side, FC16 (FC6 for a single word).
     const n = out.words.length;
-    write = { topic: msg.topic, address: out.address, payload: { fc: n === 1 ? 6 : 16, unitid: '', address: out.address, quantity: n, value: n === 1 ? out.words[0] : out.words } };
+    write = {
+      topic: msg.topic, address: out.address,
+      payload: { fc: n === 1 ? 6 : 16, unitid: '', address: out.address, quantity: n, value: n === 1 ? out.words[0] : out.words },
+    };
   } else if (out.words) {
     write = { topic: s.ownTopic, address: s.address, payload: out.words.length === 1 ? out.words[0] : out.words };
   }

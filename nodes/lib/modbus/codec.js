@@ -258,7 +258,9 @@ function createBlockRelays(opts = {}) {
       try {
         checkAddress(address);
         const w = checkWords(words);
-        if (w.length > maxWords) throw new ModbusCodecError('E_MODBUS_WORDS', `a relayed block holds at most ${maxWords} registers (one FC16 write), got ${w.length}`);
+        if (w.length > maxWords) {
+          throw new ModbusCodecError('E_MODBUS_WORDS', `a relayed block holds at most ${maxWords} registers (one FC16 write), got ${w.length}`);
+        }
         if (address + w.length - 1 > WORD_MAX) throw new ModbusCodecError('E_MODBUS_ADDRESS', `registers ${address}..${address + w.length - 1} run past 65535`);
         if (!relay) {
           if (relays.size >= maxBlocks) throw new ModbusCodecError('E_MODBUS_BLOCKS', `more than ${maxBlocks} distinct blocks (register ${address})`);

@@ -22,7 +22,8 @@ const stateKey = (plant) => `s7twin:${plant}:mqtt-state`;
  * @param {object} o
  * @param {string} o.url redis:// URL (S7T_REDIS_URL)
  * @param {(err: Error) => void} [o.onError]
- * @returns {{mq: object, persistence: object, store: {merge(plant, values): Promise<void>, load(plant): Promise<object>}, counters: object, close(): Promise<void>}}
+ * @returns {{mq: object, persistence: object, store: {merge(plant, values): Promise<void>, load(plant): Promise<object>},
+ *   counters: object, close(): Promise<void>}}
  */
 function createMqttCluster(o) {
   const Redis = require('ioredis');

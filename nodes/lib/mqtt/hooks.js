@@ -42,7 +42,10 @@ function createClientLimits(x) {
     const user = x.roleOf.get(client);
     if (!user || o.exemptRoles.includes(user.role)) return null;
     let l = limitsOf.get(client);
-    if (!l) { l = peerLimits.createPeerLimits({ ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs }); limitsOf.set(client, l); }
+    if (!l) {
+      l = peerLimits.createPeerLimits({ ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs });
+      limitsOf.set(client, l);
+    }
     const over = kind === 'error' ? l.error() : l.frame();
     if (!over) return null;
     x.counters[over.code === 'E_RATE_LIMIT' ? 'rateLimited' : 'errorBudget'] += 1;
@@ -57,7 +60,9 @@ function authenticateHook(x) {
     const user = x.authorizer.authenticate(username, password);
     if (!user) {
       x.counters.authFailures += 1;
-      x.report({ type: 'refused', code: 'E_MQTT_AUTH', message: `bad user name or password${username ? ` for "${username}"` : ''}`, clientId: client && client.id });
+      x.report({
+        type: 'refused', code: 'E_MQTT_AUTH', message: `bad user name or password${username ? ` for "${username}"` : ''}`, clientId: client && client.id,
+      });
       const e = err('E_MQTT_AUTH', 'bad user name or password');
       e.returnCode = username ? 4 : 5; // 4 = bad user name or password, 5 = not authorized
       cb(e, false);
@@ -67,7 +72,9 @@ function authenticateHook(x) {
     const holderUser = holder && holder !== client ? x.roleOf.get(holder) : null;
     if (holderUser && holderUser.username !== user.username) {
       x.counters.takeoverRefused += 1;
-      x.report({ type: 'refused', code: 'E_MQTT_CLIENT_ID', message: `client id "${client.id}" is in use by another user`, clientId: client.id, user: user.username });
+      x.report({
+        type: 'refused', code: 'E_MQTT_CLIENT_ID', message: `client id "${client.id}" is in use by another user`, clientId: client.id, user: user.username,
+      });
       const e = err('E_MQTT_CLIENT_ID', 'client id in use by another user');
       e.returnCode = 2; // identifier rejected
       cb(e, false);
@@ -134,7 +141,8 @@ function subscribeHook(x) {
         counters.persistentRefused += 1;
         x.report({
           type: 'refused', code: 'E_MQTT_PERSISTENT', clientId: client.id, user: user && user.username,
-          message: `a persistent session (clean session 0) may not subscribe to "${sub.topic}" at QoS ${sub.qos}: commands sent while it is away would be queued and delivered late; connect with a clean session or subscribe at QoS 0`,
+          message: `a persistent session (clean session 0) may not subscribe to "${sub.topic}" at QoS ${sub.qos}: ` +
+            'commands sent while it is away would be queued and delivered late; connect with a clean session or subscribe at QoS 0',
         });
         cb(null, null); // SUBACK 0x80 for this filter; the connection stays
         return;
@@ -143,7 +151,10 @@ function subscribeHook(x) {
       return;
     }
     counters.subscribeRefused += 1;
-    x.report({ type: 'refused', code: 'E_MQTT_SUBSCRIBE', message: `role "${user ? user.role : '?'}" may not subscribe to "${sub.topic}"`, clientId: client.id, user: user && user.username });
+    x.report({
+      type: 'refused', code: 'E_MQTT_SUBSCRIBE', message: `role "${user ? user.role : '?'}" may not subscribe to "${sub.topic}"`,
+      clientId: client.id, user: user && user.username,
+    });
     const spent = x.overLimit(client, 'error');
     if (spent) { cb(spent); return; }
     cb(null, null); // SUBACK 0x80 for this filter; the connection stays

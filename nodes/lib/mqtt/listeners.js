@@ -24,7 +24,10 @@ const { serverError } = require('./errors');
  */
 function listen(server, port, host) {
   return new Promise((resolve, reject) => {
-    const onError = (e) => { server.removeListener('listening', onListening); reject(serverError('E_MQTT_LISTEN', `cannot listen on ${host}:${port}: ${e.message}`)); };
+    const onError = (e) => {
+      server.removeListener('listening', onListening);
+      reject(serverError('E_MQTT_LISTEN', `cannot listen on ${host}:${port}: ${e.message}`));
+    };
     const onListening = () => { server.removeListener('error', onError); resolve(server.address().port); };
     server.once('error', onError);
     server.once('listening', onListening);
@@ -59,7 +62,10 @@ function createListeners(l) {
     socket.on('error', () => {}); // resets are normal; aedes sees the close
     const guarded = createFrameGuard(socket, o.maxFrameBytes, () => {
       counters.oversized += 1;
-      l.report({ type: 'refused', code: 'E_MQTT_FRAME', message: `a packet larger than ${o.maxFrameBytes} bytes was announced by ${socket.remoteAddress}:${socket.remotePort}` });
+      l.report({
+        type: 'refused', code: 'E_MQTT_FRAME',
+        message: `a packet larger than ${o.maxFrameBytes} bytes was announced by ${socket.remoteAddress}:${socket.remotePort}`,
+      });
     });
     broker.handle(guarded);
   }

@@ -42,7 +42,8 @@ function serverNodeOptions(config, { credentials = {}, env, userDir, num, initia
   const edgePassword = credentials.edgePassword || env.S7T_OPCUA_EDGE_PASSWORD || '';
   const missing = [!twinPassword && 'twin (S7T_OPCUA_TWIN_PASSWORD)', !edgePassword && 'edge (S7T_OPCUA_EDGE_PASSWORD)'].filter(Boolean);
   if (missing.length) {
-    throw noCredential(`no password for the ${missing.join(' and the ')} account: set it in the node's credentials or the environment; the server does not start`);
+    throw noCredential(`no password for the ${missing.join(' and the ')} account: ` +
+      'set it in the node\'s credentials or the environment; the server does not start');
   }
   return {
     host: text(config.host) || SERVER.host,
@@ -91,7 +92,8 @@ function usesDefaultPassword(options) {
 function bridgeNodeOptions(config, { credentials = {}, env, userDir, num }) {
   const cloudPassword = credentials.cloudPassword || env.S7T_OPCUA_EDGE_PASSWORD || '';
   if (!cloudPassword) {
-    throw noCredential('no password for the cloud server\'s edge account: set Cloud password in the node or S7T_OPCUA_EDGE_PASSWORD; the bridge does not connect');
+    throw noCredential('no password for the cloud server\'s edge account: set Cloud password in the node or S7T_OPCUA_EDGE_PASSWORD; ' +
+      'the bridge does not connect');
   }
   return {
     plcEndpoint: ot.endpointUrl(config.plcUrl, '127.0.0.1', PLC_PORT),

@@ -65,7 +65,13 @@ function bridgeSides(withProbes) {
 function bridgeStatus(sides) {
   const s = Object.values(sides);
   let fill = 'green'; let shape = 'dot';
-  if (s.includes('error')) { fill = 'red'; shape = 'dot'; } else if (s.includes('disconnected')) { fill = 'red'; shape = 'ring'; } else if (s.includes('connecting')) { fill = 'yellow'; shape = 'ring'; }
+  if (s.includes('error')) {
+    fill = 'red'; shape = 'dot';
+  } else if (s.includes('disconnected')) {
+    fill = 'red'; shape = 'ring';
+  } else if (s.includes('connecting')) {
+    fill = 'yellow'; shape = 'ring';
+  }
   const text = Object.entries(sides).filter(([k, v]) => v !== 'connected' || k === 'plc' || k === 'cloud').map(([k, v]) => `${k} ${v}`).join(', ');
   return { fill, shape, text: fill === 'green' ? 'connected' : text };
 }

@@ -51,7 +51,8 @@ async function render(nodes) {
     for (const [key, value] of leaves(n.counters)) {
       const name = PREFIX + key;
       if (!gauges.has(name)) {
-        gauges.set(name, new client.Gauge({ name, help: `s7twin node counter ${key} (GET /s7twin/stats has the same as JSON)`, labelNames: LABELS, registers: [reg] }));
+        const help = `s7twin node counter ${key} (GET /s7twin/stats has the same as JSON)`;
+        gauges.set(name, new client.Gauge({ name, help, labelNames: LABELS, registers: [reg] }));
       }
       gauges.get(name).set({ node_id: n.id, node_type: n.type, node_name: n.name || '' }, value);
     }

@@ -134,7 +134,8 @@ function createS7Connection(opts) {
         counters.writeErrors += 1;
         // The request went out: the PLC may have applied it before the connection went. Not a
         // refusal (E_PLC_DOWN says nothing was written): the outcome is unknown.
-        inFlight.reject(s7Error('E_OUTCOME_UNKNOWN', `the PLC connection was lost while the write was in flight (${err.message}): whether it was applied is unknown`));
+        inFlight.reject(s7Error('E_OUTCOME_UNKNOWN',
+          `the PLC connection was lost while the write was in flight (${err.message}): whether it was applied is unknown`));
       }
       queue.refuseAll(err);
       if (wasUp) ee.emit('disconnect', err);

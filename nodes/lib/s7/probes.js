@@ -99,7 +99,8 @@ function createProbeTracker(p) {
           p.onAnswer(f);
         } else if (t >= f.deadline) {
           p.counters.probeTimeouts += 1;
-          fail(key, 'E_PROBE_TIMEOUT', `probe slot(s) ${[...f.left].map(([slot, i]) => `${slot}=${i.value}`).join(', ')} did not answer within ${p.timeoutMs} ms`);
+          const slots = [...f.left].map(([slot, i]) => `${slot}=${i.value}`).join(', ');
+          fail(key, 'E_PROBE_TIMEOUT', `probe slot(s) ${slots} did not answer within ${p.timeoutMs} ms`);
         }
       }
     },

@@ -24,7 +24,10 @@ function lateness(env, msg, now = clock.now()) {
   }
   // A deadline on the cloud's clock with no offset estimate to judge it by: the clocks of two
   // hosts are never taken to be equal. (s7twin-link-in sets msg.deadline on the edge.)
-  if (env.dl !== undefined) return 'it carries a deadline on another host\'s clock and no estimate of that clock (msg.deadline); send it through an s7twin-link-in on an s7twin-link-client';
+  if (env.dl !== undefined) {
+    return 'it carries a deadline on another host\'s clock and no estimate of that clock (msg.deadline); ' +
+      'send it through an s7twin-link-in on an s7twin-link-client';
+  }
   return null;
 }
 

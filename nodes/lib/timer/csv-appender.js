@@ -48,7 +48,7 @@ function createCsvAppender(file, opts = {}) {
     if (!ready) {
       ready = (async () => {
         await fs.promises.mkdir(path.dirname(path.resolve(file)), { recursive: true });
-        let size = 0;
+        let size;
         try { size = (await fs.promises.stat(file)).size; } catch { size = 0; }
         if (size === 0) await fs.promises.appendFile(file, `${header}\n`);
       })();

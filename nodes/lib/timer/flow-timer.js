@@ -55,7 +55,9 @@ function readMessage(msg, counters) {
       return { timer: { op, id, variable } };
     }
     if (op === 'stop') {
-      if ((id === undefined || id === null) && variable === undefined) throw new FlowTimerError('E_TIMER_ID', 'msg.timer needs an id (or a variable) to stop a timer');
+      if ((id === undefined || id === null) && variable === undefined) {
+        throw new FlowTimerError('E_TIMER_ID', 'msg.timer needs an id (or a variable) to stop a timer');
+      }
       return { timer: { op, id, variable } };
     }
     counters.invalid += 1;

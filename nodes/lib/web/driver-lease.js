@@ -43,7 +43,9 @@ function createLease(opts = {}) {
      * @throws {Error} E_LEASE_ID for an id that is not 1..64 of [A-Za-z0-9_.:-]
      */
     claim(id, o = {}) {
-      if (typeof id !== 'string' || !ID_RE.test(id)) throw Object.assign(new Error('a driver id is 1..64 characters of [A-Za-z0-9_.:-]'), { code: 'E_LEASE_ID' });
+      if (typeof id !== 'string' || !ID_RE.test(id)) {
+        throw Object.assign(new Error('a driver id is 1..64 characters of [A-Za-z0-9_.:-]'), { code: 'E_LEASE_ID' });
+      }
       counters.claims += 1;
       const h = current();
       if (h && h.id !== id && !o.force) { counters.denied += 1; return { granted: false, holder: view(h) }; }

@@ -81,6 +81,8 @@ function collect(o) {
   return mods;
 }
 
+// runtime() runs in the page or its worker, whose global object is `self` where there is no globalThis.
+/* global self */
 /** The page side: a CommonJS `require` over the wrapped modules (runs in the browser). */
 function runtime() {
   /* eslint-disable no-var */
@@ -89,7 +91,12 @@ function runtime() {
   var cache = {};
   function fail(code, msg) { var e = new Error(msg); e.code = code; throw e; }
   function stub(name) {
-    return new Proxy({}, { get: function (t, k) { if (k === Symbol.toPrimitive || k === 'then') return undefined; return fail('E_NOT_IN_BROWSER', name + '.' + String(k) + ' is not available in the browser'); } });
+    return new Proxy({}, {
+      get: function (t, k) {
+        if (k === Symbol.toPrimitive || k === 'then') return undefined;
+        return fail('E_NOT_IN_BROWSER', name + '.' + String(k) + ' is not available in the browser');
+      },
+    });
   }
   function load(id) {
     if (cache[id]) return cache[id].exports;

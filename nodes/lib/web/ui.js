@@ -52,7 +52,9 @@ const PAGE_FILES = /^([a-z0-9][a-z0-9_.-]*\.(html|css|mjs|svg|png|ico)|worker\.j
 function createTwinUi(o) {
   const roleOf = createRoleChecker({ tokens: o.tokens || [], viewerTokens: o.viewerTokens || [] });
   const cache = new Map(); // name -> {body, gz, etag, type, csp?}
-  const counters = { requests: 0, files: 0, notModified: 0, notFound: 0, sessions: 0, unauthorized: 0, leaseClaims: 0, leaseDenied: 0, readOnly: 0, badRequests: 0 };
+  const counters = {
+    requests: 0, files: 0, notModified: 0, notFound: 0, sessions: 0, unauthorized: 0, leaseClaims: 0, leaseDenied: 0, readOnly: 0, badRequests: 0,
+  };
 
   function entry(name, load, type) {
     let e = cache.get(name);
@@ -63,7 +65,8 @@ function createTwinUi(o) {
       // The import map is the page's only inline script: allow exactly it.
       const m = /<script type="importmap">([\s\S]*?)<\/script>/.exec(body.toString('utf8'));
       const hash = m ? `'sha256-${crypto.createHash('sha256').update(m[1]).digest('base64')}'` : '';
-      e.csp = `default-src 'self'; script-src 'self' ${hash}; style-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws: wss: http: https:; object-src 'none'; base-uri 'none'; frame-ancestors 'self'`;
+      e.csp = `default-src 'self'; script-src 'self' ${hash}; style-src 'self'; img-src 'self' data: blob:; ` +
+        `connect-src 'self' ws: wss: http: https:; object-src 'none'; base-uri 'none'; frame-ancestors 'self'`;
     }
     cache.set(name, e);
     return e;
@@ -90,7 +93,12 @@ function createTwinUi(o) {
   async function driver(req, res, url) {
     const role = roleOf(req);
     if (!role) { counters.unauthorized += 1; sendJson(res, 401, { error: { code: 'E_UNAUTHORIZED', msg: 'missing or wrong token' } }); return; }
-    if (role !== 'twin') { counters.readOnly += 1; req.resume(); sendJson(res, 403, { error: { code: 'E_READ_ONLY', msg: 'a viewer token may watch, not drive' } }); return; }
+    if (role !== 'twin') {
+      counters.readOnly += 1;
+      req.resume();
+      sendJson(res, 403, { error: { code: 'E_READ_ONLY', msg: 'a viewer token may watch, not drive' } });
+      return;
+    }
     if (req.method === 'DELETE') { sendJson(res, 200, { released: o.lease.release(url.searchParams.get('id')) }); return; }
     let body;
     try {

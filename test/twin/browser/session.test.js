@@ -21,7 +21,9 @@ const ROOT = path.join(__dirname, '..', '..', '..');
 
 /** The page server's HTTP API (session, driver lease) on a bare HTTP server. */
 async function startPageServer(tokens, viewerTokens = []) {
-  const ui = createTwinUi({ pageDir: path.join(ROOT, 'twin', 'browser'), vendor: {}, modules: {}, config: () => ({}), tokens, viewerTokens, lease: createLease({ ttlMs: 1500 }) });
+  const ui = createTwinUi({
+    pageDir: path.join(ROOT, 'twin', 'browser'), vendor: {}, modules: {}, config: () => ({}), tokens, viewerTokens, lease: createLease({ ttlMs: 1500 }),
+  });
   const server = http.createServer((req, res) => { req.url = req.url.replace(/^\/ui/, '') || '/'; ui.handle(req, res); });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return { base: `http://127.0.0.1:${server.address().port}/ui/`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
@@ -89,7 +91,10 @@ test('one page drives, another mirrors the same plant; controls become commands;
 
 test('the page\'s link reconnects with back-off and resyncs: the whole input image out, the snapshot in', async (t) => {
   const h = await startHarness({ token: 'T' });
-  const s = createSession({ transport: (log) => createTransport({ url: h.url, token: 'T', id: 'solo', log, backoff: { initialMs: 50, maxMs: 200 } }), protocol: 'ws', plant: { profile: 'fast' } });
+  const s = createSession({
+    transport: (log) => createTransport({ url: h.url, token: 'T', id: 'solo', log, backoff: { initialMs: 50, maxMs: 200 } }),
+    protocol: 'ws', plant: { profile: 'fast' },
+  });
   t.after(async () => { await s.stop(); await h.close(); });
   await s.start();
   await waitFor(() => s.snapshot().counters.snaps === 1, 5000, 'first snapshot');
@@ -109,7 +114,9 @@ test('a viewer token never drives: the lease is refused and the page says so', a
   const pages = await startPageServer(['T'], ['V']);
   const lease = createLeaseClient({ fetch, base: pages.base, token: 'V', id: 'viewer-1' });
   assert.equal((await lease.who()).role, 'viewer');
-  const s = createSession({ transport: (log) => createTransport({ url: h.url, token: 'T', id: 'v', log }), protocol: 'ws', lease, plant: { profile: 'fast' }, renewMs: 200 });
+  const s = createSession({
+    transport: (log) => createTransport({ url: h.url, token: 'T', id: 'v', log }), protocol: 'ws', lease, plant: { profile: 'fast' }, renewMs: 200,
+  });
   t.after(async () => { await s.stop(); await pages.close(); await h.close(); });
   await s.start();
   assert.equal(s.driving, false);
@@ -122,7 +129,10 @@ test('a page that goes while it holds a button releases it first (a stuck StopBu
   const h = await startHarness({ token: 'T' });
   t.after(() => h.close());
   for (const mode of ['driving', 'watching']) {
-    const s = createSession({ transport: (log) => createTransport({ url: h.url, token: 'T', id: `b-${mode}`, log }), protocol: 'ws', plant: { profile: 'study' }, readOnly: mode === 'watching' });
+    const s = createSession({
+      transport: (log) => createTransport({ url: h.url, token: 'T', id: `b-${mode}`, log }), protocol: 'ws', plant: { profile: 'study' },
+      readOnly: mode === 'watching',
+    });
     await s.start();
     assert.equal(s.driving, mode === 'driving');
     s.pressStop(); // study profile: held for 300 ms

@@ -12,7 +12,8 @@ const { createTransport } = require('../../../twin/transports/http');
 const envelope = require('../../../nodes/lib/core/envelope');
 
 const call = async (url, { token = 'T', method = 'GET', body } = {}) => {
-  const r = await fetch(url, { method, body, headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) } });
+  const headers = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) };
+  const r = await fetch(url, { method, body, headers });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : null };
 };

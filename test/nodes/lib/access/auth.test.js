@@ -53,7 +53,8 @@ test('mergeGrants: one role per token, plants merged; the plain lists are scoped
   assert.deepEqual(by.ed.plants, ['plant1']);
   assert.equal(by.any.plants, '*');
   assert.equal(by.v2.plants, '*');
-  assert.throws(() => mergeGrants([{ tokens: ['x'], role: 'twin', plant: 'p' }, { tokens: ['x'], role: 'edge', plant: 'p' }]), (e) => e.code === 'E_TOKENS' && /both as twin and as edge/.test(e.message));
+  assert.throws(() => mergeGrants([{ tokens: ['x'], role: 'twin', plant: 'p' }, { tokens: ['x'], role: 'edge', plant: 'p' }]),
+    (e) => e.code === 'E_TOKENS' && /both as twin and as edge/.test(e.message));
   assert.throws(() => mergeGrants([{ tokens: ['x'], role: 'twin', plant: 'bad plant' }]), (e) => e.code === 'E_TOKENS');
 });
 
@@ -80,5 +81,6 @@ test('plantTokens: the twin and viewer tokens of one plant among the grants (RES
     parseGrants('all:twin:*,two:twin:plant2|plant3,v2:viewer:plant2,e2:edge:plant2'));
   assert.deepEqual(plantTokens(grants, 'plant1'), { tokens: ['tw1', 'all'], viewerTokens: [] });
   assert.deepEqual(plantTokens(grants, 'plant2'), { tokens: ['all', 'two'], viewerTokens: ['v2'] });
-  assert.deepEqual(plantTokens(undefined, 'plant2', { token: 'a,b', viewerToken: 'c' }), { tokens: ['a', 'b'], viewerTokens: ['c'] }, 'no grants: the plain lists');
+  assert.deepEqual(plantTokens(undefined, 'plant2', { token: 'a,b', viewerToken: 'c' }), { tokens: ['a', 'b'], viewerTokens: ['c'] },
+    'no grants: the plain lists');
 });

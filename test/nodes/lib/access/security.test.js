@@ -15,7 +15,10 @@ const ROOT = path.join(__dirname, '..', '..', '..', '..');
 
 /** A deployment's environment as gen-env makes it, bound to every interface. */
 function deployedEnv(extra = {}) {
-  return { ...gen.parseEnv(gen.render({ S7T_ADMIN_USER: 'admin', S7T_ADMIN_HASH: gen.hashPassword('pw'), S7T_METRICS_TOKEN: 'm'.repeat(32), ...gen.freshSecrets(), ...gen.SETTINGS })), S7T_HOST: '0.0.0.0', ...extra };
+  const made = gen.render({
+    S7T_ADMIN_USER: 'admin', S7T_ADMIN_HASH: gen.hashPassword('pw'), S7T_METRICS_TOKEN: 'm'.repeat(32), ...gen.freshSecrets(), ...gen.SETTINGS,
+  });
+  return { ...gen.parseEnv(made), S7T_HOST: '0.0.0.0', ...extra };
 }
 
 test('loopback is 127.0.0.0/8, ::1 and localhost; anything else is exposed', () => {
@@ -108,7 +111,8 @@ test('gen-env: fresh secrets are strong, distinct, consistent with the MQTT user
 test('gen-env writes .env with mode 600, refuses to overwrite it, and renews only the editor password on request', () => {
   const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 's7t-genenv-'));
   const out = path.join(dir, '.env');
-  const run = (...args) => require('node:child_process').spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'gen-env.js'), '--out', out, ...args], { encoding: 'utf8' });
+  const run = (...args) => require('node:child_process')
+    .spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'gen-env.js'), '--out', out, ...args], { encoding: 'utf8' });
   try {
     const first = run();
     assert.equal(first.status, 0, first.stderr);
@@ -130,10 +134,14 @@ test('gen-env writes .env with mode 600, refuses to overwrite it, and renews onl
 
 test('.env.example lists every variable gen-env writes, with no secret in it; .env is ignored by git', () => {
   const example = gen.parseEnv(fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8'));
-  const written = gen.parseEnv(gen.render({ S7T_ADMIN_USER: 'a', S7T_ADMIN_HASH: 'h', S7T_METRICS_TOKEN: 't', ...gen.freshSecrets(), ...gen.SETTINGS, ...gen.freshFleetSecrets() }));
+  const written = gen.parseEnv(gen.render({
+    S7T_ADMIN_USER: 'a', S7T_ADMIN_HASH: 'h', S7T_METRICS_TOKEN: 't', ...gen.freshSecrets(), ...gen.SETTINGS, ...gen.freshFleetSecrets(),
+  }));
   assert.ok(written.S7T_REDIS_PASSWORD, 'the fleet\'s Redis password is written too');
   for (const k of Object.keys(written)) assert.ok(k in example, `.env.example has ${k}`);
-  for (const k of [...Object.keys(SECRETS), ...Object.keys(gen.FLEET_SECRETS), 'S7T_ADMIN_HASH', 'S7T_METRICS_TOKEN']) assert.equal(example[k], '', `${k} is left empty`);
+  for (const k of [...Object.keys(SECRETS), ...Object.keys(gen.FLEET_SECRETS), 'S7T_ADMIN_HASH', 'S7T_METRICS_TOKEN']) {
+    assert.equal(example[k], '', `${k} is left empty`);
+  }
   assert.match(fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8'), /^\.env$/m);
 });
 
@@ -141,7 +149,8 @@ test('a fleet cloud: scoped tokens (S7T_TOKENS) stand in for the plain ones, and
   const scoped = `${'t'.repeat(32)}:twin:*,${'e'.repeat(32)}:edge:plant1,${'f'.repeat(32)}:edge:plant2`;
   const ok = check({ role: 'cloud', env: deployedEnv({ S7T_TWIN_TOKEN: '', S7T_EDGE_TOKEN: '', S7T_TOKENS: scoped }) });
   assert.deepEqual(ok.problems, []);
-  const dev = check({ role: 'cloud', env: deployedEnv({ S7T_EDGE_TOKEN: '', S7T_TOKENS: `${DEFAULTS.S7T_TWIN_TOKEN}-x:twin:*,${DEFAULTS.S7T_EDGE_TOKEN}:edge:plant1` }) });
+  const devScoped = `${DEFAULTS.S7T_TWIN_TOKEN}-x:twin:*,${DEFAULTS.S7T_EDGE_TOKEN}:edge:plant1`;
+  const dev = check({ role: 'cloud', env: deployedEnv({ S7T_EDGE_TOKEN: '', S7T_TOKENS: devScoped }) });
   assert.deepEqual(dev.problems.map((p) => p.name), ['S7T_TOKENS']);
   assert.match(dev.problems[0].why, /edge role a development token/);
   const noTwin = check({ role: 'cloud', env: deployedEnv({ S7T_TWIN_TOKEN: '', S7T_TOKENS: `${'e'.repeat(32)}:edge:plant1` }) });

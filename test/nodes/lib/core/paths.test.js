@@ -40,7 +40,6 @@ test('the table: unique ids, known kinds, services, logins and tables', () => {
 test('every path has a twin transport that exports createTransport', () => {
   for (const p of paths.PATHS) {
     assert.ok(exists(p.transport), `${p.id}: ${p.transport} exists`);
-    // eslint-disable-next-line global-require
     assert.equal(typeof require(path.join(ROOT, p.transport)).createTransport, 'function', `${p.id}: ${p.transport} exports createTransport`);
     if (p.kind === 'bundle') assert.match(p.transport, /^twin\/transports\//, `${p.id}: a bundle path's transport ships with the twin`);
   }

@@ -37,7 +37,8 @@ test('parseRequest: FC3, FC6, FC16 and their limits; everything else a coded exc
   assert.deepEqual(mbtcp.parseRequest(Buffer.from([3, 0, 10, 0, 2])), { fc: 3, address: 10, qty: 2 });
   assert.deepEqual(mbtcp.parseRequest(Buffer.from([6, 0, 1, 0x12, 0x34])), { fc: 6, address: 1, qty: 1, words: [0x1234] });
   assert.deepEqual(mbtcp.parseRequest(Buffer.from([16, 0, 2, 0, 2, 4, 0, 1, 0, 2])), { fc: 16, address: 2, qty: 2, words: [1, 2] });
-  const ex = (pdu, exception, code) => assert.throws(() => mbtcp.parseRequest(Buffer.from(pdu)), (e) => e.exception === exception && e.code === code, JSON.stringify(pdu));
+  const ex = (pdu, exception, code) => assert.throws(() => mbtcp.parseRequest(Buffer.from(pdu)),
+    (e) => e.exception === exception && e.code === code, JSON.stringify(pdu));
   ex([3, 0, 0, 0, 126], 3, 'E_MODBUS_QUANTITY');
   ex([3, 0, 0, 0, 0], 3, 'E_MODBUS_QUANTITY');
   ex([3, 0, 0], 3, 'E_MODBUS_FRAME');

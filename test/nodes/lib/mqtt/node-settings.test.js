@@ -13,7 +13,8 @@ test('portSetting: a port, off, or E_MQTT_CONFIG', () => {
 });
 
 test('brokerOptions: the node\'s settings, the users from credentials before the environment, the fleet\'s Redis', () => {
-  const o = brokerOptions({ port: '0', wsPort: 'off', validate: false, snapshot: 'false', ratePerS: '7' }, { users: 'a:b:twin' }, { S7T_MQTT_USERS: 'x:y:plc', S7T_REDIS_URL: 'redis://r' });
+  const o = brokerOptions({ port: '0', wsPort: 'off', validate: false, snapshot: 'false', ratePerS: '7' }, { users: 'a:b:twin' },
+    { S7T_MQTT_USERS: 'x:y:plc', S7T_REDIS_URL: 'redis://r' });
   assert.equal(o.port, 0);
   assert.equal(o.wsPort, null);
   assert.equal(o.validatePayloads, false);
@@ -46,7 +47,10 @@ test('refusals: at most perS a second on the output, the rest counted; one log l
 });
 
 test('statusText counts clients, messages and every kind of refusal', () => {
-  const c = { clients: 1, messagesIn: 5, authFailures: 1, publishRefused: 1, subscribeRefused: 0, payloadRefused: 0, oversized: 0, takeoverRefused: 0, rateLimited: 1, errorBudget: 0 };
+  const c = {
+    clients: 1, messagesIn: 5, authFailures: 1, publishRefused: 1, subscribeRefused: 0, payloadRefused: 0, oversized: 0, takeoverRefused: 0,
+    rateLimited: 1, errorBudget: 0,
+  };
   assert.equal(statusText(c), '1 client, 5 msgs, 3 refused');
   assert.equal(statusText({ ...c, clients: 2, authFailures: 0, publishRefused: 0, rateLimited: 0 }), '2 clients, 5 msgs');
 });

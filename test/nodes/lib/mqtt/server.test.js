@@ -6,7 +6,6 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
-const mqtt = require('mqtt');
 const { createMqttServer } = require('../../../../nodes/lib/mqtt/server');
 const { waitFor } = require('../../../helpers/nodered');
 const { connect, sub, end } = require('../../../helpers/mqtt');

@@ -61,7 +61,8 @@ test('the edge account is never limited', () => {
 test('refused answers spend the error budget; past it the answer still goes out, then the channel closes', async () => {
   const s = setup({ errors: 2 });
   s.request(1); // the channel's limits are made on its first request
-  const answer = (results) => s.channel.send_response('MSG', { responseHeader: { serviceResult: good }, results }, { request: { requestHeader: { authenticationToken: 'tw' } } });
+  const answer = (results) => s.channel.send_response('MSG', { responseHeader: { serviceResult: good }, results },
+    { request: { requestHeader: { authenticationToken: 'tw' } } });
   answer([good]);
   answer([bad]);
   answer([good, bad]);

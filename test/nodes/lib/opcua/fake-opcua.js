@@ -31,7 +31,10 @@ function fakeOpcua() {
     constructor(sub, items, params) {
       super();
       this.sub = sub;
-      this.items = items.map((it, i) => ({ itemToMonitor: { nodeId: { toString: () => it.nodeId } }, id: `${sub.nextId + i}`, result: { revisedSamplingInterval: params.samplingInterval } }));
+      this.items = items.map((it, i) => ({
+        itemToMonitor: { nodeId: { toString: () => it.nodeId } }, id: `${sub.nextId + i}`,
+        result: { revisedSamplingInterval: params.samplingInterval },
+      }));
       this.monitoredItems = this.items;
       for (const it of this.items) sub.monitoredItems[it.id] = it;
       sub.nextId += items.length;

@@ -65,7 +65,8 @@ test('bridge: URLs with host and port filled in, the edge account, PKI below the
   assert.deepEqual([o.cloudSecurityMode, o.cloudSecurityPolicy], ['None', 'None']);
   assert.deepEqual([o.publishingIntervalMs, o.samplingIntervalMs, o.probeSlots], [20, 10, 128]);
   assert.equal(o.pkiDir, path.join('/data', 'opcua-pki', 'client'));
-  assert.equal(bridgeNodeOptions({}, { credentials: { cloudPassword: 'c' }, env: { S7T_OPCUA_EDGE_PASSWORD: 'e' }, userDir: '/d', num }).cloudCredentials.password, 'c');
+  const fromCredentials = bridgeNodeOptions({}, { credentials: { cloudPassword: 'c' }, env: { S7T_OPCUA_EDGE_PASSWORD: 'e' }, userDir: '/d', num });
+  assert.equal(fromCredentials.cloudCredentials.password, 'c');
 });
 
 test('bridge: no password, no connection (E_NO_CREDENTIAL); a URL that is no opc.tcp URL is E_CONFIG', () => {

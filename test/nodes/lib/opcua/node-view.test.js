@@ -31,6 +31,7 @@ test('the bridge: the worst of its sessions; connected says just that', () => {
   });
   const all = { plc: 'connected', cloud: 'connected', 'plc-probes': 'connected', 'cloud-probes': 'connected' };
   assert.deepEqual(view.bridgeStatus(all), { fill: 'green', shape: 'dot', text: 'connected' });
-  assert.deepEqual(view.bridgeStatus({ ...all, 'cloud-probes': 'disconnected' }), { fill: 'red', shape: 'ring', text: 'plc connected, cloud connected, cloud-probes disconnected' });
+  assert.deepEqual(view.bridgeStatus({ ...all, 'cloud-probes': 'disconnected' }),
+    { fill: 'red', shape: 'ring', text: 'plc connected, cloud connected, cloud-probes disconnected' });
   assert.deepEqual(view.bridgeStatus({ ...all, plc: 'disconnected', cloud: 'error' }), { fill: 'red', shape: 'dot', text: 'plc disconnected, cloud error' });
 });

@@ -40,7 +40,8 @@ test('a Read asks for current values (maxAge 0); a failed one is E_READ', async 
   const s = await setup();
   s.world.values.st = true;
   const results = await s.r.read(['st', 'nope']);
-  assert.deepEqual(results.map((x) => [x.nodeId, x.value, x.good, x.status, x.clock]), [['st', true, true, 'Good', null], ['nope', null, false, 'BadNodeIdUnknown', null]]);
+  assert.deepEqual(results.map((x) => [x.nodeId, x.value, x.good, x.status, x.clock]),
+    [['st', true, true, 'Good', null], ['nope', null, false, 'BadNodeIdUnknown', null]]);
   assert.equal(s.session.lastMaxAge, 0);
   assert.equal(s.counters.reads, 1);
   s.world.refuse.read = 'timeout';

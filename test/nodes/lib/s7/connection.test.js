@@ -177,7 +177,8 @@ describe('s7-connection read pacing against the virtual PLC', () => {
       const gaps = at.slice(n0 - 1).map((t, i, a) => (i ? t - a[i - 1] : 0));
       const held = gaps.findIndex((g) => g >= 55); // the read that waited 60 ms in the relay
       assert.ok(held > 0 && held < gaps.length - 1, `one read was held up: ${gaps.map((g) => g.toFixed(1)).join(' ')} ms`);
-      assert.ok(gaps[held + 1] < 50, `the next read came ${gaps[held + 1].toFixed(1)} ms after the held one (rest capped at 5 ms; uncapped it would be 120 ms)`);
+      assert.ok(gaps[held + 1] < 50,
+        `the next read came ${gaps[held + 1].toFixed(1)} ms after the held one (rest capped at 5 ms; uncapped it would be 120 ms)`);
       assert.ok(conn.counters.rests > 0);
     } finally {
       await conn.close();

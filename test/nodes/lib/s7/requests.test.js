@@ -43,7 +43,9 @@ test('answerFields carries ref and dl, and cid only when the request had one', (
 test('a valid command is written whole, with its deadline, and acked', async () => {
   const s = setup();
   await s.run('command', env('cmd', { se: 1, dmg: 0 }, { cid: 'x' }), { deadline: 5000, _client: 'tw' });
-  assert.deepEqual(s.writes, [{ items: [{ short: 'se', addr: 'DB1,X0.2', value: true }, { short: 'dmg', addr: 'DB1,X0.6', value: false }], opts: { deadline: 5000 } }]);
+  assert.deepEqual(s.writes, [{
+    items: [{ short: 'se', addr: 'DB1,X0.2', value: true }, { short: 'dmg', addr: 'DB1,X0.6', value: false }], opts: { deadline: 5000 },
+  }]);
   assert.deepEqual(s.answers, [{ k: 'ack', fields: { ref: { src: 'twin', seq: 7 }, dl: undefined, cid: 'x' }, client: 'tw' }]);
   assert.deepEqual([s.counters.cmds, s.counters.acks], [1, 1]);
 });
