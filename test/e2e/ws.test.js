@@ -100,12 +100,15 @@ test('WebSocket–S7 path end to end', async (t) => {
   await t.test('over the compact encoding too: bad frames refused with their errors, the PLC untouched, the connection still served', async () => {
     const before = await sys.plc.values();
     const ws = new WebSocket(sys.twinUrl, codec.offerFor('compact'), { headers: { Authorization: `Bearer ${sys.token}` }, perMessageDeflate: false });
+    const frames = [];
+    let inn = null; // the decoder must see every frame from the first (the snap may come with the open)
+    ws.on('message', (d, bin) => {
+      inn = inn || codec.createCodec(ws.protocol, { timeUnitUs: codec.TIME_UNIT_US.twin });
+      frames.push(inn.decode(d, bin));
+    });
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
     assert.equal(ws.protocol, codec.COMPACT_PROTOCOL);
     const out = codec.createCodec(ws.protocol, { timeUnitUs: codec.TIME_UNIT_US.twin });
-    const inn = codec.createCodec(ws.protocol, { timeUnitUs: codec.TIME_UNIT_US.twin });
-    const frames = [];
-    ws.on('message', (d, bin) => frames.push(inn.decode(d, bin)));
     const cmd = (seq, d) => ({ v: 1, k: 'cmd', src: 'twin-bad-c', seq, ts: Date.now(), d });
     ws.send(Buffer.from([0x95, 0x01, 0xc1])); // not MessagePack
     ws.send(Buffer.from([0x92, 0x01, 0x02])); // not an envelope
