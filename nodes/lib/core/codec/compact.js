@@ -7,8 +7,9 @@
  *   [k, src, seq, ts, d, ref, dl, e, cid, ttl]     fields left out at the end; nil where absent
  *
  * k    the kind as a number (KINDS below)
- * src  the sender id as text the first time it crosses this connection in this direction, then
- *      its number (the order of first appearance, up to MAX_SRCS senders; later ones stay text)
+ * src  the sender id as text in the first frame it sends or is answered in on this connection in
+ *      this direction, then its number (the order of first appearance, up to MAX_SRCS senders;
+ *      later ones stay text)
  * seq  for a sender seen before: the step from its previous seq (1 for the next frame); else whole
  * ts   time units since the previous frame's ts in this direction (the first frame: since the
  *      epoch). The unit is the connection's: 1 µs on the edge link, whose clock exchange needs it,
@@ -44,34 +45,34 @@ const FIELDS = 10;
 const fail = (msg) => new envelope.EnvelopeError('E_DECODE', `binary frame is not a compact envelope: ${msg}`);
 
 /**
- * The numbered senders of one direction (the same steps at both ends). `stage()` gives a view
- * whose additions and changes take effect only on its commit(): a decoder checks a whole frame
- * before its state moves.
+ * The numbered senders of one direction (the same steps at both ends). Numbers name only senders
+ * of earlier frames: a sender new in a frame goes as text in it (src and ref alike), and is
+ * numbered once the frame is through (src first, then ref's), so a frame either decodes whole or
+ * changes nothing.
  */
 function createSenderTable() {
   const list = []; // {i, src, seq, refSeq}
   const bySrc = new Map();
   return {
-    stage() {
-      const added = [];
-      const sets = [];
-      const view = {
-        find: (src) => bySrc.get(src) || added.find((e) => e.src === src),
-        at: (i) => list[i] || added[i - list.length],
-        add(src) {
-          if (list.length + added.length >= MAX_SRCS) return undefined;
-          const e = { i: list.length + added.length, src, seq: 0, refSeq: 0 };
-          added.push(e);
-          return e;
-        },
-        /** Set e[field] = value (at once for an entry this frame adds). */
-        set(e, field, value) { if (added.includes(e)) e[field] = value; else sets.push([e, field, value]); },
-        commit() {
-          for (const e of added) { list.push(e); bySrc.set(e.src, e); }
-          for (const [e, f, v] of sets) e[f] = v;
-        },
-      };
-      return view;
+    get: (src) => bySrc.get(src),
+    at: (i) => list[i],
+    /** After a frame: its sender's seq, and its ref's seq (ref may be undefined). */
+    commit(src, seq, ref) {
+      let e = bySrc.get(src);
+      if (!e && list.length < MAX_SRCS) {
+        e = { i: list.length, src, seq: 0, refSeq: 0 };
+        list.push(e);
+        bySrc.set(src, e);
+      }
+      if (e) e.seq = seq;
+      if (!ref) return;
+      let r = bySrc.get(ref.src);
+      if (!r && list.length < MAX_SRCS) {
+        r = { i: list.length, src: ref.src, seq: 0, refSeq: 0 };
+        list.push(r);
+        bySrc.set(ref.src, r);
+      }
+      if (r) r.refSeq = ref.seq;
     },
   };
 }
@@ -109,44 +110,6 @@ function decodeD(arr, k, ids) {
 }
 
 /**
- * A sender field (src, or ref's src) and its seq, both ways. `table` is a staged view; `field` is
- * the entry's seq to step from ('seq' for src, 'refSeq' for ref).
- */
-function encodeSender(table, src, seq, field) {
-  const e = table.find(src);
-  if (e) {
-    const step = seq - e[field];
-    table.set(e, field, seq);
-    return [e.i, step];
-  }
-  const added = table.add(src);
-  if (added) table.set(added, field, seq);
-  return [src, seq];
-}
-
-function decodeSender(table, wire, step, field, what) {
-  let e;
-  if (typeof wire === 'string') {
-    if (!envelope.SRC_RE.test(wire)) throw fail(`${what} is not a sender id`);
-    e = table.find(wire);
-    if (!e) {
-      const added = table.add(wire);
-      if (added) table.set(added, field, step);
-      return { src: wire, seq: step };
-    }
-    // Text for a sender already numbered happens only when the table was full at its first frame.
-  } else if (Number.isInteger(wire) && wire >= 0) {
-    e = table.at(wire);
-    if (!e) throw fail(`${what} number ${wire} was never sent`);
-  } else {
-    throw fail(`${what} must be text or a sender number`);
-  }
-  const seq = typeof wire === 'string' ? step : e[field] + step;
-  table.set(e, field, seq);
-  return { src: e.src, seq };
-}
-
-/**
  * The encoder of one direction of a connection.
  * @param {{tags: Array<{short: string}>}} table the I/O table the tag ids come from
  * @param {number} [unitUs] the time unit in µs (1 or 100)
@@ -157,32 +120,47 @@ function createEncoder(table, unitUs = 1) {
   const per = 1000 / unitUs; // units per ms
   const senders = createSenderTable();
   const packer = new msgpack.Encoder();
-  let tsUs = 0;
+  let last = 0; // the previous frame's ts, in units
 
   return {
     encode(env) {
-      const view = senders.stage();
-      const a = new Array(FIELDS);
-      a[0] = KIND_CODE.get(env.k);
-      [a[1], a[2]] = encodeSender(view, env.src, env.seq, 'seq');
-      const us = Math.round(env.ts * per);
-      a[3] = us - tsUs;
-      a[4] = env.d === undefined ? null : encodeD(env.d, env.k, ids);
-      if (env.ref !== undefined) a[5] = encodeSender(view, env.ref.src, env.ref.seq, 'refSeq');
-      if (env.dl !== undefined) a[6] = Math.floor(env.dl * per) - us;
-      if (env.e !== undefined) a[7] = [env.e.code, env.e.msg];
-      if (env.cid !== undefined) a[8] = env.cid;
-      if (env.ttl !== undefined) a[9] = env.ttl;
-      let n = FIELDS;
-      while (n > 5 && a[n - 1] === undefined) n -= 1;
-      a.length = n;
-      for (let i = 5; i < n; i++) if (a[i] === undefined) a[i] = null;
-      const bytes = packer.encode(a);
-      view.commit();
-      tsUs = us;
+      const se = senders.get(env.src);
+      const t = Math.round(env.ts * per);
+      const a = [KIND_CODE.get(env.k), se ? se.i : env.src, se ? env.seq - se.seq : env.seq, t - last,
+        env.d === undefined ? null : encodeD(env.d, env.k, ids)];
+      const more = [env.ref, env.dl, env.e, env.cid, env.ttl];
+      let n = more.length;
+      while (n > 0 && more[n - 1] === undefined) n -= 1;
+      for (let i = 0; i < n; i++) {
+        const x = more[i];
+        if (x === undefined) { a.push(null); continue; }
+        if (i === 0) {
+          const re = senders.get(x.src);
+          a.push([re ? re.i : x.src, re ? x.seq - re.refSeq : x.seq]);
+        } else if (i === 1) a.push(Math.floor(x * per) - t);
+        else if (i === 2) a.push([x.code, x.msg]);
+        else a.push(x);
+      }
+      const bytes = packer.encode(a); // throws before anything changed
+      senders.commit(env.src, env.seq, env.ref);
+      last = t;
       return bytes;
     },
   };
+}
+
+const present = (x) => x !== null && x !== undefined;
+
+/** A sender field as it came: its id and seq, against the senders of earlier frames. */
+function readSender(senders, wire, step, field, what) {
+  if (typeof wire === 'string') {
+    if (!envelope.SRC_RE.test(wire)) throw fail(`${what} is not a sender id`);
+    return { src: wire, seq: step };
+  }
+  if (!Number.isInteger(wire) || wire < 0) throw fail(`${what} must be text or a sender number`);
+  const e = senders.at(wire);
+  if (!e) throw fail(`${what} number ${wire} was never sent`);
+  return { src: e.src, seq: e[field] + step };
 }
 
 /**
@@ -197,8 +175,7 @@ function createDecoder(table, unitUs = 1) {
   const per = 1000 / unitUs;
   const senders = createSenderTable();
   const unpacker = new msgpack.Decoder({ maxStrLength: 64 * 1024, maxArrayLength: 64 * 1024, maxMapLength: 4096, maxExtLength: 0 });
-  let tsUs = 0;
-  const has = (x) => x !== null && x !== undefined;
+  let last = 0;
 
   return {
     decode(bytes) {
@@ -212,27 +189,26 @@ function createDecoder(table, unitUs = 1) {
       const k = KINDS[a[0]];
       if (!Number.isInteger(a[0]) || !k) throw fail(`unknown kind number ${JSON.stringify(a[0])}`);
       if (!Number.isSafeInteger(a[2]) || !Number.isSafeInteger(a[3])) throw fail('seq and ts must be whole numbers');
-      const view = senders.stage();
-      const s = decodeSender(view, a[1], a[2], 'seq', 'src');
-      const us = tsUs + a[3];
-      const env = { v: envelope.VERSION, k, src: s.src, seq: s.seq, ts: us / per };
-      if (has(a[4])) env.d = decodeD(a[4], k, ids);
-      if (has(a[5])) {
+      const s = readSender(senders, a[1], a[2], 'seq', 'src');
+      const t = last + a[3];
+      const env = { v: envelope.VERSION, k, src: s.src, seq: s.seq, ts: t / per };
+      if (present(a[4])) env.d = decodeD(a[4], k, ids);
+      if (present(a[5])) {
         if (!Array.isArray(a[5]) || a[5].length !== 2 || !Number.isSafeInteger(a[5][1])) throw fail('ref must be [src, seq]');
-        env.ref = decodeSender(view, a[5][0], a[5][1], 'refSeq', 'ref src');
+        env.ref = readSender(senders, a[5][0], a[5][1], 'refSeq', 'ref src');
       }
-      if (has(a[6])) {
-        if (!Number.isSafeInteger(a[6])) throw fail('dl must be a whole number of µs');
-        env.dl = (us + a[6]) / per;
+      if (present(a[6])) {
+        if (!Number.isSafeInteger(a[6])) throw fail('dl must be a whole number of time units');
+        env.dl = (t + a[6]) / per;
       }
-      if (has(a[7])) {
+      if (present(a[7])) {
         if (!Array.isArray(a[7]) || a[7].length !== 2) throw fail('e must be [code, msg]');
         env.e = { code: a[7][0], msg: a[7][1] };
       }
-      if (has(a[8])) env.cid = a[8];
-      if (has(a[9])) env.ttl = a[9];
-      view.commit();
-      tsUs = us;
+      if (present(a[8])) env.cid = a[8];
+      if (present(a[9])) env.ttl = a[9];
+      senders.commit(env.src, env.seq, env.ref);
+      last = t;
       return env;
     },
   };
