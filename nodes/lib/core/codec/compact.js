@@ -4,7 +4,7 @@
  * JSON one (lib/core/envelope.js), in one MessagePack array per binary WebSocket frame, with what
  * repeats on a connection said once:
  *
- *   [k, src, seq, ts, d, ref, dl, e, cid, ttl]     fields left out at the end; nil where absent
+ *   [k, src, seq, ts, d, ref, dl, e, cid, ttl, tb]     fields left out at the end; nil where absent
  *
  * k    the kind as a number (KINDS below)
  * src  the sender id as text in the first frame it sends or is answered in on this connection in
@@ -21,10 +21,17 @@
  * ref  [src, seq]: src as above, seq as the step from the previous ref of that sender
  * dl   time units from ts (rounded down: a deadline never moves later)
  * e    [code, msg]
+ * tb   the key of the table numbering (lib/core/tag-ids.js): in the first frame of a direction
+ *      that names a tag by its id (and again should the sender's table change). A receiver whose
+ *      table numbers tags otherwise refuses every frame naming a tag by id (E_TABLE_MISMATCH): a
+ *      command must never set another tag than the twin meant. A sender whose table is not
+ *      known yet (the cloud before an edge has sent its table) names tags as text
  *
  * The state of a direction (senders met, the previous ts) lives in one encoder at the sender and
  * one decoder at the receiver; WebSocket keeps frames in order, so both follow the same steps. A
- * frame that does not decode is refused (E_DECODE) without touching the decoder's state.
+ * frame that does not decode is refused (E_DECODE) without touching the decoder's state; a frame
+ * that decodes but names tags of another numbering is refused (E_TABLE_MISMATCH) after its steps
+ * are taken, as its encoder took them.
  *
  * Browser-safe: the page gets MessagePack from @msgpack/msgpack's browser build.
  */
@@ -40,7 +47,9 @@ const SLOT_KINDS = new Set(['probe', 'probe-res']);
 /** Senders numbered per direction of a connection; past this many a sender goes as text. */
 const MAX_SRCS = 64;
 const SLOT_RE = /^\d{1,9}$/;
-const FIELDS = 10;
+const FIELDS = 11;
+/** Where a table: a table, or a function giving the current one (null while unknown). */
+const tableNow = (table) => (typeof table === 'function' ? table() : table);
 
 const fail = (msg) => new envelope.EnvelopeError('E_DECODE', `binary frame is not a compact envelope: ${msg}`);
 
@@ -77,58 +86,77 @@ function createSenderTable() {
   };
 }
 
-/** d as a flat [key, value, …] array. */
+/**
+ * d as a flat [key, value, …] array.
+ * @param {object|null} ids the table's tag ids (null: tags as text)
+ * @returns {{arr: Array, byId: boolean}} byId: some tag went by its id
+ */
 function encodeD(d, k, ids) {
-  const out = [];
+  const arr = [];
+  let byId = false;
   for (const key of Object.keys(d)) {
     let wire = key;
-    if (TAG_KINDS.has(k)) {
+    if (TAG_KINDS.has(k) && ids) {
       const id = ids.idOf(key);
-      if (id !== undefined) wire = id;
+      if (id !== undefined) { wire = id; byId = true; }
     } else if (SLOT_KINDS.has(k) && SLOT_RE.test(key)) {
       wire = Number(key);
     }
-    out.push(wire, d[key]);
+    arr.push(wire, d[key]);
   }
-  return out;
+  return { arr, byId };
 }
 
-/** A flat [key, value, …] array as d (keys checked; values left to the envelope's checks). */
-function decodeD(arr, k, ids) {
+/**
+ * A flat [key, value, …] array as d (keys checked; values left to the envelope's checks).
+ * @param {object|null} ids this end's tag ids (null: no table yet)
+ * @param {string|undefined} peerKey the key of the sender's numbering
+ * @returns {{d: object, mismatch: boolean}} mismatch: a tag id of a numbering not this end's
+ */
+function decodeD(arr, k, ids, peerKey) {
   if (!Array.isArray(arr) || arr.length % 2) throw fail('d must be an array of key, value pairs');
   const d = {};
+  let mismatch = false;
   for (let i = 0; i < arr.length; i += 2) {
     const key = arr[i];
     let name;
     if (typeof key === 'string') name = key;
-    else if (Number.isInteger(key) && key >= 0) name = TAG_KINDS.has(k) ? (ids.shortOf(key) ?? `#${key}`) : String(key);
-    else throw fail('a key of d must be a whole number or text');
+    else if (Number.isInteger(key) && key >= 0 && !TAG_KINDS.has(k)) name = String(key);
+    else if (Number.isInteger(key) && key >= 0) {
+      if (peerKey === undefined) throw fail('a tag id before the key of the table that numbers it');
+      if (!ids || ids.key !== peerKey) mismatch = true;
+      name = (!mismatch && ids.shortOf(key)) || `#${key}`;
+    } else throw fail('a key of d must be a whole number or text');
     if (name === '__proto__') throw fail('a key of d must not be __proto__');
     d[name] = arr[i + 1];
   }
-  return d;
+  return { d, mismatch };
 }
 
 /**
  * The encoder of one direction of a connection.
- * @param {{tags: Array<{short: string}>}} table the I/O table the tag ids come from
+ * @param {object|(() => object|null)} table the I/O table the tag ids come from (`{tags: [{short}]}`),
+ *   or a function giving it (null while not known: tags go as text)
  * @param {number} [unitUs] the time unit in µs (1 or 100)
  * @returns {{encode(env: object): Uint8Array}}
  */
 function createEncoder(table, unitUs = 1) {
-  const ids = tagIds(table);
   const per = 1000 / unitUs; // units per ms
   const senders = createSenderTable();
   const packer = new msgpack.Encoder();
   let last = 0; // the previous frame's ts, in units
+  let keySaid; // the key of the numbering this direction's ids are in
 
   return {
     encode(env) {
+      const tb = tableNow(table);
+      const ids = tb ? tagIds(tb) : null;
       const se = senders.get(env.src);
       const t = Math.round(env.ts * per);
-      const a = [KIND_CODE.get(env.k), se ? se.i : env.src, se ? env.seq - se.seq : env.seq, t - last,
-        env.d === undefined ? null : encodeD(env.d, env.k, ids)];
-      const more = [env.ref, env.dl, env.e, env.cid, env.ttl];
+      const dd = env.d === undefined ? null : encodeD(env.d, env.k, ids);
+      const key = dd && dd.byId && ids.key !== keySaid ? ids.key : undefined;
+      const a = [KIND_CODE.get(env.k), se ? se.i : env.src, se ? env.seq - se.seq : env.seq, t - last, dd && dd.arr];
+      const more = [env.ref, env.dl, env.e, env.cid, env.ttl, key];
       let n = more.length;
       while (n > 0 && more[n - 1] === undefined) n -= 1;
       for (let i = 0; i < n; i++) {
@@ -144,6 +172,7 @@ function createEncoder(table, unitUs = 1) {
       const bytes = packer.encode(a); // throws before anything changed
       senders.commit(env.src, env.seq, env.ref);
       last = t;
+      if (key !== undefined) keySaid = key;
       return bytes;
     },
   };
@@ -165,17 +194,18 @@ function readSender(senders, wire, step, field, what) {
 
 /**
  * The decoder of one direction of a connection.
- * @param {{tags: Array<{short: string}>}} table the I/O table the tag ids come from
+ * @param {object|(() => object|null)} table the I/O table the tag ids come from, or a function
+ *   giving it (null while not known: a tag by its id is refused)
  * @param {number} [unitUs] the time unit in µs (1 or 100)
  * @returns {{decode(bytes: Uint8Array): object}} the envelope (not yet validated)
- * @throws {EnvelopeError} E_DECODE
+ * @throws {EnvelopeError} E_DECODE; E_TABLE_MISMATCH (a tag by the id of another numbering)
  */
 function createDecoder(table, unitUs = 1) {
-  const ids = tagIds(table);
   const per = 1000 / unitUs;
   const senders = createSenderTable();
   const unpacker = new msgpack.Decoder({ maxStrLength: 64 * 1024, maxArrayLength: 64 * 1024, maxMapLength: 4096, maxExtLength: 0 });
   let last = 0;
+  let peerKey; // the key of the numbering the sender's tag ids are in
 
   return {
     decode(bytes) {
@@ -185,14 +215,20 @@ function createDecoder(table, unitUs = 1) {
       } catch (err) {
         throw fail(err.message);
       }
-      if (!Array.isArray(a) || a.length < 5 || a.length > FIELDS) throw fail('not an array of 5 to 10 fields');
+      if (!Array.isArray(a) || a.length < 5 || a.length > FIELDS) throw fail('not an array of 5 to 11 fields');
       const k = KINDS[a[0]];
       if (!Number.isInteger(a[0]) || !k) throw fail(`unknown kind number ${JSON.stringify(a[0])}`);
       if (!Number.isSafeInteger(a[2]) || !Number.isSafeInteger(a[3])) throw fail('seq and ts must be whole numbers');
+      if (present(a[10]) && !(typeof a[10] === 'string' && a[10].length >= 1 && a[10].length <= 64)) throw fail('tb must be 1 to 64 characters');
+      const key = present(a[10]) ? a[10] : peerKey;
       const s = readSender(senders, a[1], a[2], 'seq', 'src');
       const t = last + a[3];
       const env = { v: envelope.VERSION, k, src: s.src, seq: s.seq, ts: t / per };
-      if (present(a[4])) env.d = decodeD(a[4], k, ids);
+      let mismatch = false;
+      if (present(a[4])) {
+        const tb = tableNow(table);
+        ({ d: env.d, mismatch } = decodeD(a[4], k, tb ? tagIds(tb) : null, key));
+      }
       if (present(a[5])) {
         if (!Array.isArray(a[5]) || a[5].length !== 2 || !Number.isSafeInteger(a[5][1])) throw fail('ref must be [src, seq]');
         env.ref = readSender(senders, a[5][0], a[5][1], 'refSeq', 'ref src');
@@ -209,6 +245,12 @@ function createDecoder(table, unitUs = 1) {
       if (present(a[9])) env.ttl = a[9];
       senders.commit(env.src, env.seq, env.ref);
       last = t;
+      peerKey = key;
+      if (mismatch) {
+        const tb = tableNow(table);
+        throw new envelope.EnvelopeError('E_TABLE_MISMATCH', `the frame's tag ids number another I/O table (${key}) than this end's `
+          + `(${tb ? tagIds(tb).key : 'none yet'}): give both ends the same table, or use the JSON encoding`, { src: env.src, seq: env.seq });
+      }
       return env;
     },
   };

@@ -11,6 +11,7 @@ const msgpack = require('@msgpack/msgpack');
 const codec = require('../../../../../nodes/lib/core/codec');
 const envelope = require('../../../../../nodes/lib/core/envelope');
 const tags = require('../../../../../nodes/lib/core/tags');
+const { tagIds } = require('../../../../../nodes/lib/core/tag-ids');
 
 const { JSON_PROTOCOL, COMPACT_PROTOCOL } = codec;
 
@@ -92,13 +93,55 @@ test('every value type of a tag crosses unchanged: whole numbers of any size and
   const d = { b: true, i: -32768, n: -2147483648, u: 4294967295, r: 21.5, lr: Math.PI, z: 0, f: false };
   const env = envelope.createSender('edge-x').make('state', { d });
   assert.deepEqual(b.decode(a.encode(env), true).d, d);
-  // A key the table lacks goes as text; an id the receiver's table lacks comes out as #id.
+  // A key the table lacks goes as text, for the receiver's checks to answer as in JSON.
   const odd = envelope.createSender('twin-y').make('cmd', { d: { nope: 1, b: 0 } });
   assert.deepEqual(b.decode(a.encode(odd), true).d, { nope: 1, b: 0 });
-  const wider = { tags: [...table.tags, { short: 'extra' }] };
-  const w = codec.createCodec(COMPACT_PROTOCOL, { table: wider });
-  const narrow = codec.createCodec(COMPACT_PROTOCOL, { table });
-  assert.deepEqual(narrow.decode(w.encode(envelope.createSender('twin-z').make('cmd', { d: { extra: 1 } })), true).d, { '#8': 1 });
+});
+
+test('tag ids are trusted only between equal numberings: another table\'s ids are refused (E_TABLE_MISMATCH), in step', () => {
+  const table = { tags: [{ short: 'a' }, { short: 'b' }, { short: 'c' }] };
+  const shifted = { tags: [{ short: 'x' }, ...table.tags] }; // a tag put in front: every id moves
+  const twin = envelope.createSender('twin-1');
+  const w = codec.createCodec(COMPACT_PROTOCOL, { table: shifted });
+  const r = codec.createCodec(COMPACT_PROTOCOL, { table });
+  for (let i = 0; i < 2; i++) {
+    assert.throws(() => r.decode(w.encode(twin.make('cmd', { d: { b: 1 } })), true), (err) => {
+      assert.equal(err.code, 'E_TABLE_MISMATCH');
+      assert.deepEqual(err.ref, { src: 'twin-1', seq: i + 1 });
+      return true;
+    });
+  }
+  // Frames that name no tag by id still cross, and their steps were kept.
+  const plain = twin.make('cmd', { d: { nope: 1 } });
+  sameEnvelope(r.decode(w.encode(plain), true), plain);
+  // The numbering's key goes once per direction, in the first frame naming a tag by id.
+  const { a, b } = pair(table);
+  const first = a.encode(twin.make('cmd', { d: { a: 1 } }));
+  const second = a.encode(twin.make('cmd', { d: { a: 0 } }));
+  assert.equal(msgpack.decode(first)[10], tagIds(table).key);
+  assert.equal(msgpack.decode(second).length, 5, 'no key, nor anything after d');
+  b.decode(first, true);
+  assert.deepEqual(b.decode(second, true).d, { a: 0 });
+  // A tag id before any key is not a compact envelope.
+  assert.throws(() => codec.createCodec(COMPACT_PROTOCOL, { table }).decode(msgpack.encode([1, 'twin-2', 1, 1, [0, 1]]), true), { code: 'E_DECODE' });
+});
+
+test('a table not known yet (a function giving null): tags go as text, and come back by their names', () => {
+  const table = { tags: [{ short: 'a' }, { short: 'b' }] };
+  let known = null;
+  const cloud = codec.createCodec(COMPACT_PROTOCOL, { table: () => known });
+  const edge = codec.createCodec(COMPACT_PROTOCOL, { table });
+  const s = envelope.createSender('cloud');
+  const before = cloud.encode(s.make('cmd', { d: { b: 1 } }));
+  assert.deepEqual(edge.decode(before, true).d, { b: 1 });
+  known = table;
+  const after = cloud.encode(s.make('cmd', { d: { b: 0 } }));
+  assert.deepEqual(edge.decode(after, true).d, { b: 0 });
+  assert.ok(msgpack.decode(after)[4][0] === 1, 'by its id once the table is known');
+  // A decoder whose table is not known yet refuses ids (it cannot tell what they name).
+  const e2 = codec.createCodec(COMPACT_PROTOCOL, { table });
+  const unknown = codec.createCodec(COMPACT_PROTOCOL, { table: () => null });
+  assert.throws(() => unknown.decode(e2.encode(envelope.createSender('edge').make('state', { d: { a: 1 } })), true), { code: 'E_TABLE_MISMATCH' });
 });
 
 test('senders past the numbered ones go as text, and sequence steps, restarts and gaps come out exact', () => {
@@ -145,6 +188,7 @@ test('bad binary frames are refused with E_DECODE (never a crash), and the decod
     msgpack.encode([4, 0, 1, 1, null, null, null, 'E_X']), // e not [code, msg]
     msgpack.encode([0, 0, 1, 1, [0, 1], null, 0.5]), // dl not whole
     msgpack.encode(new Array(12).fill(0)),
+    msgpack.encode([0, 0, 1, 1, null, null, null, null, null, null, 5]), // tb not text
     Buffer.from(msgpack.encode([0, 0, 1, 1, [0, 1]])).subarray(0, 3),
   ];
   for (const frame of bad) assert.throws(() => b.decode(frame, true), { code: 'E_DECODE' }, `frame ${Buffer.from(frame).toString('hex')}`);
@@ -155,7 +199,8 @@ test('bad binary frames are refused with E_DECODE (never a crash), and the decod
   // Well-formed frames that are not valid envelopes: the envelope's own checks (E_SCHEMA). Their
   // sender and time steps count (their encoder took them), as a frame of a peer's own would.
   const c = codec.createCodec(COMPACT_PROTOCOL);
-  assert.throws(() => c.decode(msgpack.encode([0, 'edge-1', 1, 1, [0, 'x'.repeat(300)]]), true), { code: 'E_SCHEMA' });
+  const key = tagIds(tags).key;
+  assert.throws(() => c.decode(msgpack.encode([0, 'edge-1', 1, 1, [0, 'x'.repeat(300)], null, null, null, null, null, key]), true), { code: 'E_SCHEMA' });
   assert.throws(() => c.decode(msgpack.encode([0, 0, 1, 1, [0, { o: 1 }]]), true), { code: 'E_SCHEMA' });
   assert.throws(() => c.decode(msgpack.encode([4, 0, 1, 1, null, null, null, [5, 'm']]), true), { code: 'E_SCHEMA' });
   assert.equal(c.decode(msgpack.encode([0, 0, 1, 1, [0, 1]]), true).seq, 4);
