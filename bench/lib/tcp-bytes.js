@@ -15,8 +15,9 @@
  *
  * On a WAN profile every connection crosses Toxiproxy, so the capture holds it twice (twin →
  * proxy, proxy → cloud) with the same payload bytes: the streams of one production are grouped,
- * the first one opened (the twin's own) is counted, and a group of two is the WAN profile's,
- * a group of one the loopback's (the benchmark runs one profile after the other).
+ * and the first one opened (the twin's own) is counted. A production belongs to the profile whose
+ * cloud (or MQTT broker) port one of its streams reaches, as the run's logs name them: a capture
+ * of a shared machine holds other systems' productions too, which are left out.
  */
 
 const ID_RE = /twin-(p\d{1,3}x[a-z0-9]{5})/;
@@ -61,7 +62,7 @@ function productionStreams(rows) {
  * Bytes per production: the first-opened stream of each id counted, each way.
  * @param {Map} streams productionStreams()
  * @param {Array<{stream: number, srcPort: number, len: number}>} sizes every payload of those streams
- * @returns {Array<{id, protocol, legs: number, up: number, down: number}>}
+ * @returns {Array<{id, protocol, legs: number, serverPorts: number[], up: number, down: number}>}
  */
 function perProduction(streams, sizes) {
   const bytes = new Map([...streams.keys()].map((s) => [s, { up: 0, down: 0 }]));
@@ -78,27 +79,39 @@ function perProduction(streams, sizes) {
   }
   return [...groups.values()].map((g) => {
     const twin = g.reduce((a, b) => (b.openedAt < a.openedAt ? b : a));
-    return { id: twin.id, protocol: twin.protocol, legs: g.length, ...bytes.get(twin.stream) };
+    return { id: twin.id, protocol: twin.protocol, legs: g.length, serverPorts: g.map((x) => x.serverPort), ...bytes.get(twin.stream) };
   });
+}
+
+/**
+ * The ports a run's cloud listened on, per profile, from its logs (`<profile>-cloud.log`): Node-RED's
+ * HTTP port (the twin endpoint) and the MQTT broker's.
+ * @param {Object<string, string>} logs profile -> the cloud's log text
+ * @returns {Map<number, string>} port -> profile
+ */
+function portsOf(logs) {
+  const out = new Map();
+  for (const [profile, text] of Object.entries(logs)) {
+    for (const re of [/Server now running at https?:\/\/[^/\s]*:(\d+)/g, /MQTT broker listening on mqtts?:\/\/[^/\s]*:(\d+)/g]) {
+      for (const m of text.matchAll(re)) out.set(Number(m[1]), profile);
+    }
+  }
+  return out;
 }
 
 /**
  * The totals per profile and protocol, with the report's own bytes per box beside them.
  * @param {Array} prods perProduction()
  * @param {object} summary the run's summary.json
+ * @param {Map<number, string>} ports portsOf(): productions reaching none of them are another system's
  * @returns {Array<{profile, protocol, productions, up, down, boxes, perBox, reportPerBox, reportProductions}>}
  */
-function totals(prods, summary) {
-  const names = Object.keys(summary.profiles);
-  const profileOf = (legs) => {
-    const proxied = names.filter((n) => summary.profiles[n].links);
-    const plain = names.filter((n) => !summary.profiles[n].links);
-    const pick = legs > 1 ? proxied : plain;
-    return pick.length === 1 ? pick[0] : `${legs} leg(s)`;
-  };
+function totals(prods, summary, ports) {
   const acc = new Map();
   for (const p of prods) {
-    const key = `${profileOf(p.legs)}\t${p.protocol}`;
+    const port = p.serverPorts.find((x) => ports.has(x));
+    if (port === undefined) continue;
+    const key = `${ports.get(port)}\t${p.protocol}`;
     const a = acc.get(key) || { productions: 0, up: 0, down: 0 };
     a.productions += 1;
     a.up += p.up;
@@ -118,4 +131,4 @@ function totals(prods, summary) {
   }).sort((x, y) => (x.profile === y.profile ? x.protocol.localeCompare(y.protocol) : x.profile.localeCompare(y.profile)));
 }
 
-module.exports = { productionStreams, perProduction, totals, ID_RE };
+module.exports = { productionStreams, perProduction, portsOf, totals, ID_RE };
