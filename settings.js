@@ -13,6 +13,10 @@
  *   S7T_ADMIN_HASH       bcrypt hash of the editor password; set it to turn adminAuth on
  *                        (node scripts/gen-env.js makes one, with every other secret, in .env)
  *   S7T_METRICS_TOKEN    bearer token that may read /s7twin/metrics and /s7twin/stats only
+ *   S7T_AUDITOR_TOKEN    bearer tokens that may read the command log (/s7twin/audit) only
+ *   S7T_AUDIT_FILE       the cloud's command log           (<user dir>/s7twin-audit.jsonl)
+ *   S7T_HISTORY_FILE     the cloud's plant history, SQLite (<user dir>/s7twin-history.sqlite)
+ *   S7T_HISTORY_RETENTION_H  hours the plant history keeps  (168)
  *   S7T_TLS_KEY/S7T_TLS_CERT  PEM files: serve the editor and every WebSocket over TLS (wss://)
  *
  * Bound to anything but loopback, an instance refuses to start without an editor login or with a

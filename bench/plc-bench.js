@@ -27,7 +27,8 @@ const { performance } = require('node:perf_hooks');
 const { summarise, round } = require('../nodes/lib/core/stats');
 const { startPlc } = require('../system/plc');
 const { s7Connect } = require('../system/s7');
-const { PROBE_SLOTS } = require('../nodes/lib/core/tags');
+// The PLC's probe slots: its table's (S7T_IO_TABLE's, else the demo plant's 1,024).
+const { PROBE_SLOTS } = require('../nodes/lib/core/io-table').processTable();
 
 const argv = process.argv.slice(2);
 const arg = (name, d) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? Number(argv[i + 1]) : d; };

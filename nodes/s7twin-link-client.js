@@ -8,6 +8,7 @@ const { DEFAULT_PLANT } = require('./lib/core/plants');
 const { positiveOr } = require('./lib/core/props');
 const registry = require('./lib/runtime/registry');
 const { caFile } = require('./lib/access/tls');
+const { plantTableFor } = require('./lib/core/table/config');
 
 module.exports = function register(RED) {
   function LinkClientNode(config) {
@@ -25,7 +26,11 @@ module.exports = function register(RED) {
     let ca;
     try { ca = caFile(); } catch (err) { node.error(`${err.code}: ${err.message}`); }
     try {
+      // The plant's table goes to the cloud first on every connection: the I/O table node given,
+      // else the one naming the plant, else S7T_IO_TABLE's, else the demo plant's.
+      const table = plantTableFor((id) => RED.nodes.getNode(id), config.table, node.plant);
       node.dialer = createDialer({
+        table,
         ...(ca ? { ca } : {}),
         url: node.url,
         plant: node.plant,

@@ -10,9 +10,22 @@ const { createEndpoint } = require('./lib/link/endpoint');
 const { TOKEN_ENV, fullPath, planEndpoint, endpointOptions, endpointStatus, createRefusalLog } = require('./lib/link/server-setup');
 const { createEndpointSet } = require('./lib/link/server-set');
 const registry = require('./lib/runtime/registry');
+const { runtimeAudit } = require('./lib/history/audit-store');
+const { installAuditRoute } = require('./lib/history/audit-http');
+const { historyOptions, historyStore, installHistoryRoute } = require('./lib/history/state-history');
 
 module.exports = function register(RED) {
   const endpoints = createEndpointSet(RED.server);
+  // The command log every twin endpoint records into, and who may read it (docs/history.md).
+  const audit = () => runtimeAudit(RED.settings, (t) => RED.log.warn(t));
+  installAuditRoute(RED.httpAdmin, {
+    store: audit, grants: endpoints.grants, adminAuth: Boolean(RED.settings.adminAuth), needsPermission: RED.auth.needsPermission,
+  });
+  // The plant history every edge endpoint records into, and who may read it.
+  const history = () => historyStore(historyOptions(RED.settings), (t) => RED.log.warn(t));
+  installHistoryRoute(RED.httpAdmin, {
+    store: history, grants: endpoints.grants, adminAuth: Boolean(RED.settings.adminAuth), needsPermission: RED.auth.needsPermission,
+  });
 
   function LinkServerNode(config) {
     RED.nodes.createNode(this, config);
@@ -46,9 +59,10 @@ module.exports = function register(RED) {
       return;
     }
     const { backplane } = plan;
-    const ep = createEndpoint(endpointOptions(config, {
-      role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane,
-    }));
+    const ep = createEndpoint({
+      ...endpointOptions(config, { role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane }),
+      audit: node.role === 'twin' ? audit().recorder : undefined,
+    });
     node.endpoint = ep;
     endpoints.add(node);
     registry.add(node, () => (ep.fleet
@@ -62,6 +76,11 @@ module.exports = function register(RED) {
     }
 
     const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
+    if (node.role === 'edge') {
+      let states = null;
+      try { states = history(); } catch (err) { node.warn(`${err.code || 'E_HISTORY_STORE'}: no plant history: ${err.message}`); }
+      if (states) ep.on('envelope', (env, id, plantOf) => states.add(plantOf, env));
+    }
     ep.on('envelope', (env, id, plantOf) => each((u) => u.linkEnvelope && u.linkEnvelope(env, id, plantOf)));
     ep.on('invalid', (err, id, extra) => each((u) => u.invalid && u.invalid(err, id, extra)));
     const peers = () => each((u) => u.linkStatus && u.linkStatus(node.statusInfo()));

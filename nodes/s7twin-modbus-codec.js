@@ -9,9 +9,12 @@
  * commands) nothing is ever passed on again, and the first read after start and after the
  * source client (the one the block is read through) reconnects is a baseline, not a command
  * (a value left from before a reconnect was not commanded now, and writing it late could move
- * the plant). The table logic is nodes/lib/modbus/codec.js (tags.packRegister/unpackRegister),
- * the node's settings and outputs nodes/lib/modbus/codec-node.js.
+ * the plant). The register map is the plant's I/O table's (the I/O table node given, else the
+ * table S7T_IO_TABLE names, else the demo plant's): nodes/lib/modbus/codec.js; the node's settings
+ * and outputs nodes/lib/modbus/codec-node.js.
  */
+const { processTable } = require('./lib/core/io-table');
+const { tableFor } = require('./lib/core/table/config');
 const { codecSettings, createCodecRelay, relayRead, codecOutputs } = require('./lib/modbus/codec-node');
 const registry = require('./lib/runtime/registry');
 const { dedupStatus } = require('./lib/runtime/status');
@@ -29,10 +32,10 @@ module.exports = function register(RED) {
   function S7TwinModbusCodecNode(config) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const cfg = codecSettings(config);
-    const { baseline, perMessage } = cfg;
+    let cfg;
     let relay;
     try {
+      cfg = codecSettings(config, tableFor((id) => RED.nodes.getNode(id), config.table, processTable));
       relay = createCodecRelay(cfg);
     } catch (err) {
       node.status(STATUS.error(err.code || 'config error'));
@@ -41,6 +44,7 @@ module.exports = function register(RED) {
       node.on('close', (removed, done) => { node.status({}); done(); });
       return;
     }
+    const { baseline, perMessage } = cfg;
     let seq = 0;
     const status = dedupStatus(node);
     node.relay = relay;

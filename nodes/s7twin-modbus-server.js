@@ -6,6 +6,8 @@
  * a closed node's memory after a redeploy (see the lib's header).
  */
 const { createModbusServer, DEFAULTS } = require('./lib/modbus/server');
+const { processTable } = require('./lib/core/io-table');
+const { tableFor } = require('./lib/core/table/config');
 const registry = require('./lib/runtime/registry');
 const { prop } = require('./lib/core/props');
 const { dedupStatus } = require('./lib/runtime/status');
@@ -22,7 +24,8 @@ module.exports = function register(RED) {
     const node = this;
     const host = prop(config.host) || DEFAULTS.host;
     const port = prop(config.port) === '' ? DEFAULTS.port : Number(prop(config.port));
-    const registers = prop(config.registers) === '' ? DEFAULTS.registers : Number(prop(config.registers));
+    // Empty: as many as the plant's table maps (the demo plant's 6,048).
+    const registers = prop(config.registers) === '' ? undefined : Number(prop(config.registers));
     const maxClients = prop(config.maxClients) === '' ? DEFAULTS.maxClients : Number(prop(config.maxClients));
     // Who may write the edge-only registers (Modbus has no authentication, so the source address
     // decides): empty = loopback, the lib's default.
@@ -35,7 +38,9 @@ module.exports = function register(RED) {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         const e = new Error(`port must be 0..65535, got "${config.port}"`); e.code = 'E_CONFIG'; throw e;
       }
-      server = createModbusServer({ host, port, registers, maxClients, edgeHosts, ratePerS, burst: 2 * ratePerS });
+      // The plant's table: the I/O table node given, else S7T_IO_TABLE's, else the demo plant's.
+      const table = tableFor((id) => RED.nodes.getNode(id), config.table, processTable);
+      server = createModbusServer({ host, port, registers, maxClients, edgeHosts, ratePerS, burst: 2 * ratePerS, table });
     } catch (err) {
       status(STATUS.error(err.code || 'config error'));
       node.error(`${err.code}: ${err.message}`);

@@ -12,6 +12,8 @@
  */
 const { createOpcuaBridge } = require('./lib/opcua/bridge');
 const { bridgeNodeOptions } = require('./lib/opcua/node-config');
+const { plantTableFor } = require('./lib/core/table/config');
+const { DEFAULT_PLANT } = require('./lib/core/plants');
 const { refusedStatus, bridgeSides, bridgeStatus } = require('./lib/opcua/node-view');
 const registry = require('./lib/runtime/registry');
 const { dedupStatus } = require('./lib/runtime/status');
@@ -29,6 +31,7 @@ module.exports = function register(RED) {
       bridge = createOpcuaBridge(bridgeNodeOptions(config, {
         credentials: node.credentials || {}, env: process.env, num: numberReader(node),
         userDir: (RED.settings && RED.settings.userDir) || process.cwd(),
+        table: plantTableFor((id) => RED.nodes.getNode(id), config.table, String(config.plant || '').trim() || DEFAULT_PLANT),
       }));
     } catch (err) {
       node.status(refusedStatus(err, 'connected'));

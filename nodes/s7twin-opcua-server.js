@@ -7,6 +7,8 @@
  */
 const { createOpcuaServer } = require('./lib/opcua/server');
 const { serverNodeOptions, usesDefaultPassword } = require('./lib/opcua/node-config');
+const { plantTableFor } = require('./lib/core/table/config');
+const { DEFAULT_PLANT } = require('./lib/core/plants');
 const { refusedStatus, serverStatusText, changeMessage } = require('./lib/opcua/node-view');
 const registry = require('./lib/runtime/registry');
 const { dedupStatus } = require('./lib/runtime/status');
@@ -30,6 +32,7 @@ module.exports = function register(RED) {
       const options = serverNodeOptions(config, {
         credentials: node.credentials || {}, env: process.env, num: numberReader(node),
         userDir: (RED.settings && RED.settings.userDir) || process.cwd(), initialValues: images.get(node.id),
+        table: plantTableFor((id) => RED.nodes.getNode(id), config.table, String(config.plant || '').trim() || DEFAULT_PLANT),
       });
       server = createOpcuaServer(options);
       if (usesDefaultPassword(options)) {

@@ -2,9 +2,12 @@
 /**
  * Config node: one S7 connection to a PLC (lib/s7/connection.js on nodes7), shared by the
  * s7twin-s7 nodes that use it. Connects when the first user registers, closes after the last.
+ * It reads the areas of the plant's I/O table: the s7twin-io-table node it names, else the
+ * table S7T_IO_TABLE names, else the demo plant's.
  */
 const { createS7Connection, DEFAULTS } = require('./lib/s7/connection');
-const tags = require('./lib/core/tags');
+const { processTable } = require('./lib/core/io-table');
+const { tableFor } = require('./lib/core/table/config');
 const registry = require('./lib/runtime/registry');
 
 module.exports = function register(RED) {
@@ -14,6 +17,15 @@ module.exports = function register(RED) {
     const num = (v, d) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
     node.host = config.host || '127.0.0.1';
     node.port = num(config.port, 102);
+    try {
+      node.table = tableFor((id) => RED.nodes.getNode(id), config.table, processTable);
+    } catch (err) {
+      // No connection without a table: the s7 nodes using this one report it and write nothing.
+      node.table = null;
+      node.tableError = err;
+      node.error(`PLC ${node.host}:${node.port}: no I/O table: ${err.message}`);
+      return;
+    }
     node.conn = createS7Connection({
       host: node.host,
       port: node.port,
@@ -22,8 +34,7 @@ module.exports = function register(RED) {
       cycleMs: Math.max(1, num(config.cycleMs, 10)),
       chaseMs: Math.max(0, num(config.chaseMs, DEFAULTS.chaseMs)),
       timeoutMs: Math.max(100, num(config.timeoutMs, 1500)),
-      ioDb: tags.TABLE.plc.ioDb,
-      ioSize: tags.ioDbSize,
+      ranges: node.table.readRanges({ filter: () => true }),
       backoff: { maxMs: Math.max(200, num(config.backoffMaxMs, 5000)) },
     });
     node.conn.setMaxListeners(0); // one set of listeners per s7 node using it

@@ -16,12 +16,14 @@
  * cloud as the other paths are.
  */
 const { createRestEndpoint } = require('./lib/web/rest');
+const { plantTables } = require('./lib/core/io-table');
 const { plantTokens } = require('./lib/access/auth');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
 const { positiveOr } = require('./lib/core/props');
 const { mount, cleanPath } = require('./lib/web/http');
 const { statusSetter } = require('./lib/runtime/status');
 const registry = require('./lib/runtime/registry');
+const { runtimeAudit } = require('./lib/history/audit-store');
 
 const STATUS_MS = 1000; // status refreshed at most once a second
 
@@ -53,6 +55,10 @@ module.exports = function register(RED) {
       src: `cloud-rest-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
       answerTimeoutMs: positiveOr(config.timeoutS, 5) * 1000,
       state: twins.endpoint && twins.endpoint.latestState ? twins.endpoint.latestState(node.plant) : {},
+      plant: node.plant,
+      audit: runtimeAudit(RED.settings, (t) => RED.log.warn(t)).recorder,
+      // The plant's table as the registry has it now (configured, or taught by its edge later).
+      table: () => plantTables.get(node.plant),
       relay: (env) => {
         node.send({ topic: 'cmd', payload: env, plant: node.plant });
         return edge.sendEnvelope(env, undefined, node.plant);

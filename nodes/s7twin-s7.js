@@ -20,15 +20,17 @@ module.exports = function register(RED) {
     const node = this;
     const setStatus = statusSetter(node);
     node.plc = RED.nodes.getNode(config.plc);
-    if (!node.plc) {
+    const why = !node.plc ? 'no PLC configured' : (!node.plc.conn && `no I/O table: ${node.plc.tableError.message}`);
+    if (why) {
       node.counters = newCounters();
-      setStatus('error', 'no PLC configured');
-      node.error('s7twin-s7 needs an s7twin-plc config node');
-      node.on('input', (msg, send, done) => done(new Error('no PLC configured')));
+      setStatus('error', node.plc ? 'I/O table refused' : why);
+      node.error(node.plc ? `s7twin-s7: ${why}` : 's7twin-s7 needs an s7twin-plc config node');
+      node.on('input', (msg, send, done) => done(new Error(why)));
       return;
     }
     const bridge = createS7Bridge({
       conn: node.plc.conn,
+      table: node.plc.table,
       src: (config.src || `edge-${node.id}`).replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
       probeTimeoutMs: Number(config.probeTimeoutMs) > 0 ? Number(config.probeTimeoutMs) : undefined,
       send: (msg) => node.send(msg),

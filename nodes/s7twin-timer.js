@@ -7,6 +7,8 @@
  */
 const path = require('node:path');
 const { createFlowTimer, csvLine, CSV_HEADER, DEFAULTS } = require('./lib/timer/flow-timer');
+const { processTable } = require('./lib/core/io-table');
+const { tableFor } = require('./lib/core/table/config');
 const { createCsvAppender } = require('./lib/timer/csv-appender');
 const { closeWithin } = require('./lib/runtime/close-guard');
 const { prop } = require('./lib/core/props');
@@ -37,7 +39,18 @@ module.exports = function register(RED) {
     const statsS = Number(prop(config.statsIntervalS)) > 0 ? Number(prop(config.statsIntervalS)) : DEFAULT_STATS_INTERVAL_S;
     const file = csvPath(prop(config.csvFile), protocol);
 
-    const timer = createFlowTimer({ protocol, timeoutMs });
+    // Which outputs are timed, after which input: the plant's table's timed pairs (the I/O table
+    // node given, else S7T_IO_TABLE's, else the demo plant's five).
+    let table;
+    try {
+      table = tableFor((id) => RED.nodes.getNode(id), config.table, processTable);
+    } catch (err) {
+      node.status({ fill: 'red', shape: 'dot', text: 'I/O table refused' });
+      node.error(`${err.code || 'E_TABLE'}: ${err.message}`);
+      node.on('input', (msg, send, done) => done(err));
+      return;
+    }
+    const timer = createFlowTimer({ protocol, timeoutMs, table });
     let csvErrorLogged = false;
     const csv = createCsvAppender(file, {
       header: CSV_HEADER,

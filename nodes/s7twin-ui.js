@@ -1,7 +1,8 @@
 'use strict';
 /**
  * s7twin-ui: serves the browser twin, the box-sorting plant in 3D driven by the PLC, from the
- * cloud's own HTTP server (default /s7twin/ui/). The page runs the project's plant model
+ * cloud's own HTTP server (default /s7twin/ui/); a plant with another I/O table gets the page
+ * generated from its table on the same path (its tags, values, controls, trends). The page runs the project's plant model
  * (twin/plant.js, the same file as the headless twin) and talks to the PLC over the twin endpoint
  * of the s7twin-link-server it names (WebSocket–S7), MQTT over WebSocket to the cloud broker, or
  * the s7twin-rest endpoint (HTTP polling). The logic is lib/web/ui.js; this node mounts it on
@@ -17,6 +18,7 @@ const { mount, cleanPath } = require('./lib/web/http');
 const { statusSetter } = require('./lib/runtime/status');
 const registry = require('./lib/runtime/registry');
 const { setting } = require('./lib/core/props');
+const { plantTables } = require('./lib/core/io-table');
 
 const ROOT = path.join(__dirname, '..');
 const THREE = path.join(path.dirname(require.resolve('three')), '..');
@@ -36,8 +38,8 @@ const VENDOR = {
 const MODULES = {
   root: ROOT,
   entries: [
-    'twin/browser/session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js', 'twin/transports/http.js',
-    'twin/plant.js', 'twin/recorder.js', 'nodes/lib/core/tags.js',
+    'twin/browser/session.js', 'twin/browser/tag-session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js',
+    'twin/transports/http.js', 'twin/plant.js', 'twin/recorder.js', 'nodes/lib/core/io-table.js',
   ],
   // Loaded by those modules, never called in the page: the recorder's CSV appender (node:fs),
   // the Node-only branches of the MQTT and HTTP transports.
@@ -69,7 +71,7 @@ module.exports = function register(RED) {
     }
     const mqttWs = setting(config.mqttWs, '');
     const pageConfig = {
-      title: setting(config.name, 'Box-sorting plant'),
+      title: setting(config.name, ''), // else the page's: the demo plant's, or the table's name
       profile: setting(config.profile, 'study'),
       protocols: {
         ws: { path: twins.path, plant: node.plant },
@@ -80,6 +82,8 @@ module.exports = function register(RED) {
     const lease = createLease({ ttlMs: Number(config.leaseS) > 0 ? Number(config.leaseS) * 1000 : undefined });
     const ui = createTwinUi({
       pageDir: path.join(ROOT, 'twin', 'browser'), vendor: VENDOR, modules: MODULES, config: () => pageConfig, tokens, viewerTokens, lease,
+      // The plant's table as the registry has it now (an I/O table node naming the plant, S7T_IO_TABLE, or what its edge taught).
+      table: () => plantTables.get(node.plant),
     });
     const unmount = mount(RED.httpNode, node.path, (req, res) => ui.handle(req, res));
     registry.add(node, () => ({ ...ui.counters, ...lease.counters }));

@@ -6,10 +6,15 @@
 const { parseArgs } = require('node:util');
 const { check, refusal } = require('../nodes/lib/access/security');
 const { caFile } = require('../nodes/lib/access/tls');
+const { loadTable } = require('../nodes/lib/core/io-table');
 const { createPlc } = require('./index');
 
 const HELP = `Usage: npm run plc -- [options]
 
+  --table <file>         the plant's I/O table (JSON, CSV or  S7T_IO_TABLE (the demo plant's)
+                         a TIA Portal .db source); the demo
+                         plant's runs the box-sorting program,
+                         any other runs as an I/O image
   --host <ip>            address every server binds to       S7T_PLC_HOST (127.0.0.1)
   --scan-ms <ms>         scan cycle                          S7T_PLC_SCAN_MS (10)
   --s7-port <port>       S7comm (snap7) port, 0 = free port  S7T_PLC_S7_PORT (10102)
@@ -49,7 +54,7 @@ function parse(argv, env = process.env) {
         'no-s7': { type: 'boolean' }, 'no-opcua': { type: 'boolean' }, 'no-modbus': { type: 'boolean' },
         mqtt: { type: 'string' }, plant: { type: 'string' }, 'mqtt-user': { type: 'string' },
         'mqtt-password': { type: 'string' }, 'mqtt-qos': { type: 'string' }, 'pki-dir': { type: 'string' },
-        'input-log': { type: 'string' },
+        'input-log': { type: 'string' }, table: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -90,6 +95,8 @@ function parse(argv, env = process.env) {
       ...(caFile(env) ? { ca: caFile(env) } : {}),
     } : false,
   };
+  // The table is read here, so a bad one is refused before anything listens (E_TABLE names the tag).
+  opts.table = loadTable({ file: values.table, env });
   const inputLog = values['input-log'] ?? env.S7T_PLC_INPUT_LOG;
   if (inputLog) opts.inputLog = inputLog;
   if (opts.scanMs < 1) {
@@ -109,7 +116,10 @@ function describe(plc, opts) {
     plc.ports.modbus ? `Modbus ${h}:${plc.ports.modbus}` : 'Modbus off',
     opts.mqtt ? `MQTT ${opts.mqtt.url.replace(/\/\/[^@/]*@/, '//***@')} plant ${opts.mqtt.plant}` : 'MQTT off',
   ];
-  return `virtual S7-1500 scanning every ${opts.scanMs} ms: ${parts.join(', ')}`;
+  const t = plc.table;
+  const what = t.program ? `the ${t.program} program` : `an I/O image${t.tags.some((x) => x.echo) ? ' with echo rules' : ''}`;
+  return `virtual S7-1500 running ${what} for table "${t.name}" (${t.tags.length} tags, ${t.areas.map((a) => a.key).join(' ')}), `
+    + `scanning every ${opts.scanMs} ms: ${parts.join(', ')}`;
 }
 
 /** Entry point of `npm run plc`. */
@@ -118,7 +128,9 @@ async function main(argv) {
   try {
     parsed = parse(argv);
   } catch (err) {
-    process.stderr.write(`error ${err.code}: ${err.message}\n\n${HELP}`);
+    // A bad flag gets the help; a refused table gets its findings (they name the tags).
+    const findings = (err.errors || []).map((e) => `  ${e.message}\n`).join('');
+    process.stderr.write(`error ${err.code}: ${err.message}\n${err.code === 'E_CONFIG' ? `\n${HELP}` : findings}`);
     process.exitCode = 2;
     return;
   }

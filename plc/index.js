@@ -1,8 +1,10 @@
 'use strict';
 /**
- * The virtual S7-1500: a process image (DB1 I/O, DB2/DB3 probe slots, MK markers), the
- * box-sorting program on a scan cycle, and four interfaces over the same image: S7comm (snap7
- * server), OPC UA (node-opcua), Modbus TCP and an MQTT client. Each interface can be switched off.
+ * The virtual S7-1500: a process image laid out by an I/O table (the demo plant's DB1 I/O, or any
+ * table's data blocks and M area; DB2/DB3 probe slots, MK markers), the box-sorting program on a
+ * scan cycle for the demo plant (any other table runs as an I/O image with its echo rules), and
+ * four interfaces over the same image: S7comm (snap7 server), OPC UA (node-opcua), Modbus TCP and
+ * an MQTT client. Each interface can be switched off.
  *
  *   const { createPlc } = require('./plc');
  *   const plc = await createPlc({ scanMs: 10, s7: {host, port}, opcua: false, modbus: {port: 0}, mqtt: false });
@@ -13,6 +15,7 @@
  * (cycle.js), the interfaces started and stopped together (services.js).
  */
 const { EventEmitter } = require('node:events');
+const { tableOf } = require('../nodes/lib/core/io-table');
 const { createImage } = require('./image');
 const { PlcError } = require('./errors');
 const { createInputLog } = require('./input-log');
@@ -74,6 +77,8 @@ function configOf(opts) {
 /**
  * Create and start a virtual PLC.
  * @param {object} [opts]
+ * @param {object} [opts.table] the plant's I/O table (a table or a definition; default: the demo
+ *   plant's, which runs the box-sorting program; any other runs as an I/O image with its echo rules)
  * @param {number} [opts.scanMs=10] scan cycle in ms
  * @param {{host?:string, port?:number}|false} [opts.s7] S7 server (port 0 = a free port); default on
  * @param {{host?:string, port?:number, pkiDir?:string}|false} [opts.opcua] OPC UA server; default on
@@ -91,12 +96,13 @@ async function createPlc(opts = {}) {
   if (!(Number.isFinite(scanMs) && scanMs >= 1)) throw new PlcError('E_CONFIG', `scanMs must be >= 1 ms, got ${scanMs}`);
   const cfg = configOf(opts);
   const plc = new EventEmitter();
-  const image = createImage({ probeSlots: opts.probeSlots });
+  const table = tableOf(opts.table);
+  const image = createImage({ table, probeSlots: opts.probeSlots });
   const counters = {
     scans: 0, overruns: 0, lastScanMs: 0, maxScanMs: 0, inputWrites: 0, inputRejected: 0, probeWrites: 0, probeRejected: 0,
   };
   const services = {}; // running interfaces by name
-  const inputLog = opts.inputLog ? createInputLog(opts.inputLog) : null;
+  const inputLog = opts.inputLog ? createInputLog(opts.inputLog, table) : null;
   const scan = createScan({
     image, services, counters, inputLog, scanCountEvery: opts.scanCountEvery ?? DEFAULTS.scanCountEvery,
     onScan: (ev) => { if (plc.listenerCount('scan')) plc.emit('scan', ev); },
@@ -131,6 +137,7 @@ async function createPlc(opts = {}) {
 
   Object.assign(plc, {
     ports,
+    table,
     scanMs,
     counters,
     setInputs,

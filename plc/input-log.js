@@ -14,14 +14,15 @@
  * (`--input-log FILE`, S7T_PLC_INPUT_LOG).
  */
 const fs = require('node:fs');
-const tags = require('../nodes/lib/core/tags');
+const { demoTable } = require('../nodes/lib/core/io-table');
 
 /**
  * @param {string} file appended to (created with its folder)
+ * @param {object} [table] the PLC's (default: the demo plant's): its inputs are logged
  * @returns {{scan(values: object, scan: number, t: number): void, close(): Promise<void>}} scan()
  *   is called with every scan's values, its number and its start time
  */
-function createInputLog(file) {
+function createInputLog(file, table = demoTable()) {
   fs.mkdirSync(require('node:path').dirname(file), { recursive: true });
   const out = fs.createWriteStream(file, { flags: 'a' });
   let last = null;
@@ -33,7 +34,7 @@ function createInputLog(file) {
       prevT = t;
       const inputs = {};
       let same = last !== null;
-      for (const tag of tags.inputs) {
+      for (const tag of table.inputs) {
         inputs[tag.short] = values[tag.short];
         if (same && last[tag.short] !== values[tag.short]) same = false;
       }

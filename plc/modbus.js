@@ -1,7 +1,8 @@
 'use strict';
 /**
  * Modbus TCP interface of the virtual PLC: holding registers over the process image, laid out by
- * the `modbus` section of the I/O table.
+ * the I/O table's Modbus map (nodes/lib/core/table/modbus.js; `node scripts/modbus-map.js` prints
+ * it). The demo plant's:
  *
  *   HR 0            commands: the input BOOLs packed into one word (read/write)
  *   HR 1            states: the output BOOLs packed into one word (read-only)
@@ -9,10 +10,11 @@
  *   HR 1000+2i, +1  probe request slot i, UDInt, high word first (read/write)
  *   HR 4000+2i, +1  probe response slot i (read-only)
  *
- * Function codes 3 (read holding registers), 6 (write single) and 16 (write multiple). Any other
- * function → exception 01; an address outside the map, or a write to a read-only register →
- * exception 02 (illegal data address); a bad quantity or a command word with undefined bits →
- * exception 03. Nothing is written unless the whole request is valid.
+ * Registers of inputs are read/write, of outputs read-only. Function codes 3 (read holding
+ * registers), 6 (write single) and 16 (write multiple). Any other function → exception 01; an
+ * address outside the map, or a write to a read-only register → exception 02 (illegal data
+ * address); a bad quantity, a packed word with bits no input defines, or a value the table
+ * refuses → exception 03. Nothing is written unless the whole request is valid.
  *
  * A small server of our own rather than modbus-serial's ServerTCP: that one defers every request
  * with setTimeout(0) (≥ 1 ms added to each round trip, which the protocol comparison would
@@ -20,24 +22,25 @@
  * limits are nodes/lib/modbus/tcp.js, shared with the cloud's Modbus server.
  */
 const net = require('node:net');
-const tags = require('../nodes/lib/core/tags');
 const mbtcp = require('../nodes/lib/modbus/tcp');
+const { createRegisterMap } = require('../nodes/lib/modbus/map');
 
 const DEFAULTS = {
   host: '127.0.0.1',
   port: 5020, // 502 needs root
   maxClients: 32, // further connections are closed at once
 };
-const MB = tags.TABLE.modbus;
-const CMD = MB.commandRegister;
-const STATE = MB.stateRegister;
-const COUNTERS = Object.values(MB.counterRegisters); // [2, 3, 4]
-const COUNTER_TAG = new Map(tags.tags.filter((t) => t.modbus && t.type !== 'BOOL').map((t) => [t.modbus.reg, t]));
-const CMD_BITS = tags.packRegister(CMD, Object.fromEntries(tags.tags.map((t) => [t.short, 1])));
 const EX = mbtcp.EXCEPTIONS;
 
 /** A register the map refuses: code E_MODBUS, `exception` the Modbus exception code to answer with. */
 const refuse = (exception, message) => new mbtcp.ModbusTcpError('E_MODBUS', message, { exception });
+
+/** Registers of a probe block: each UDInt slot as two words, high word first. */
+function probeWords(buf, offset, qty) {
+  const out = [];
+  for (let k = 0; k < qty; k++) out.push(buf.readUInt16BE(2 * (offset + k)));
+  return out;
+}
 
 /**
  * Start the Modbus TCP server.
@@ -50,42 +53,41 @@ async function startModbus(image, opts) {
   const c = cfg.counters;
   Object.assign(c, { modbusClients: 0, modbusConnects: 0, modbusRequests: 0, modbusExceptions: 0, modbusBadFrames: 0 });
   const slots = image.probeSlots;
-  const reqBase = MB.probeRequestBase;
-  const resBase = MB.probeResponseBase;
+  const { modbusMap } = image.table;
+  const map = createRegisterMap(image.table);
+  const reqBase = modbusMap.probeRequestBase;
+  const resBase = modbusMap.probeResponseBase;
   const inProbe = (a, base) => a >= base && a < base + 2 * slots;
 
-  /** Value of one holding register. @throws {ModbusTcpError} */
-  function readRegister(a, values) {
-    if (a === CMD) return tags.packRegister(CMD, values);
-    if (a === STATE) return tags.packRegister(STATE, values);
-    if (COUNTERS.includes(a)) return values[COUNTER_TAG.get(a).short] & 0xffff;
-    if (inProbe(a, reqBase)) return image.db2.readUInt16BE(2 * (a - reqBase));
-    if (inProbe(a, resBase)) return image.db3.readUInt16BE(2 * (a - resBase));
-    throw refuse(EX.ADDRESS, `register ${a} is not mapped`);
+  /** Values of holding registers. @throws {ModbusTcpError|ModbusMapError} */
+  function readRegisters(address, qty) {
+    if (inProbe(address, reqBase) && inProbe(address + qty - 1, reqBase)) return probeWords(image.db2, address - reqBase, qty);
+    if (inProbe(address, resBase) && inProbe(address + qty - 1, resBase)) return probeWords(image.db3, address - resBase, qty);
+    if (inProbe(address, reqBase) || inProbe(address, resBase) || inProbe(address + qty - 1, reqBase) || inProbe(address + qty - 1, resBase)) {
+      throw refuse(EX.ADDRESS, `registers ${address}..${address + qty - 1} run out of the probe slots`);
+    }
+    return map.read(address, qty, image.values());
   }
 
   /**
    * Validate then apply a write of consecutive registers. All or nothing.
-   * @throws {ModbusTcpError}
+   * @throws {ModbusTcpError|ModbusMapError|TagError}
    */
   function writeRegisters(start, words) {
     const end = start + words.length;
-    const probes = new Map(); // slot → [hi, lo]
-    let command = null;
-    for (let a = start; a < end; a++) {
-      const w = words[a - start];
-      if (a === CMD) {
-        if (w & ~CMD_BITS) throw refuse(EX.VALUE, `command word 0x${w.toString(16)} sets undefined bits`);
-        command = w;
-      } else if (inProbe(a, reqBase)) {
-        const slot = (a - reqBase) >> 1;
-        if (!probes.has(slot)) probes.set(slot, [null, null]);
-        probes.get(slot)[(a - reqBase) & 1] = w;
-      } else {
-        throw refuse(EX.ADDRESS, `register ${a} is ${readable(a) ? 'read-only' : 'not mapped'}`);
+    if (!inProbe(start, reqBase) || !inProbe(end - 1, reqBase)) {
+      if (inProbe(start, reqBase) || inProbe(end - 1, reqBase) || inProbe(start, resBase) || inProbe(end - 1, resBase)) {
+        throw refuse(EX.ADDRESS, `registers ${start}..${end - 1} are ${inProbe(start, resBase) ? 'read-only' : 'not all probe requests'}`);
       }
+      cfg.setInputs(map.write(start, words, image.values()));
+      return;
     }
-    if (command !== null) cfg.setInputs(tags.unpackRegister(CMD, command));
+    const probes = new Map(); // slot → [hi, lo]
+    for (let a = start; a < end; a++) {
+      const slot = (a - reqBase) >> 1;
+      if (!probes.has(slot)) probes.set(slot, [null, null]);
+      probes.get(slot)[(a - reqBase) & 1] = words[a - start];
+    }
     for (const [slot, [hi, lo]] of probes) {
       // Half a UDInt written: keep the other half of the current request (queued value first).
       const cur = image.probeRequest(slot);
@@ -94,20 +96,11 @@ async function startModbus(image, opts) {
     }
   }
 
-  function readable(a) {
-    return a === CMD || a === STATE || COUNTERS.includes(a) || inProbe(a, reqBase) || inProbe(a, resBase);
-  }
-
   /** Answer one PDU. @returns {Buffer} the response PDU */
   function handle(pdu) {
     try {
       const req = mbtcp.parseRequest(pdu);
-      if (req.fc === 3) {
-        const values = image.values();
-        const words = [];
-        for (let k = 0; k < req.qty; k++) words.push(readRegister(req.address + k, values));
-        return mbtcp.answer(req, words);
-      }
+      if (req.fc === 3) return mbtcp.answer(req, readRegisters(req.address, req.qty));
       writeRegisters(req.address, req.words);
       return mbtcp.answer(req);
     } catch (err) {

@@ -4,8 +4,8 @@
  * - publishes the outputs that changed in a scan, as compact JSON of short names
  *   (`{"c1":1,"red":0}`), on `s7twin/<plant>/state` (QoS 0 by default, 1 selectable), never retained;
  * - publishes every streamed output once on each (re)connect, so a subscriber starts complete;
- * - applies `{short: value}` commands from `s7twin/<plant>/cmd` after checking them with
- *   tags.checkWrite (malformed JSON, unknown or non-writable tags, bad values → the whole message
+ * - applies `{short: value}` commands from `s7twin/<plant>/cmd` after checking them against the
+ *   PLC's table (malformed JSON, unknown or non-writable tags, bad values → the whole message
  *   is rejected and counted, nothing is written);
  * - answers probes: `.../probe/req` `{"i":slot,"v":value}` (or an array of them) is written to
  *   the request slots, and after the scan that copied them `.../probe/res/<slot>` carries
@@ -20,7 +20,6 @@
  * Topic names come from the table's `mqtt` section.
  */
 const mqtt = require('mqtt');
-const tags = require('../nodes/lib/core/tags');
 const payloads = require('../nodes/lib/mqtt/payload');
 const { topicsOf, answerSlot } = require('../nodes/lib/mqtt/topics');
 const { PlcError } = require('./errors');
@@ -33,16 +32,15 @@ const DEFAULTS = {
   keepaliveS: 10,
   maxPayload: 65536, // bytes; a larger command or probe message is rejected unread
 };
-const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
-
 /**
  * Parse and check one command message: the MQTT path's payload rules (nodes/lib/mqtt/payload.js),
  * the same the broker applies before any PLC sees a message.
  * @param {Buffer|string} payload
- * @returns {Object<string, number>} normalised values
+ * @param {object} [table] the PLC's (default: the demo plant's)
+ * @returns {Object<string, number|string>} normalised values
  * @throws {MqttPayloadError|TagError} E_MQTT_JSON, E_MQTT_CMD, E_UNKNOWN_TAG, E_NOT_WRITABLE, E_TYPE, E_RANGE
  */
-const parseCommand = (payload) => payloads.checkCommand(payload);
+const parseCommand = (payload, table) => payloads.checkCommand(payload, table);
 
 /**
  * Parse and check one probe request message (nodes/lib/mqtt/payload.js).
@@ -70,7 +68,9 @@ function startMqtt(image, opts) {
     mqttConnects: 0, mqttDisconnects: 0, mqttErrors: 0, mqttPublished: 0, mqttCommands: 0, mqttRejected: 0,
     mqttProbes: 0, mqttStale: 0,
   });
-  const T = topicsOf(cfg.plant);
+  const { table } = image;
+  const STREAMED = table.outputs.filter((t) => !t.noStream).map((t) => t.short);
+  const T = topicsOf(cfg.plant, table);
   const client = mqtt.connect(cfg.url, {
     username: cfg.username,
     password: cfg.password,
@@ -117,7 +117,7 @@ function startMqtt(image, opts) {
     }
     if (t === T.cmd) {
       try {
-        cfg.setInputs(parseCommand(payload));
+        cfg.setInputs(parseCommand(payload, table));
         c.mqttCommands += 1;
       } catch (err) { reject('mqtt-cmd', err); }
     } else if (t === T.req) {

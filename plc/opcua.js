@@ -2,7 +2,10 @@
 /**
  * OPC UA interface of the virtual PLC (node-opcua), shaped like an S7-1500's built-in server:
  * namespace index 3 is "http://www.siemens.com/simatic-s7-opcua" and node ids are the table's
- * (`ns=3;s="DB1"."ConveyorBelt"`, probes `ns=3;s="Probe"."Req"[i]` / `ns=3;s="Probe"."Res"[i]`).
+ * (`ns=3;s="DB1"."ConveyorBelt"`, an M area tag `ns=3;s="ValveOpen"`, probes
+ * `ns=3;s="Probe"."Req"[i]` / `ns=3;s="Probe"."Res"[i]`); one folder per data block, the M
+ * area's tags under Memory, each variable of its tag's OPC UA type (REAL as Float, STRING as
+ * String, …: nodes/lib/opcua/tags.js).
  *
  * - Inputs and probe requests are writable; a write is validated and queued for the next scan
  *   (the value read back changes after that scan, as with any write to a PLC's input image).
@@ -17,7 +20,6 @@
  */
 const os = require('node:os');
 const path = require('node:path');
-const tags = require('../nodes/lib/core/tags');
 const ot = require('../nodes/lib/opcua/tags');
 
 const DEFAULTS = {
@@ -93,30 +95,44 @@ function registerS7Namespace(addressSpace) {
 }
 
 /**
- * DB1's variables, one per tag: inputs read the image and queue a write for the next scan,
+ * The folder of a tag's area: one object per data block (`s="DB10"`), the M area's tags under
+ * Memory, as an S7-1500 shows them.
+ */
+function folderOf(ns, objects, folders, tag) {
+  const key = tag.addr.key;
+  if (!folders.has(key)) {
+    const name = key === 'M' ? 'Memory' : key;
+    folders.set(key, ns.addObject({ organizedBy: objects, browseName: name, nodeId: `s="${name}"` }));
+  }
+  return folders.get(key);
+}
+
+/**
+ * The table's variables, one per tag: inputs read the image and queue a write for the next scan,
  * outputs are read-only and pushed after each scan (returned by short name).
  * @returns {Map<string, object>} short -> output UAVariable
+ * @throws {Error} E_OPCUA_START for a tag whose node id is not in the S7 namespace (ns=3)
  */
-function addTagVariables(ns, db1, { opcua, image, cfg, written }) {
+function addTagVariables(ns, objects, { opcua, image, cfg, written }) {
   const { Variant, DataType } = opcua;
-  const base = { minimumSamplingInterval: cfg.scanMs, componentOf: db1 };
+  const { table } = image;
+  const folders = new Map();
   const outVars = new Map();
   const values0 = image.values();
-  for (const t of tags.tags) {
+  for (const t of table.tags) {
+    if (!t.opcua.startsWith('ns=3;')) throw startError(`tag "${t.short}": the virtual PLC serves node ids in ns=3 only, not ${t.opcua}`);
     const dataType = DataType[ot.dataTypeOf(t)];
+    const base = { minimumSamplingInterval: cfg.scanMs, componentOf: folderOf(ns, objects, folders, t), browseName: t.name, nodeId: t.opcua, dataType };
     if (t.dir === 'in') {
       ns.addVariable({
-        ...base, browseName: t.name, nodeId: t.opcua, dataType, accessLevel: RW, userAccessLevel: RW,
+        ...base, accessLevel: RW, userAccessLevel: RW,
         value: {
-          get: () => new Variant({ dataType, value: toUa(t, tags.readTag(image.db1, t)) }),
-          set: (variant) => written(() => cfg.setInputs({ [t.short]: variant.value })),
+          get: () => new Variant({ dataType, value: toUa(t, table.readTag(image.bufs[t.addr.key], t)) }),
+          set: (variant) => written(() => cfg.setInputs({ [t.short]: ot.fromVariant(t, variant.value) })),
         },
       });
     } else {
-      outVars.set(t.short, ns.addVariable({
-        ...base, browseName: t.name, nodeId: t.opcua, dataType, accessLevel: RO, userAccessLevel: RO,
-        value: { dataType, value: toUa(t, values0[t.short]) },
-      }));
+      outVars.set(t.short, ns.addVariable({ ...base, accessLevel: RO, userAccessLevel: RO, value: { dataType, value: toUa(t, values0[t.short]) } }));
     }
   }
   return outVars;
@@ -129,6 +145,7 @@ function addTagVariables(ns, db1, { opcua, image, cfg, written }) {
  */
 function addProbeVariables(ns, objects, { opcua, image, cfg, written }) {
   const { Variant, DataType } = opcua;
+  const { table } = image;
   const probe = ns.addObject({ organizedBy: objects, browseName: 'Probe', nodeId: 's="Probe"' });
   const reqFolder = ns.addObject({ componentOf: probe, browseName: 'Req', nodeId: 's="Probe"."Req"' });
   const resFolder = ns.addObject({ componentOf: probe, browseName: 'Res', nodeId: 's="Probe"."Res"' });
@@ -136,7 +153,7 @@ function addProbeVariables(ns, objects, { opcua, image, cfg, written }) {
   const resVars = [];
   for (let i = 0; i < image.probeSlots; i++) {
     ns.addVariable({
-      ...base, componentOf: reqFolder, browseName: `Req[${i}]`, nodeId: tags.template(tags.TABLE.probe.opcuaRequest, { i }),
+      ...base, componentOf: reqFolder, browseName: `Req[${i}]`, nodeId: table.template(table.TABLE.probe.opcuaRequest, { i }),
       accessLevel: RW, userAccessLevel: RW,
       value: {
         get: () => new Variant({ dataType: DataType.UInt32, value: image.probeRequest(i) }),
@@ -144,7 +161,7 @@ function addProbeVariables(ns, objects, { opcua, image, cfg, written }) {
       },
     });
     resVars.push(ns.addVariable({
-      ...base, componentOf: resFolder, browseName: `Res[${i}]`, nodeId: tags.template(tags.TABLE.probe.opcuaResponse, { i }),
+      ...base, componentOf: resFolder, browseName: `Res[${i}]`, nodeId: table.template(table.TABLE.probe.opcuaResponse, { i }),
       accessLevel: RO, userAccessLevel: RO,
       value: { dataType: DataType.UInt32, value: image.probeResponse(i) },
     }));
@@ -194,8 +211,13 @@ async function startOpcua(image, opts) {
     }
   };
   const objects = addressSpace.rootFolder.objects;
-  const db1 = ns.addObject({ organizedBy: objects, browseName: 'DB1', nodeId: 's="DB1"' });
-  const outVars = addTagVariables(ns, db1, { opcua, image, cfg, written });
+  let outVars;
+  try {
+    outVars = addTagVariables(ns, objects, { opcua, image, cfg, written });
+  } catch (err) {
+    await server.shutdown(0);
+    throw err;
+  }
   const resVars = addProbeVariables(ns, objects, { opcua, image, cfg, written });
   try {
     await server.start();
@@ -213,7 +235,7 @@ async function startOpcua(image, opts) {
       for (const [k, v] of Object.entries(ev.changed)) {
         const variable = outVars.get(k);
         if (variable) {
-          const t = tags.get(k);
+          const t = image.table.get(k);
           variable.setValueFromSource(new Variant({ dataType: DataType[ot.dataTypeOf(t)], value: toUa(t, v) }));
         }
       }

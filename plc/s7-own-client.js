@@ -13,13 +13,13 @@ const { sig } = require('./s7-events');
 
 /**
  * A push queue job's items as node-snap7 WriteMultiVars variables (bits as single bits, bytes
- * as byte ranges of a data block).
- * @param {{S7AreaDB: number, S7WLBit: number, S7WLByte: number}} client node-snap7's constants
- * @param {Array<{db: number, start: number, bit: number, data: Buffer}>} items
+ * as byte ranges of a data block or the M area).
+ * @param {{S7AreaDB: number, S7AreaMK: number, S7WLBit: number, S7WLByte: number}} client node-snap7's constants
+ * @param {Array<{area?: 'DB'|'M', db: number, start: number, bit: number, data: Buffer}>} items
  */
 function toVars(client, items) {
   return items.map((it) => ({
-    Area: client.S7AreaDB, DBNumber: it.db, Amount: it.bit >= 0 ? 1 : it.data.length,
+    Area: it.area === 'M' ? client.S7AreaMK : client.S7AreaDB, DBNumber: it.area === 'M' ? 0 : it.db, Amount: it.bit >= 0 ? 1 : it.data.length,
     WordLen: it.bit >= 0 ? client.S7WLBit : client.S7WLByte, Start: it.bit >= 0 ? it.start * 8 + it.bit : it.start, Data: it.data,
   }));
 }
@@ -37,13 +37,12 @@ function settling(what) {
 /**
  * @param {object} l
  * @param {object} l.client a connected node-snap7 S7Client (or a stand-in)
- * @param {object} l.srv the S7Server (GetArea/SetArea for the write-back without the client)
+ * @param {(e: {area: string, db: number}) => Buffer} l.getArea an area's bytes from the server
+ * @param {(e: {area: string, db: number}, buf: Buffer) => void} l.setArea replace an area's bytes
  * @param {object} l.queue plc/s7-push.js createPushQueue
  * @param {object} l.events plc/s7-events.js: the own client's events announced there
  * @param {{s7PushJobs: number, s7PushErrors: number, s7PushFallbacks: number}} l.counters
  * @param {string} l.host where the client reaches the server
- * @param {number} l.areaDb node-snap7's data block area code
- * @param {number[]} l.dbs the data blocks the queue writes (I/O, probe requests)
  * @param {{initialMs: number, maxMs: number}} [l.backoff]
  * @returns {{flush(): void, stop(): Promise<void>, readonly up: boolean}}
  */
@@ -130,12 +129,16 @@ function createOwnClient(l) {
     const entries = queue.drain();
     if (!entries.length) return;
     c.s7PushFallbacks += 1;
-    for (const db of l.dbs) {
-      const entriesOf = entries.filter((e) => e.db === db);
-      if (!entriesOf.length) continue;
-      const cur = l.srv.GetArea(l.areaDb, db);
-      for (const e of entriesOf) apply(cur, e);
-      l.srv.SetArea(l.areaDb, db, cur);
+    const byArea = new Map(); // "DB1", "M" -> entries
+    for (const e of entries) {
+      const k = e.area === 'M' ? 'M' : `DB${e.db}`;
+      if (!byArea.has(k)) byArea.set(k, []);
+      byArea.get(k).push(e);
+    }
+    for (const list of byArea.values()) {
+      const cur = l.getArea(list[0]);
+      for (const e of list) apply(cur, e);
+      l.setArea(list[0], cur);
     }
   }
 

@@ -1,21 +1,22 @@
 'use strict';
 /**
- * What the virtual PLC still has to write into the snap7 areas that S7 clients write too (DB1:
- * inputs and outputs, DB2: probe requests), as S7 write items for the PLC's own S7 client
- * (plc/s7.js). Pure data, no I/O.
+ * What the virtual PLC still has to write into the snap7 areas that S7 clients write too (the
+ * table's data blocks and the M area: inputs, outputs and markers; the probe request block), as
+ * S7 write items for the PLC's own S7 client (plc/s7.js). Pure data, no I/O.
  *
  * Why a client: node-snap7 lets JS replace a data block only whole (GetArea, merge, SetArea), and
  * a client write that lands between the two calls is undone. snap7's server writes each item of
  * a client's write job under the area's lock (a bit as a read-modify-write of its byte), so when
  * the PLC writes only its own bytes and bits as S7 items, no other client's write can be undone.
  *
- * Entries are kept by key, the newest value per key: the PLC-owned output bytes ("o:<byte>"), an
- * input written through another interface ("i:<short>"), a probe slot ("p:<slot>"). One job at a
+ * Entries are kept by key, the newest value per key: the PLC-owned output bytes of an area
+ * ("DB1/o:<byte>"), an input written through another interface ("i:<short>"), a probe slot
+ * ("p:<slot>"). One job at a
  * time is in flight; what is queued meanwhile waits for the next job. Until a write has landed,
  * `overlay` lays its value over what the scan reads back from the areas, so the program never
  * sees an older value for a scan.
  */
-const tags = require('../nodes/lib/core/tags');
+const { encode } = require('../nodes/lib/core/table/types');
 // What one job may hold and what an item costs: nodes/lib/s7/job.js (shared with the edge's writes).
 const { MAX_ITEMS, REQUEST_BYTES, itemBytes, createJobBudget } = require('../nodes/lib/s7/job');
 
@@ -25,7 +26,7 @@ const DEFAULTS = {
 };
 
 /**
- * The PLC-owned parts of DB1 as write items: runs of whole bytes, single bits of shared bytes.
+ * The PLC-owned parts of an area as write items: runs of whole bytes, single bits of shared bytes.
  * @param {Buffer} mask bits the PLC owns (plc/image.js outputMask)
  * @returns {Array<{key:string, start:number, bit:number, len:number}>} bit -1 for bytes
  */
@@ -54,66 +55,69 @@ function apply(buf, e) {
 }
 
 /**
- * @param {{mask: Buffer, ioDb: number, reqDb: number, maxItems?: number, pdu?: number}} opts
+ * @param {{areas?: Array<{key: string, area: 'DB'|'M', db: number, mask: Buffer}>, mask?: Buffer,
+ *   ioDb?: number, reqDb: number, maxItems?: number, pdu?: number}} opts the areas clients share
+ *   with the PLC, each with the mask of the PLC's bits (or one data block: mask and ioDb)
  */
 function createPushQueue(opts) {
   const o = { ...DEFAULTS, ...opts };
-  const owned = ownedItems(o.mask);
-  const queued = new Map(); // key -> entry {key, kind, db, start, bit, data, slot?}
+  const areas = (o.areas || [{ key: `DB${o.ioDb}`, area: 'DB', db: o.ioDb, mask: o.mask }])
+    .map((a) => ({ ...a, owned: ownedItems(a.mask) }));
+  const byKey = new Map(areas.map((a) => [a.key, a]));
+  const queued = new Map(); // key -> entry {key, kind, area, db, areaKey, start, bit, data, slot?}
   const inflight = new Map();
-  const scratch = Buffer.alloc(o.mask.length);
 
   /** Queue `data` for an owned part unless the area (or the job in flight) already holds it. */
-  function own(item, desired, native) {
+  function own(a, item, desired, native) {
+    const key = `${a.key}/${item.key}`;
     const data = item.bit >= 0 ? Buffer.from([bitOf(desired, item.start, item.bit)]) : null;
-    const flying = inflight.get(item.key);
+    const flying = inflight.get(key);
     let same;
     if (item.bit >= 0) same = (flying ? flying.data[0] : bitOf(native, item.start, item.bit)) === data[0];
     else same = (flying ? flying.data : native.subarray(item.start, item.start + item.len)).equals(desired.subarray(item.start, item.start + item.len));
-    if (same) { queued.delete(item.key); return; }
-    queued.set(item.key, {
-      key: item.key, kind: 'o', db: o.ioDb, start: item.start, bit: item.bit,
+    if (same) { queued.delete(key); return; }
+    queued.set(key, {
+      key, kind: 'o', area: a.area, db: a.db, areaKey: a.key, start: item.start, bit: item.bit,
       data: data || Buffer.from(desired.subarray(item.start, item.start + item.len)),
     });
   }
 
   return {
     /**
-     * The PLC's outputs of this scan: queue every owned part that differs from the area.
-     * @param {Buffer} desired the image's DB1
-     * @param {Buffer} native DB1 as read from the area at scan start
+     * The PLC's outputs of this scan in one area: queue every owned part that differs from it.
+     * @param {Buffer} desired the image's bytes of the area
+     * @param {Buffer} native the area as read at scan start
+     * @param {string} [key] the area (default: the first)
      */
-    outputs(desired, native) {
-      for (const item of owned) own(item, desired, native);
+    outputs(desired, native, key = areas[0].key) {
+      const a = byKey.get(key);
+      for (const item of a.owned) own(a, item, desired, native);
     },
 
     /** An input written through another interface (OPC UA, Modbus, MQTT, setInputs). */
     input(tag, value) {
-      const { byte, bit, type } = tag.addr;
-      let data;
-      if (type === 'BOOL') data = Buffer.from([value ? 1 : 0]);
-      else {
-        tags.writeTag(scratch, tag, value);
-        data = Buffer.from(scratch.subarray(byte, byte + tags.TYPES[type].bytes));
-      }
-      queued.set(`i:${tag.short}`, { key: `i:${tag.short}`, kind: 'i', db: o.ioDb, start: byte, bit: type === 'BOOL' ? bit : -1, data });
+      const { byte, bit, key, area, db } = tag.addr;
+      const data = Buffer.from(encode(tag, value));
+      queued.set(`i:${tag.short}`, { key: `i:${tag.short}`, kind: 'i', area, db, areaKey: key, start: byte, bit: tag.type === 'BOOL' ? bit : -1, data });
     },
 
     /** A probe request written through another interface. */
     probe(slot, value) {
       const data = Buffer.alloc(4);
       data.writeUInt32BE(value);
-      queued.set(`p:${slot}`, { key: `p:${slot}`, kind: 'p', db: o.reqDb, start: 4 * slot, bit: -1, data, slot });
+      queued.set(`p:${slot}`, { key: `p:${slot}`, kind: 'p', area: 'DB', db: o.reqDb, start: 4 * slot, bit: -1, data, slot });
     },
 
     /**
      * Lay inputs and probe requests not yet written (in flight, then queued) over the areas as
      * the scan read them.
+     * @param {Object<string, Buffer>|Buffer} bufs the areas' bytes by key (or one data block's)
+     * @param {Buffer} db2 the probe requests
      */
-    overlay(db1, db2) {
+    overlay(bufs, db2) {
       for (const m of [inflight, queued]) {
         for (const e of m.values()) {
-          if (e.kind === 'i') apply(db1, e);
+          if (e.kind === 'i') apply(Buffer.isBuffer(bufs) ? bufs : bufs[e.areaKey], e);
           else if (e.kind === 'p') apply(db2, e);
         }
       }
@@ -125,22 +129,22 @@ function createPushQueue(opts) {
     /**
      * The next job: at most `maxItems` items in one request of at most `pdu` bytes; neighbouring
      * probe slots go as one item. Null while a job is in flight or nothing is queued.
-     * @returns {{items: Array<{db:number, start:number, bit:number, data:Buffer}>, entries: number}|null}
+     * @returns {{items: Array<{area: 'DB'|'M', db:number, start:number, bit:number, data:Buffer}>, entries: number}|null}
      */
     take() {
       if (inflight.size || !queued.size) return null;
-      const list = [...queued.values()].sort((a, b) => (a.db - b.db) || (a.start - b.start) || (a.bit - b.bit));
+      const list = [...queued.values()].sort((a, b) => a.area.localeCompare(b.area) || (a.db - b.db) || (a.start - b.start) || (a.bit - b.bit));
       const items = [];
       const budget = createJobBudget({ maxItems: o.maxItems, maxPdu: o.pdu, requestBytes: REQUEST_BYTES.snap7 });
       let cur = null; // the probe run being built
       for (const e of list) {
-        if (e.kind === 'p' && cur && cur.db === e.db && cur.start + cur.len === e.start && budget.fits(0, 4)) {
+        if (e.kind === 'p' && cur && cur.area === e.area && cur.db === e.db && cur.start + cur.len === e.start && budget.fits(0, 4)) {
           cur.parts.push(e);
           cur.len += 4;
           budget.add(0, 4);
         } else {
           if (!budget.fits(1, itemBytes(e.data.length))) continue;
-          cur = { db: e.db, start: e.start, bit: e.bit, len: e.data.length, parts: [e] };
+          cur = { area: e.area, db: e.db, start: e.start, bit: e.bit, len: e.data.length, parts: [e] };
           items.push(cur);
           budget.add(1, itemBytes(e.data.length));
           if (e.kind !== 'p') cur = null;
@@ -151,7 +155,7 @@ function createPushQueue(opts) {
       }
       return {
         items: items.map((it) => ({
-          db: it.db, start: it.start, bit: it.bit, data: it.parts.length === 1 ? it.parts[0].data : Buffer.concat(it.parts.map((e) => e.data)),
+          area: it.area, db: it.db, start: it.start, bit: it.bit, data: it.parts.length === 1 ? it.parts[0].data : Buffer.concat(it.parts.map((e) => e.data)),
         })),
         entries: inflight.size,
       };

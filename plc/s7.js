@@ -1,7 +1,8 @@
 'use strict';
 /**
- * S7comm interface of the virtual PLC: node-snap7's S7Server (rack 0, slot 1) serving DB1, DB2,
- * DB3 and MK of the process image.
+ * S7comm interface of the virtual PLC: node-snap7's S7Server (rack 0, slot 1) serving the process
+ * image: the table's data blocks (the demo plant's DB1), the M area, and the probe blocks (DB2
+ * requests, DB3 responses).
  *
  * How node-snap7 shares memory with JS (read in node_modules/node-snap7/src/node_snap7_server.cpp):
  * - RegisterArea() COPIES the JS buffer into native memory; the JS buffer is not shared afterwards.
@@ -13,16 +14,16 @@
  * - Resourceless mode (a JS callback per access) would serve every read through the event loop
  *   and its callback cannot return an error, so a read of an unknown DB would succeed with zeros.
  *
- * So a scan reads DB1 and DB2 with GetArea (pull), but writes into them (push) only through its
- * own S7 client connected to this server: its output bytes, the inputs and probe requests that
- * other interfaces wrote, each as an S7 write item (plc/s7-push.js), which snap7 applies under
- * the area's lock as it does any client's. A GetArea-merge-SetArea write-back undid a client
+ * So a scan reads the table's areas and the probe requests with GetArea (pull), but writes into
+ * them (push) only through its own S7 client connected to this server: its output bytes and
+ * markers, the inputs and probe requests that other interfaces wrote, each as an S7 write item
+ * (plc/s7-push.js), which snap7 applies under the area's lock as it does any client's. A GetArea-merge-SetArea write-back undid a client
  * write that landed between the two calls (the OS can preempt the thread there): it stalled a CI
  * run's production with a lost Piston1Front. The client writes asynchronously (snap7's client
  * polls for the answer in 1 ms sleeps, so a blocking call would stall the scan for a millisecond),
  * one job at a time; until a write has landed the pull lays its value over what it read. Only
  * while that connection is down does the scan fall back to the merge (counter s7PushFallbacks).
- * DB3 and MK are written by the PLC only, with SetArea. The own client's loop is
+ * The probe responses are written by the PLC only, with SetArea. The own client's loop is
  * plc/s7-own-client.js; which server events are clients' and which its own, plc/s7-events.js.
  *
  * node-snap7 keeps its async handles in static globals: two S7Server instances in one process
@@ -30,7 +31,6 @@
  * most one running PLC at a time (E_S7_IN_USE otherwise).
  */
 const snap7 = require('node-snap7');
-const tags = require('../nodes/lib/core/tags');
 const { PlcError } = require('./errors');
 const { createPushQueue } = require('./s7-push');
 const { createServerEvents } = require('./s7-events');
@@ -45,9 +45,6 @@ const { S7Server } = snap7;
 const K = S7Server.prototype; // node-snap7 puts its constants on the prototype, not the class
 const AREA_DB = K.srvAreaDB;
 const AREA_MK = K.srvAreaMK;
-const IO_DB = tags.TABLE.plc.ioDb;
-const REQ_DB = tags.TABLE.plc.probeRequestDb;
-const RES_DB = tags.TABLE.plc.probeResponseDb;
 // Events worth a JS callback. Data reads never reach JS (snap7 routes them to a read-event
 // callback node-snap7 does not install); data writes do, with a return code we count.
 const EVENT_MASK = (K.evcClientAdded | K.evcClientRejected | K.evcClientNoRoom | K.evcClientException
@@ -67,6 +64,15 @@ function sharedServer() {
 /** Where the PLC's own client reaches a server listening on `host`. */
 const selfHost = (host) => (!host || host === '0.0.0.0' ? '127.0.0.1' : host);
 
+/** node-snap7's area code and index of an image area ({area: 'DB'|'M', db}). */
+const codeOf = (a) => (a.area === 'M' ? [AREA_MK, 0] : [AREA_DB, a.db]);
+/** An area's bytes from the server (a copy). */
+const getArea = (srv, a) => (a.area === 'M' ? srv.GetArea(AREA_MK) : srv.GetArea(AREA_DB, a.db));
+/** Replace an area's bytes on the server. */
+function setArea(srv, a, buf) {
+  if (a.area === 'M') srv.SetArea(AREA_MK, buf); else srv.SetArea(AREA_DB, a.db, buf);
+}
+
 /**
  * Register the image's areas with the server, start it and connect the PLC's own client to it.
  * @returns {() => void} cleanup: the own client disconnected, the server stopped, the areas
@@ -74,7 +80,7 @@ const selfHost = (host) => (!host || host === '0.0.0.0' ? '127.0.0.1' : host);
  * @throws {PlcError} E_S7_START (after cleaning up)
  */
 function serve(srv, client, events, image, cfg) {
-  const areas = [[AREA_DB, IO_DB, image.db1], [AREA_DB, REQ_DB, image.db2], [AREA_DB, RES_DB, image.db3], [AREA_MK, 0, image.mk]];
+  const areas = [...[...image.areas.values()].map((a) => [...codeOf(a), a.buf]), [AREA_DB, image.reqDb, image.db2], [AREA_DB, image.resDb, image.db3]];
   const registered = [];
   function cleanup() {
     try { if (client.Connected()) { events.disconnecting(); client.Disconnect(); } } catch { /* gone */ }
@@ -131,37 +137,41 @@ function startS7(image, opts) {
   const cleanup = serve(srv, client, events, image, cfg);
 
   let lastDb3 = Buffer.from(image.db3);
-  let lastMk = Buffer.from(image.mk);
   let stopped = false;
-  const queue = createPushQueue({ mask: image.mask, ioDb: IO_DB, reqDb: REQ_DB, pdu: client.PDULength() || undefined });
-  const own = createOwnClient({ client, srv, queue, events, counters: c, host: selfHost(cfg.host), areaDb: AREA_DB, dbs: [IO_DB, REQ_DB] });
-  let native1 = Buffer.from(image.db1); // DB1 as the last pull read it
+  const io = [...image.areas.values()];
+  const queue = createPushQueue({ areas: io, reqDb: image.reqDb, pdu: client.PDULength() || undefined });
+  const own = createOwnClient({
+    client, queue, events, counters: c, host: selfHost(cfg.host),
+    getArea: (a) => getArea(srv, a), setArea: (a, buf) => setArea(srv, a, buf),
+  });
+  const natives = new Map(io.map((a) => [a.key, Buffer.from(a.buf)])); // each area as the last pull read it
 
   return {
     port: cfg.port,
 
     /**
-     * Scan start: client writes to DB1 input bits and to DB2 become the PLC's view, with the
-     * PLC's own writes that have not landed yet laid over them.
+     * Scan start: client writes to input bits and bytes and to the probe requests become the
+     * PLC's view, with the PLC's own writes that have not landed yet laid over them.
      */
     pull() {
-      native1 = srv.GetArea(AREA_DB, IO_DB);
-      const { mask } = image;
-      const db1 = image.db1;
-      for (let b = 0; b < native1.length; b++) db1[b] = (db1[b] & mask[b]) | (native1[b] & ~mask[b]);
-      srv.GetArea(AREA_DB, REQ_DB).copy(image.db2);
-      queue.overlay(db1, image.db2);
+      for (const a of io) {
+        const native = getArea(srv, a);
+        natives.set(a.key, native);
+        const { buf, mask } = a;
+        for (let b = 0; b < native.length; b++) buf[b] = (buf[b] & mask[b]) | (native[b] & ~mask[b]);
+      }
+      srv.GetArea(AREA_DB, image.reqDb).copy(image.db2);
+      queue.overlay(image.bufs, image.db2);
     },
 
     /**
-     * Scan end: probe responses and markers out first (the PLC's alone), then the outputs and
-     * what other interfaces wrote this scan through the own client.
+     * Scan end: probe responses out first (the PLC's alone), then the outputs, markers and what
+     * other interfaces wrote this scan through the own client.
      * @param {{inputs: Map<object, number>, probes: Map<number, number>}} applied this scan's queued writes
      */
     push(applied) {
-      if (!image.db3.equals(lastDb3)) { srv.SetArea(AREA_DB, RES_DB, image.db3); image.db3.copy(lastDb3); }
-      if (!image.mk.equals(lastMk)) { srv.SetArea(AREA_MK, image.mk); image.mk.copy(lastMk); }
-      queue.outputs(image.db1, native1);
+      if (!image.db3.equals(lastDb3)) { srv.SetArea(AREA_DB, image.resDb, image.db3); image.db3.copy(lastDb3); }
+      for (const a of io) queue.outputs(a.buf, natives.get(a.key), a.key);
       for (const [tag, v] of applied.inputs) queue.input(tag, v);
       for (const [slot, v] of applied.probes) queue.probe(slot, v);
       own.flush();
@@ -176,7 +186,7 @@ function startS7(image, opts) {
       stopped = true;
       await own.stop();
       cleanup();
-      lastDb3 = null; lastMk = null;
+      lastDb3 = null;
     },
   };
 }

@@ -1,12 +1,11 @@
 'use strict';
 /**
  * One scan of the virtual PLC over its process image: the S7 areas pulled in, the inputs other
- * interfaces queued applied, the program run, outputs and markers written, probe requests copied
+ * interfaces queued applied, the table's program run (plc/programs.js), outputs and markers written, probe requests copied
  * to their responses, the S7 areas pushed out, then every interface told what changed.
  */
 const { performance } = require('node:perf_hooks');
-const tags = require('../nodes/lib/core/tags');
-const program = require('./program');
+const { programFor } = require('./programs');
 const { now: clockNow } = require('../nodes/lib/core/clock');
 
 /**
@@ -23,8 +22,8 @@ const { now: clockNow } = require('../nodes/lib/core/clock');
  */
 function createScan(s) {
   const { image, services, counters } = s;
-  let state = program.initialState();
-  image.writeOutputs(program.outputsOf(state));
+  const program = programFor(image.table, { scanCountEvery: s.scanCountEvery, counters });
+  program.start(image);
   let lastValues = image.values();
 
   return {
@@ -33,16 +32,12 @@ function createScan(s) {
       const startedAt = clockNow();
       if (services.s7) services.s7.pull();
       const applied = image.applyPending();
-      const res = program.scan(state, image.readInputs());
-      state = res.state;
-      if (state.scans % s.scanCountEvery !== 0) delete res.outputs.scn; // keep the last refreshed value
-      image.writeOutputs(res.outputs);
-      image.writeMarkers(program.markersOf(state));
+      program.scan(image);
       const probes = image.copyProbes();
       if (services.s7) services.s7.push(applied);
       counters.scans += 1;
       const values = image.values();
-      const changed = tags.diff(lastValues, values);
+      const changed = image.table.diff(lastValues, values);
       lastValues = values;
       if (s.inputLog) s.inputLog.scan(values, counters.scans, startedAt);
       const ev = { changed, probes, applied, scans: counters.scans };

@@ -44,17 +44,8 @@ for w in "${wanted[@]}"; do
     *) echo "broker-deps: unknown broker $w (rabbitmq-server mosquitto kafka)" >&2; exit 2 ;;
   esac
 done
-if [ ${#debs[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && has apt-get; then
-    echo "broker-deps: installing ${debs[*]} from Debian's packages" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends "${debs[@]}" >&2
-  else
-    echo "broker-deps: missing ${debs[*]}; install them (apt-get install ${debs[*]}) or run as root" >&2
-    exit 2
-  fi
-fi
+# Installed (or reported missing) the one way every Debian package of the project is.
+if [ ${#debs[@]} -gt 0 ]; then bash "$ROOT/scripts/system-deps.sh" "${debs[@]}"; fi
 
 for w in "${wanted[@]}"; do
   [ "$w" = kafka ] || continue

@@ -85,6 +85,10 @@ function render(values, date = new Date()) {
     line('S7T_ADMIN_HASH'),
     '# Bearer token that may read /s7twin/metrics and /s7twin/stats, nothing else.',
     line('S7T_METRICS_TOKEN'),
+    ...(values.S7T_AUDITOR_TOKEN === undefined ? [] : [
+      '# Bearer token that may read the command log (/s7twin/audit) and the plant history, nothing else.',
+      line('S7T_AUDITOR_TOKEN'),
+    ]),
     '',
     ...Object.keys(SECRETS).map(line),
     '',
@@ -135,6 +139,7 @@ function main(argv) {
     S7T_ADMIN_USER: a['admin-user'] || 'admin',
     S7T_ADMIN_HASH: hashPassword(password),
     S7T_METRICS_TOKEN: random(),
+    S7T_AUDITOR_TOKEN: random(),
     ...freshSecrets(),
     ...SETTINGS,
     ...freshFleetSecrets(),

@@ -11,6 +11,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 bash "$ROOT/scripts/system-deps.sh"
 # The real brokers the broker tests start (RabbitMQ and Mosquitto from Debian, Kafka's jars from Maven Central), where missing.
 bash "$ROOT/scripts/broker-deps.sh"
+# The protocol study's companion stacks (ROS 1, Cyclone DDS, Fast DDS, the capture and load tools), where missing: its CI test runs each once.
+bash "$ROOT/scripts/study-deps.sh"
 cd "$ROOT"
 # The container tests run the project's image with Podman: make the base image once (cached in
 # .tools/containers) and build the image (layers cached across runs), before the test runner's

@@ -7,7 +7,8 @@
  * It runs no plant program: its user sets DB1 directly.
  */
 const snap7 = require('node-snap7');
-const tags = require('../nodes/lib/core/tags');
+// The demo plant's data blocks: the bridge nodes' tests and the latency bench run its table.
+const tags = require('../nodes/lib/core/io-table').demoTable();
 const { freePort } = require('../plc/net');
 
 const PROBE_BYTES = tags.TABLE.plc.probeSlots * 4;

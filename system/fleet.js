@@ -14,7 +14,10 @@
  *   (ws, and mqtt: the brokers cluster over the same Redis). OPC UA and Modbus are per instance and
  *   stay off here (docs/fleet.md says why).
  * - Each plant's PLC publishes over MQTT to instance (k-1) mod N's broker when mqtt is on.
+ * - A plant may have a table of its own (`tables`): its PLC runs it and its edge has it
+ *   (S7T_IO_TABLE); the cloud instances learn it from the edge and share it over Redis.
  */
+const { loadTable } = require('../nodes/lib/core/io-table');
 const path = require('node:path');
 const { freePort, freePorts } = require('../plc/net');
 const { startNodeRed } = require('./nodered');
@@ -77,6 +80,7 @@ const fleetEdgeFlows = () => withPathsDisabled(bundleFlows('edge'), ['ws']);
  * @param {boolean} [o.inputLogs] give every PLC an input log (plc/input-log.js) in `o.dir`
  * @param {string} [o.dir] folder for the input logs
  * @param {object} [o.env] extra environment for every Node-RED
+ * @param {Object<string, string>} [o.tables] plant id → its I/O table's file (default: the demo plant's)
  * @param {(line: string) => void} [o.log]
  */
 async function startFleet(o = {}) {
@@ -156,6 +160,7 @@ async function startFleet(o = {}) {
         modbus: false,
         mqtt: want.has('mqtt') ? { url: `mqtt://${HOST}:${cloudOpts[home].mqttPort}`, plant, ...DEFAULTS.mqttPlc(plant), qos: 0 } : false,
         ...(o.inputLogs ? { inputLog: inputLogs[plant] } : {}),
+        ...(o.tables && o.tables[plant] ? { table: loadTable({ file: o.tables[plant] }).definition } : {}),
       };
       plcs[k] = await startPlc(plcOpts[k]);
       plcOpts[k].s7 = { ...plcOpts[k].s7, port: plcs[k].ports.s7 }; // a restart comes back on the same port
@@ -168,6 +173,7 @@ async function startFleet(o = {}) {
           S7T_CLOUD_URL: rotated(home, edgeUrl),
           S7T_PLC_HOST: HOST,
           S7T_PLC_PORT: String(plcs[k].ports.s7),
+          ...(o.tables && o.tables[plant] ? { S7T_IO_TABLE: o.tables[plant] } : {}),
         },
       };
       edges[k] = await startNodeRed(edgeOpts[k]);

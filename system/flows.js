@@ -124,4 +124,71 @@ function availablePaths() {
   return out;
 }
 
-module.exports = { readFlows, bundleFlows, partFlows, withPathsDisabled, comparisonFlows, availablePaths };
+/**
+ * The Modbus nodes of the shipped flows that follow a table's register map: which block each
+ * reads, decodes or writes (the demo plant's HR0 commands and HR1..4 states).
+ */
+const MODBUS_BLOCKS = {
+  'mb.edge.get0': 'commands', 'mb.edge.codec0': 'commands', 'mb.edge.put0': 'commands',
+  'mb.edge.get1': 'states', 'mb.edge.codec1': 'states', 'mb.edge.put1': 'states',
+  'mb.cloud.get0': 'commands', 'mb.cloud.codec0': 'commands', 'mb.cloud.get1': 'states', 'mb.cloud.codec1': 'states',
+};
+
+/**
+ * The flows with their Modbus reads, codecs and writes set to a table's commands and states
+ * blocks (a write of several registers as one FC16 write), so the Modbus path carries any table,
+ * as a user sets those nodes after `node scripts/modbus-map.js`.
+ * @param {object[]} flows
+ * @param {object} table a table (nodes/lib/core/io-table.js)
+ * @returns {object[]} a copy
+ */
+function withModbusMap(flows, table) {
+  const map = table.modbusMap;
+  const out = flows.map((n) => {
+    const which = MODBUS_BLOCKS[n.id] || MODBUS_BLOCKS[n.id.replace(/\.[^.]+$/, '')]; // plantTabs adds a suffix
+    if (!which || !map[which]) return n;
+    const { address, count } = map[which];
+    if (n.type === 's7twin-modbus-codec') return { ...n, address: String(address), count: String(count) };
+    const m = { ...n, adr: String(address), quantity: String(count) };
+    if (n.type === 'modbus-write') m.dataType = count > 1 ? 'MHoldingRegisters' : 'HoldingRegister';
+    return m;
+  });
+  out.disabledTabs = flows.disabledTabs;
+  return out;
+}
+
+/**
+ * Flow parts for another plant beside the first, in the same Node-RED: every id (tabs, nodes,
+ * config nodes, wires, links to them) given `.<suffix>`, tab variables overridden (a port of its
+ * own), an I/O table node holding the plant's table that every node with an I/O table property
+ * takes, and the Modbus nodes set to the table's blocks.
+ * @param {string[]} names flow parts (flows/parts/)
+ * @param {{suffix: string, plant: string, table: object, env?: Object<string, string>}} o table: a
+ *   table (its definition goes into the I/O table node); env: tab variable → value
+ * @returns {object[]}
+ */
+function plantTabs(names, o) {
+  const nodes = partFlows(names);
+  const ids = new Set(nodes.map((n) => n.id));
+  const rename = (id) => (typeof id === 'string' && ids.has(id) ? `${id}.${o.suffix}` : id);
+  const tableId = `iotable.${o.suffix}`;
+  const out = nodes.map((n) => {
+    const m = JSON.parse(JSON.stringify(n));
+    for (const [k, v] of Object.entries(m)) {
+      if (k === 'wires') m.wires = v.map((port) => port.map(rename));
+      else if (k === 'links' || k === 'scope') m[k] = Array.isArray(v) ? v.map(rename) : v;
+      else if (typeof v === 'string') m[k] = rename(v);
+    }
+    if (m.type === 'tab' && Array.isArray(m.env)) {
+      m.label = `${m.label} (${o.plant})`;
+      m.env = m.env.map((e) => (o.env && Object.hasOwn(o.env, e.name) ? { name: e.name, type: 'str', value: String(o.env[e.name]) } : e));
+    }
+    if (Object.hasOwn(m, 'plant') && m.type !== 'tab') m.plant = o.plant;
+    if (Object.hasOwn(m, 'table')) m.table = tableId;
+    return m;
+  });
+  out.push({ id: tableId, type: 's7twin-io-table', name: o.plant, plants: o.plant, table: JSON.stringify(o.table.definition) });
+  return withModbusMap(out, o.table);
+}
+
+module.exports = { readFlows, bundleFlows, partFlows, withPathsDisabled, comparisonFlows, availablePaths, withModbusMap, plantTabs, MODBUS_BLOCKS };

@@ -12,7 +12,7 @@
  *                     `npm start`: fixed ports, supervised processes restarted with back-off
  *                     (system/start.js)
  *   startNodeRed, startPlc, createPlcProcess, startPlcInProcess, startRedis, startToxiproxy,
- *   startRabbitMq, startKafka, startMosquitto
+ *   startRabbitMq, startKafka, startMosquitto, startRosMaster
  *                     one part at a time (the brokers: system/brokers/)
  *   readFlows, partFlows, withPathsDisabled, availablePaths
  *                     the flows it deploys (system/flows.js)
@@ -31,6 +31,7 @@ const { startToxiproxy } = require('./toxiproxy');
 const { startRabbitMq } = require('./brokers/rabbitmq');
 const { startKafka } = require('./brokers/kafka');
 const { startMosquitto } = require('./brokers/mosquitto');
+const { startRosMaster } = require('./brokers/rosmaster');
 const { spawnWithLifeline } = require('./lifeline');
 const { waitFor } = require('./wait');
 
@@ -64,6 +65,7 @@ module.exports = {
   startRabbitMq,
   startKafka,
   startMosquitto,
+  startRosMaster,
   spawnWithLifeline,
   waitFor,
 };

@@ -59,9 +59,9 @@ const TWIN_PKI = path.join(os.tmpdir(), 's7twin-bench-opcua-pki');
  * @param {number} timeoutMs
  */
 async function waitStockOpcuaVariables(url, timeoutMs) {
-  const { createSide } = require('../nodes/lib/opcua/session');
+  const { createSession } = require('../nodes/lib/opcua/session');
   const { probeNodeId } = require('../nodes/lib/opcua/tags');
-  const side = createSide({ name: 'bench', endpointUrl: url, pkiDir: TWIN_PKI, monitor: [] });
+  const side = createSession({ name: 'bench', endpointUrl: url, pkiDir: TWIN_PKI, monitor: [] });
   const end = Date.now() + timeoutMs;
   try {
     await side.connect();
@@ -158,14 +158,64 @@ function twinEndpoints(c, twinPorts) {
   return out;
 }
 
-/** The flows of one role: the wanted paths' tabs (or the given parts) and the wanted comparison stacks. */
+/**
+ * The flows of one role: the wanted paths' tabs (or the given parts), the wanted comparison
+ * stacks, and the caller's extra flows (another plant's tabs: system/flows.js plantTabs).
+ */
 function roleFlows(role, want, o) {
   const bundleWanted = want.some((id) => paths.get(id).kind === 'bundle');
   let base;
   if (o.parts) base = Object.assign(flows.partFlows(o.parts[role] || []), { disabledTabs: [] });
   else base = flows.withPathsDisabled(bundleWanted ? flows.bundleFlows(role) : [], want);
   const beside = want.filter((id) => paths.get(id).kind === 'comparison').flatMap((id) => flows.comparisonFlows(id, role));
-  return { flows: [...base, ...beside], disabledTabs: base.disabledTabs };
+  const extra = (o.extraFlows && o.extraFlows[role]) || [];
+  return { flows: [...base, ...beside, ...extra], disabledTabs: base.disabledTabs };
+}
+
+/**
+ * Another plant beside a system's, dialing the same cloud: its own virtual PLC running its table
+ * and its own edge Node-RED (the bundle's edge flow, the Modbus nodes set to its table's blocks,
+ * S7T_IO_TABLE naming its table). The cloud serves it with the tabs the caller gave in
+ * `extraFlows` (plantTabs for its OPC UA and Modbus servers, and an I/O table node naming the
+ * plant) and a token scoped to it (S7T_TOKENS).
+ * @param {object} sys what startSystem made so far: {c, scanMs, want, plantPorts, common, stoppers, log}
+ * @param {object} p
+ * @param {string} p.plant its id
+ * @param {object} p.table its table (a table)
+ * @param {string} p.tableFile the table's file (S7T_IO_TABLE of its edge)
+ * @param {string} p.edgeToken its edge's token (scoped to it in the cloud's S7T_TOKENS)
+ * @param {{opcua?: number, modbus?: number}} [p.ports] its cloud OPC UA and Modbus servers' ports
+ * @returns {Promise<{plant: string, plc: object, edge: object, plcPorts: object}>}
+ */
+async function startPlant(sys, p) {
+  const { c, want, plantPorts } = sys;
+  const ports = { ...plantPorts, ...(p.ports || {}) };
+  const plcOpts = plcOptions(want, { scanMs: sys.scanMs }, { ...c, plant: p.plant }, ports);
+  const plc = createPlcProcess({ ...plcOpts, table: p.table.definition });
+  await plc.start();
+  sys.stoppers.push(() => plc.stop());
+  const edgeFlows = flows.withModbusMap(roleFlows('edge', want, {}).flows, p.table);
+  const pp = plc.ports;
+  const edge = await startNodeRed({
+    role: 'edge',
+    port: await freePort(),
+    flows: edgeFlows,
+    env: {
+      ...sys.common,
+      S7T_PLANT: p.plant,
+      S7T_IO_TABLE: p.tableFile,
+      S7T_EDGE_TOKEN: p.edgeToken,
+      S7T_PLC_HOST: HOST,
+      S7T_PLC_PORT: String(pp.s7),
+      S7T_PLC_OPCUA_PORT: String(pp.opcua || ''),
+      S7T_PLC_MODBUS_PORT: String(pp.modbus || ''),
+      ...servicePortsEnv(ports),
+      ...paths.edgeEnv({ host: HOST, ...ports, plcHost: HOST, plcS7: pp.s7, plcOpcua: pp.opcua || '', plcModbus: pp.modbus || '' }),
+    },
+  });
+  sys.stoppers.push(() => edge.stop());
+  sys.log(`${p.plant}: virtual PLC (pid ${plc.pid}, table ${p.table.name}) and edge Node-RED (pid ${edge.pid}) up`);
+  return { plant: p.plant, plc, edge, plcPorts: pp };
 }
 
 /**
@@ -185,9 +235,12 @@ function roleFlows(role, want, o) {
  * @param {object} [o.plc] a PLC process of the caller's (createPlcProcess, started) instead of one
  *   of the system's
  * @param {string} [o.plcInputLog] the virtual PLC's input log file (plc/input-log.js)
+ * @param {{cloud?: object[], edge?: object[]}} [o.extraFlows] more flow nodes for a role (another
+ *   plant's tabs: system/flows.js plantTabs)
  * @param {(line:string)=>void} [o.log]
  * @returns {Promise<object>} {endpoints, cloudPorts, procs, pids, cloud, edge, plc, toxiproxy,
- *   plantProxies, stop(), signal(name, sig), restart(name)}
+ *   plantProxies, stop(), signal(name, sig), restart(name), addPlant(p): another plant beside it
+ *   (startPlant)}
  */
 async function startSystem(o = {}) {
   const log = o.log || (() => {});
@@ -292,6 +345,8 @@ async function startSystem(o = {}) {
       toxiproxy: tp,
       plantProxies: tp ? Object.keys(cloudPorts).map((svc) => `plant-${svc}`) : [],
       stop,
+      /** Another plant beside this one (startPlant): its PLC and edge, stopped with the system. */
+      addPlant: (p) => startPlant({ c, scanMs, want, plantPorts, common, stoppers, log }, p),
       /**
        * Signal one process (the fault suite: SIGKILL, SIGSTOP, SIGCONT).
        * @param {'cloud'|'edge'|'plc'} name

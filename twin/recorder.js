@@ -1,15 +1,15 @@
 'use strict';
 /**
  * Round-trip recording on the twin: the full loop, input event written → matching PLC output
- * seen, per timed variable (tags.timedPairs(): st→c1, p1f→p1bw, sd(+dmg)→p2fw, sd(+dmg)→red,
- * sk→p3fw), with one monotonic clock (performance.now()) in one process. Timer matching is the
+ * seen, per timed variable (the table's timedPairs(); the demo plant's st→c1, p1f→p1bw, sd(+dmg)→p2fw,
+ * sd(+dmg)→red, sk→p3fw), with one monotonic clock (performance.now()) in one process. Timer matching is the
  * flow-timer's (nodes/lib/timer/flow-timer.js), so the twin and the cloud's flow-timers count the same
  * way. Timeouts count as errors. Optional CSV `time,protocol,variable,ms`.
  */
 const { createFlowTimer } = require('../nodes/lib/timer/flow-timer');
 const { createCsvAppender, csvField } = require('../nodes/lib/timer/csv-appender');
 const { summarise, round } = require('../nodes/lib/core/stats');
-const tags = require('../nodes/lib/core/tags');
+const { demoTable } = require('../nodes/lib/core/io-table');
 
 const DEFAULTS = {
   timeoutMs: 5000, // an output change not seen 5 s after its trigger is an error
@@ -24,12 +24,14 @@ const CSV_HEADER = 'time,protocol,variable,ms';
  * @param {() => number} [opts.now] monotonic clock (default performance.now)
  * @param {boolean} [opts.keepSamples] keep every sample for summary() (default true; the browser
  *   twin runs for hours and keeps its own bounded window instead)
+ * @param {object} [opts.table] the plant's I/O table: its timed pairs (default: the demo plant's)
  */
 function createRecorder(opts = {}) {
+  const table = opts.table || demoTable();
   const protocol = opts.protocol || '';
   const now = opts.now || (() => performance.now());
-  const timer = createFlowTimer({ protocol, timeoutMs: opts.timeoutMs || DEFAULTS.timeoutMs, now });
-  const pairs = tags.timedPairs();
+  const timer = createFlowTimer({ protocol, timeoutMs: opts.timeoutMs || DEFAULTS.timeoutMs, now, table });
+  const pairs = table.timedPairs();
   const samples = Object.fromEntries(pairs.map((p) => [p.output, []]));
   const expired = Object.fromEntries(pairs.map((p) => [p.output, 0]));
   const csv = opts.csv ? createCsvAppender(opts.csv, { header: CSV_HEADER, onError: opts.onCsvError }) : null;

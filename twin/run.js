@@ -9,7 +9,8 @@ const { codedError } = require('../nodes/lib/core/errors');
 const paths = require('../nodes/lib/core/paths');
 const { createPlant, PROFILES } = require('./plant');
 const { createRecorder } = require('./recorder');
-const tags = require('../nodes/lib/core/tags');
+// The headless twin drives the demo box-sorting plant's model (twin/plant.js): its table.
+const { demoTable } = require('../nodes/lib/core/io-table');
 
 const DEFAULTS = {
   protocol: 'ws',
@@ -192,4 +193,4 @@ function formatTable(summary) {
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ')).join('\n');
 }
 
-module.exports = { DEFAULTS, TwinError, runTwin, formatTable, loadTransport, timedVariables: () => tags.timedPairs().map((p) => p.output) };
+module.exports = { DEFAULTS, TwinError, runTwin, formatTable, loadTransport, timedVariables: () => demoTable().timedPairs().map((p) => p.output) };

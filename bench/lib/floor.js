@@ -20,6 +20,25 @@ const DEFAULTS = {
 };
 
 /**
+ * Listen on opts.host:opts.port (0 = a free port) and close with every socket still open.
+ * @param {import('node:net').Server} srv
+ * @param {Set<import('node:net').Socket>} sockets the server's open sockets
+ * @param {{host?:string, port?:number}} opts
+ * @returns {Promise<{port:number, close:()=>Promise<void>}>}
+ */
+function listen(srv, sockets, opts) {
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(opts.port || 0, opts.host || DEFAULTS.host, () => {
+      resolve({
+        port: srv.address().port,
+        close: () => new Promise((r) => { for (const s of sockets) s.destroy(); srv.close(() => r()); }),
+      });
+    });
+  });
+}
+
+/**
  * A TCP echo server (stands in for the edge): every byte is sent straight back.
  * @param {{host?:string, port?:number}} [opts]
  * @returns {Promise<{port:number, close:()=>Promise<void>}>}
@@ -33,15 +52,7 @@ function startEchoServer(opts = {}) {
     s.on('error', () => {}); // a peer that drops is not an error of the echo
     s.pipe(s);
   });
-  return new Promise((resolve, reject) => {
-    srv.once('error', reject);
-    srv.listen(opts.port || 0, opts.host || DEFAULTS.host, () => {
-      resolve({
-        port: srv.address().port,
-        close: () => new Promise((r) => { for (const s of sockets) s.destroy(); srv.close(() => r()); }),
-      });
-    });
-  });
+  return listen(srv, sockets, opts);
 }
 
 /**
@@ -63,15 +74,7 @@ function startRelay(opts) {
     a.pipe(b);
     b.pipe(a);
   });
-  return new Promise((resolve, reject) => {
-    srv.once('error', reject);
-    srv.listen(opts.port || 0, opts.host || DEFAULTS.host, () => {
-      resolve({
-        port: srv.address().port,
-        close: () => new Promise((r) => { for (const s of sockets) s.destroy(); srv.close(() => r()); }),
-      });
-    });
-  });
+  return listen(srv, sockets, opts);
 }
 
 /**

@@ -14,7 +14,8 @@
 const { codedError } = require('../../nodes/lib/core/errors');
 const { performance } = require('node:perf_hooks');
 const { createHist } = require('./hist');
-const tags = require('../../nodes/lib/core/tags');
+// The probes of the PLC's table (S7T_IO_TABLE's, else the demo plant's): its slots and UDInt values.
+const tags = require('../../nodes/lib/core/io-table').processTable();
 
 const DEFAULTS = {
   thinkMs: 100, // pause between a user's probes, ms

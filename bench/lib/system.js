@@ -7,7 +7,8 @@
 const path = require('node:path');
 const system = require('../../system');
 const paths = require('../../nodes/lib/core/paths');
-const tags = require('../../nodes/lib/core/tags');
+// The probe slots of the PLC's table (S7T_IO_TABLE's, else the demo plant's 1,024).
+const tags = require('../../nodes/lib/core/io-table').processTable();
 
 const ROOT = path.join(__dirname, '..', '..');
 const DEFAULTS = {

@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { buildStockExamples } = require('../../scripts/build-flows');
 const { STOCK } = require('../../bench/lib/system');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const ot = require('../../nodes/lib/opcua/tags');
 
 const ROOT = path.join(__dirname, '..', '..');

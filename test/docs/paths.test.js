@@ -39,9 +39,9 @@ test('every repository path named in README.md and docs/*.md exists', () => {
 });
 
 test('the path finder sees backticked, linked and bare paths, and the folders of globs and placeholders', () => {
-  const found = pathsIn('see `nodes/lib/core/tags.js`, [x](../plc/cli.js), test/e2e/ws.test.js. ' +
+  const found = pathsIn('see `nodes/lib/core/io-table.js`, [x](../plc/cli.js), test/e2e/ws.test.js. ' +
     'test/unit/*.test.js bench/flows/stock-*.json twin/transports/<p>.js');
-  assert.deepEqual([...found].sort(), ['bench/flows/', 'nodes/lib/core/tags.js', 'plc/cli.js', 'test/e2e/ws.test.js', 'test/unit/', 'twin/transports/']);
+  assert.deepEqual([...found].sort(), ['bench/flows/', 'nodes/lib/core/io-table.js', 'plc/cli.js', 'test/e2e/ws.test.js', 'test/unit/', 'twin/transports/']);
 });
 
 /** The anchors of a Markdown file's headings, as GitHub makes them (a repeated heading gets -1, -2, …). */

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The fault suite (issue 16): a twin streams a command every 50 ms over the WebSocket–S7 path,
+ * The fault suite: a twin streams a command every 50 ms over the WebSocket–S7 path,
  * with the MQTT, OPC UA and Modbus paths running beside it, while each fault hits the system in
  * turn: the cloud↔edge link black-holed, reset, or slowed by 500 ms each way; the edge stalled
  * (SIGSTOP/SIGCONT); edge, cloud and PLC killed (-9) and restarted. bench/lib/faults.js runs them

@@ -21,9 +21,9 @@ const { startNodeRed, freePort, waitFor, nodeStats } = require('../helpers/noder
 const { s7Connect } = require('../helpers/plc');
 const { pkiDir } = require('../helpers/opcua');
 const { createPlc } = require('../../plc');
-const { createSide } = require('../../nodes/lib/opcua/session');
+const { createSession } = require('../../nodes/lib/opcua/session');
 const ot = require('../../nodes/lib/opcua/tags');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const codec = require('../../nodes/lib/modbus/codec');
 const opcuaTwin = require('../../twin/transports/opcua');
 const modbusTwin = require('../../twin/transports/modbus');
@@ -84,7 +84,7 @@ describe('fresh commands only: edge start and restart, cloud restart (OPC UA and
 
   /** The cloud's images as a twin left them: OPC UA command variables and Req, Modbus HR0 and a probe request. */
   async function setCloudImages(values, probe) {
-    const side = createSide({ endpointUrl: `opc.tcp://127.0.0.1:${sys.ports.opcua}`, credentials: TWIN, pkiDir: pkiDir('client'), name: 'stale-twin' });
+    const side = createSession({ endpointUrl: `opc.tcp://127.0.0.1:${sys.ports.opcua}`, credentials: TWIN, pkiDir: pkiDir('client'), name: 'stale-twin' });
     try {
       await waitFor(() => side.connect().then(() => true), WAIT_MS, 'the cloud OPC UA server');
       const items = Object.entries(values).map(([k, v]) => {

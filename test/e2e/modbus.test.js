@@ -13,7 +13,7 @@ const ModbusRTU = require('modbus-serial');
 const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
 const { startPlc } = require('../helpers/plc');
 const { runTwin } = require('../../twin/run');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 
 const ROOT = path.join(__dirname, '..', '..');
 const part = (name) => JSON.parse(fs.readFileSync(path.join(ROOT, 'flows', 'parts', name), 'utf8'));

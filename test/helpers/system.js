@@ -8,7 +8,7 @@ const { startSystem } = require('../../system/single');
 const { createPlcProcess } = require('../../system/plc');
 const { s7Connect } = require('../../system/s7');
 const { freePort } = require('../../plc/net');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 
 const TOKENS = { twin: 'test-twin-token', edge: 'test-edge-token', viewer: 'test-viewer-token' };
 

@@ -8,11 +8,12 @@ const http = require('node:http');
 const { WebSocketServer } = require('ws');
 const program = require('../../plc/program');
 const envelope = require('../../nodes/lib/core/envelope');
-const tags = require('../../nodes/lib/core/tags');
+const { demoTable, tableOf } = require('../../nodes/lib/core/io-table');
 const { JSON_PROTOCOL } = require('../../nodes/lib/core/codec');
 
+const tags = demoTable();
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
-const pick = (o) => Object.fromEntries(STREAMED.map((k) => [k, o[k]]));
+const pick = (o, keys = STREAMED) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 
 /**
  * Run plant and PLC program on one simulated clock.
@@ -62,8 +63,10 @@ function runLockStep(plant, opts = {}) {
  * A stand-in cloud twin endpoint: token check before the upgrade, snap on connect, cmd → PLC
  * input image, one `state` frame per scan with the outputs that changed, `ack` per cmd, `err`
  * for malformed frames or unwritable tags, probe slots echoed. The PLC is plc/program.js on a
- * scan timer, or with `plc: true` the real virtual S7-1500 (createPlc, interfaces off).
- * @param {{token?:string, scanMs?:number, plc?:boolean}} [opts]
+ * scan timer, or with `plc: true` the real virtual S7-1500 (createPlc, interfaces off), running
+ * `table` (default: the demo plant's) with its program or echo rules. `viewerToken` connects
+ * and is answered E_READ_ONLY for every command, as the cloud answers a viewer.
+ * @param {{token?:string, viewerToken?:string, scanMs?:number, plc?:boolean, table?:object}} [opts]
  * @returns {Promise<{url:string, port:number, stats:object, clients:Set, close:()=>Promise<void>, dropClients:()=>void}>}
  */
 async function startHarness(opts = {}) {
@@ -81,19 +84,24 @@ async function startHarness(opts = {}) {
   });
   const broadcast = (env) => { const s = envelope.stringify(env); for (const c of wss.clients) if (c.readyState === 1) c.send(s); };
   const onChange = (ch) => { if (Object.keys(ch).length) broadcast(sender.make('state', { d: ch })); };
-  const backend = opts.plc ? await plcBackend(scanMs, onChange) : programBackend(scanMs, onChange);
+  const table = tableOf(opts.table);
+  // Another table's tags stream as its edge streams them: every tag but the noStream ones.
+  const streamed = opts.table ? table.streamed.map((t) => t.short) : STREAMED;
+  const backend = opts.plc ? await plcBackend(scanMs, onChange, table, streamed) : programBackend(scanMs, onChange);
+  const viewers = new WeakSet();
 
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url, 'http://x');
     const auth = req.headers.authorization || '';
     const given = auth.startsWith('Bearer ') ? auth.slice(7) : url.searchParams.get('token');
-    if (url.pathname !== '/s7twin/twin' || given !== token) {
+    const viewer = Boolean(opts.viewerToken) && given === opts.viewerToken;
+    if (url.pathname !== '/s7twin/twin' || (given !== token && !viewer)) {
       stats.refused += 1;
       socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
     socket.setNoDelay(true);
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws));
+    wss.handleUpgrade(req, socket, head, (ws) => { if (viewer) viewers.add(ws); wss.emit('connection', ws); });
   });
   wss.on('connection', (ws) => {
     stats.connections += 1;
@@ -111,7 +119,8 @@ async function startHarness(opts = {}) {
       if (env.k === 'cmd') {
         const next = {};
         try {
-          for (const [k, v] of Object.entries(env.d)) next[k] = tags.checkWrite(k, v).value;
+          if (viewers.has(ws)) throw Object.assign(new Error('a viewer token may watch, not write'), { code: 'E_READ_ONLY' });
+          for (const [k, v] of Object.entries(env.d)) next[k] = table.checkWrite(k, v).value;
         } catch (err) {
           stats.errors += 1;
           ws.send(envelope.stringify(sender.error(err.code, err.message, { src: env.src, seq: env.seq }, env.cid)));
@@ -134,6 +143,8 @@ async function startHarness(opts = {}) {
     get outputs() { return backend.outputs(); },
     /** The PLC input image: every value the twins commanded so far. */
     get image() { return backend.image(); },
+    /** The virtual PLC itself (with `plc: true`): what its program or another client writes. */
+    get plc() { return backend.plc; },
     clients: wss.clients,
     /** Cut every twin connection (the twin must reconnect). */
     dropClients() { for (const c of wss.clients) c.terminate(); },
@@ -167,15 +178,15 @@ function programBackend(scanMs, onChange) {
   };
 }
 
-/** The real virtual S7-1500 (plc/index.js createPlc) with its network interfaces off. */
-async function plcBackend(scanMs, onChange) {
+/** The real virtual S7-1500 (plc/index.js createPlc) with its network interfaces off, running `table`. */
+async function plcBackend(scanMs, onChange, table, streamed) {
   const { createPlc } = require('../../plc');
-  const plc = await createPlc({ scanMs, s7: false, opcua: false, modbus: false, mqtt: false });
+  const plc = await createPlc({ scanMs, s7: false, opcua: false, modbus: false, mqtt: false, table });
   const image = {};
-  plc.on('scan', (ev) => onChange(pick2(ev.changed)));
+  plc.on('scan', (ev) => onChange(pick2(ev.changed, streamed)));
   return {
     write(values) { Object.assign(image, values); plc.setInputs(values); },
-    outputs: () => pick(plc.values()),
+    outputs: () => pick(plc.values(), streamed),
     image: () => ({ ...image }),
     plc,
     close: () => plc.stop(),
@@ -183,9 +194,9 @@ async function plcBackend(scanMs, onChange) {
 }
 
 /** The streamed outputs among the changed values of one scan. */
-function pick2(changed) {
+function pick2(changed, keys = STREAMED) {
   const out = {};
-  for (const k of STREAMED) if (k in changed) out[k] = changed[k];
+  for (const k of keys) if (k in changed) out[k] = changed[k];
   return out;
 }
 

@@ -10,7 +10,7 @@
 const { describe, it, before, after, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const helper = require('node-red-node-test-helper');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { waitFor } = require('../helpers/nodes');
 const { createModbusServer } = require('../../nodes/lib/modbus/server');
 const { freePort } = require('../helpers/nodered');

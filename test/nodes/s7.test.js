@@ -7,7 +7,7 @@ const { describe, it, before, after, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const registry = require('../../nodes/lib/runtime/registry');
 const helper = require('node-red-node-test-helper');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const clock = require('../../nodes/lib/core/clock');
 const { startBareS7, waitFor } = require('../helpers/nodes');
 

@@ -55,11 +55,16 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   assert.equal(config.protocols.mqtt, null, 'no MQTT over WebSocket port: the page offers none');
   assert.equal(config.protocols.http.path, '/s7twin/rest');
   assert.ok(!/"(tw|vw|ed)"/.test(JSON.stringify(config)), 'no token in the config');
+  assert.equal(config.page, 'scene', 'the demo plant\'s table: the 3D page');
+  assert.equal(config.title, 'Box-sorting plant');
+  assert.equal(JSON.stringify(config).includes('DB1'), false, 'no address in the public config');
 
   assert.equal((await get('/session')).status, 401);
   assert.equal((await get('/session', { headers: { Authorization: 'Bearer nope' } })).status, 401);
   assert.equal((await (await get('/session?token=vw')).json()).role, 'viewer');
-  assert.equal((await (await get('/session', { headers: { Authorization: 'Bearer tw' } })).json()).role, 'twin');
+  const who = await (await get('/session', { headers: { Authorization: 'Bearer tw' } })).json();
+  assert.equal(who.role, 'twin');
+  assert.equal(who.table.program, 'box-sorting', 'the plant\'s table comes with a token\'s session');
 
   const claim = (token, id, force) => get('/driver', {
     method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ id, force }),

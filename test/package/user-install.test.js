@@ -35,6 +35,7 @@ const { spawnWithLifeline } = require('../../system/lifeline');
 const { launchBrowser } = require('../helpers/browser');
 const { openEditor, importExample, editorNodes, deploy } = require('../helpers/editor');
 const { startPlc } = require('../helpers/plc');
+const { startPlc: startPlcProcess } = require('../../system/plc');
 const { pkiDir } = require('../helpers/opcua');
 
 const PKG = require('../../package.json');
@@ -70,13 +71,18 @@ test.before(async () => {
   const tokens = { S7T_TWIN_TOKEN: 'example-twin-token', S7T_EDGE_TOKEN: 'example-edge-token' };
   // The counterparts of the examples that talk to a PLC or a cloud (test 5): the virtual PLC and a
   // cloud Node-RED running the cloud example.
-  [ctx.plc, ctx.cloud] = await Promise.all([
+  // The I/O table example's tank runs on a virtual PLC of its own (its table's data blocks).
+  const tank = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', 'tables', 'tank.json'), 'utf8'));
+  const started = await Promise.all([
     startPlc({ modbus: false, opcua: { pkiDir: pkiDir('plc') } }),
     startNodeRed({ role: 'cloud', flows: path.join(ROOT, 'examples', 's7twin-cloud.json'), env: tokens }),
     npm(['install', '--prefix', path.join(tmp, 'node-red'), `node-red@${TESTED.nodeRed}`], tmp),
     // 2. The module into the user directory.
     npm(['install', ctx.tarball], userDir),
+    startPlcProcess({ table: tank, scanMs: 10, s7: { host: '127.0.0.1', port: 0 }, opcua: false, modbus: false }),
   ]);
+  [ctx.plc, ctx.cloud] = started;
+  ctx.tankPlc = started[4];
 
   ctx.port = await freePort();
   ctx.url = `http://127.0.0.1:${ctx.port}`;
@@ -101,6 +107,7 @@ test.after(async () => {
   }
   if (ctx.cloud) await ctx.cloud.stop();
   if (ctx.plc) await ctx.plc.stop();
+  if (ctx.tankPlc) await ctx.tankPlc.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -184,6 +191,8 @@ async function examplesEnv() {
     S7T_PLC_HOST: '127.0.0.1',
     S7T_PLC_PORT: String(ctx.plc.ports.s7),
     S7T_PLC_OPCUA_PORT: String(ctx.plc.ports.opcua),
+    S7T_TANK_PLC_HOST: '127.0.0.1',
+    S7T_TANK_PLC_PORT: String(ctx.tankPlc.ports.s7),
     S7T_CLOUD_URL: `${ctx.cloud.url.replace('http', 'ws')}/s7twin/edge`,
   };
   for (const k of ['S7T_MQTT_PORT', 'S7T_MQTT_WS_PORT', 'S7T_OPCUA_PORT', 'S7T_MODBUS_PORT']) env[k] = String(await freePort());

@@ -1,7 +1,7 @@
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { createImage, outputMask, checkInputs, checkProbe } = require('../../plc/image');
 
 test('the output mask covers exactly the output bits and words of DB1', () => {

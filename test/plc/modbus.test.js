@@ -3,7 +3,7 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
 const ModbusRTU = require('modbus-serial');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { startPlc, waitFor } = require('../helpers/plc');
 
 let plc;

@@ -4,7 +4,7 @@ const assert = require('node:assert/strict');
 const {
   OPCUAClient, OPCUACertificateManager, AttributeIds, DataType, StatusCodes, ClientMonitoredItem, TimestampsToReturn,
 } = require('node-opcua');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { startPlc, waitFor, OPCUA_CLIENT_PKI } = require('../helpers/plc');
 
 let plc;

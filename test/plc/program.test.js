@@ -2,7 +2,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const program = require('../../plc/program');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 
 /** A scan driver: holds the state and the current inputs, one call = one scan. */
 function plant() {

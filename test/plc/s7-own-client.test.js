@@ -10,8 +10,7 @@ const { createOwnClient, toVars, keysOf } = require('../../plc/s7-own-client');
 const { createPushQueue } = require('../../plc/s7-push');
 const { waitFor } = require('../helpers/plc');
 
-const CONST = { S7AreaDB: 0x84, S7WLBit: 1, S7WLByte: 2 };
-const AREA_DB = 5;
+const CONST = { S7AreaDB: 0x84, S7AreaMK: 0x83, S7WLBit: 1, S7WLByte: 2 };
 
 function setup() {
   const jobs = []; // pending WriteMultiVars: {vars, cb}
@@ -24,10 +23,8 @@ function setup() {
     ConnectTo(host, rack, slot, cb) { log.push(`connect ${host}`); connects.push(cb); },
   };
   const areas = { 1: Buffer.alloc(16), 2: Buffer.alloc(16) };
-  const srv = {
-    GetArea: (area, db) => Buffer.from(areas[db]),
-    SetArea: (area, db, buf) => { assert.equal(area, AREA_DB); areas[db] = Buffer.from(buf); },
-  };
+  const getArea = (e) => { assert.equal(e.area, 'DB'); return Buffer.from(areas[e.db]); };
+  const setArea = (e, buf) => { assert.equal(e.area, 'DB'); areas[e.db] = Buffer.from(buf); };
   const mask = Buffer.alloc(16);
   const queue = createPushQueue({ mask, ioDb: 1, reqDb: 2 });
   const announced = [];
@@ -37,17 +34,19 @@ function setup() {
     disconnecting: () => announced.push(['disconnecting']),
   };
   const counters = { s7PushJobs: 0, s7PushErrors: 0, s7PushFallbacks: 0 };
-  const own = createOwnClient({ client, srv, queue, events, counters, host: '127.0.0.1', areaDb: AREA_DB, dbs: [1, 2], backoff: { initialMs: 1, maxMs: 1 } });
+  const own = createOwnClient({ client, getArea, setArea, queue, events, counters, host: '127.0.0.1', backoff: { initialMs: 1, maxMs: 1 } });
   return { own, queue, jobs, connects, log, areas, announced, counters };
 }
 
-test('toVars and keysOf: bits as single bits, bytes as byte ranges', () => {
-  const items = [{ db: 1, start: 2, bit: 3, data: Buffer.from([1]) }, { db: 2, start: 8, bit: -1, data: Buffer.alloc(8) }];
+test('toVars and keysOf: bits as single bits, bytes as byte ranges, of a data block or the M area', () => {
+  const items = [{ area: 'DB', db: 1, start: 2, bit: 3, data: Buffer.from([1]) }, { area: 'DB', db: 2, start: 8, bit: -1, data: Buffer.alloc(8) },
+    { area: 'M', db: 0, start: 10, bit: -1, data: Buffer.alloc(2) }];
   assert.deepEqual(toVars(CONST, items).map(({ Data, ...v }) => v), [
     { Area: 0x84, DBNumber: 1, Amount: 1, WordLen: 1, Start: 19 },
     { Area: 0x84, DBNumber: 2, Amount: 8, WordLen: 2, Start: 8 },
+    { Area: 0x83, DBNumber: 0, Amount: 2, WordLen: 2, Start: 10 },
   ]);
-  assert.deepEqual(keysOf(items), ['1:2:1', '2:8:8']);
+  assert.deepEqual(keysOf(items), ['1:2:1', '2:8:8', '0:10:2']);
 });
 
 test('one job at a time: what is queued meanwhile goes in the next job', async (t) => {

@@ -2,7 +2,7 @@
 /** The queue of the virtual PLC's own S7 writes (plc/s7-push.js): pure, no server. */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const tags = require('../../nodes/lib/core/tags');
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { outputMask } = require('../../plc/image');
 const { createPushQueue, ownedItems } = require('../../plc/s7-push');
 

@@ -63,7 +63,7 @@ test('when the PLC\'s own S7 connection fails, the scan writes back without it a
   const createClient = () => {
     const c = new snap7.S7Client();
     return {
-      S7AreaDB: c.S7AreaDB, S7WLBit: c.S7WLBit, S7WLByte: c.S7WLByte, RemotePort: c.RemotePort,
+      S7AreaDB: c.S7AreaDB, S7AreaMK: c.S7AreaMK, S7WLBit: c.S7WLBit, S7WLByte: c.S7WLByte, RemotePort: c.RemotePort,
       SetParam: (...a) => c.SetParam(...a),
       ConnectTo(host, rack, slot, cb) {
         connects += 1;

@@ -10,10 +10,13 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const tags = require('../../nodes/lib/core/tags');
+const path = require('node:path');
+const { demoTable, loadTable, parseAddress } = require('../../nodes/lib/core/io-table');
 const { generate, OUT } = require('../../scripts/tia-source');
 
-const SIZE = { Bool: 0, Byte: 1, Word: 2, Int: 2, DInt: 4, UDInt: 4 };
+const tags = demoTable();
+const SIZE = { Bool: 0, Byte: 1, USInt: 1, SInt: 1, Word: 2, Int: 2, UInt: 2, DInt: 4, UDInt: 4, DWord: 4, Real: 4, LReal: 8 };
+const SCL = { BOOL: 'Bool', INT: 'Int', DINT: 'DInt', REAL: 'Real', UDINT: 'UDInt', WORD: 'Word', STRING: 'String' };
 
 /** Parse the DATA_BLOCKs of an external source: name → {optimized, members: [{name, type, byte, bit, count}]}. */
 function parse(source) {
@@ -26,15 +29,16 @@ function parse(source) {
     let bit = 0;
     const members = [];
     for (const line of struct.split('\n')) {
-      const d = /^\s*(\w+) : (?:Array\[(\d+)\.\.(\d+)\] of )?(\w+);/.exec(line);
+      const d = /^\s*(\w+) : (?:Array\[(\d+)\.\.(\d+)\] of )?(\w+)(?:\[(\d+)\])?;/.exec(line);
       if (!d) { assert.equal(line.replace(/\/\/.*/, '').trim(), '', `unparsed line: ${line}`); continue; }
-      const [, name, lo, hi, type] = d;
-      assert.ok(type in SIZE, `type ${type}`);
+      const [, name, lo, hi, type, len] = d;
+      const size = type === 'String' ? Number(len) + 2 : SIZE[type];
+      assert.ok(size !== undefined, `type ${type}`);
       if (lo !== undefined || type !== 'Bool') bit = Math.ceil(bit / 8) * 8; // next byte
-      if (lo !== undefined || SIZE[type] >= 2) bit = Math.ceil(bit / 16) * 16; // next even byte
+      if (lo !== undefined || size >= 2) bit = Math.ceil(bit / 16) * 16; // next even byte (a STRING too)
       const count = lo === undefined ? 1 : Number(hi) - Number(lo) + 1;
       members.push({ name, type, byte: bit >> 3, bit: bit & 7, count, first: lo === undefined ? undefined : Number(lo) });
-      bit += type === 'Bool' ? count : 8 * SIZE[type] * count;
+      bit += type === 'Bool' ? count : 8 * size * count;
     }
     blocks[m[1]] = { optimized: attr && attr[1] === 'TRUE', members, bytes: Math.ceil(bit / 8) };
   }
@@ -43,9 +47,8 @@ function parse(source) {
 
 test('every I/O table tag lands on its own address and type in the non-optimized DB1', () => {
   const blocks = parse(generate());
-  const db1 = blocks[`DB${tags.TABLE.plc.ioDb}`];
+  const db1 = blocks.DB1;
   assert.equal(db1.optimized, false, 'S7_Optimized_Access FALSE');
-  const SCL = { BOOL: 'Bool', INT: 'Int', DINT: 'DInt' };
   for (const t of tags.tags) {
     const m = db1.members.find((x) => x.name === t.name);
     assert.ok(m, `${t.name} declared`);
@@ -64,10 +67,22 @@ test('the probe blocks hold one UDInt per slot at byte 4*i, as many slots as the
     assert.equal(b.optimized, false);
     assert.deepEqual(b.members, [{ name, type: 'UDInt', byte: 0, bit: 0, count: plc.probeSlots, first: 0 }]);
     // slot i of tags.TABLE.probe ("DB2,UDINT{4*i}") is element i
-    const addr = tags.parseS7(tags.template(tags.TABLE.probe[name === 'Req' ? 'request' : 'response'].replace('{4*i}', '{a}'), { a: 4 * 7 }));
-    assert.deepEqual([addr.db, addr.type, addr.byte], [db, 'UDINT', b.members[0].byte + 4 * 7]);
+    const addr = parseAddress(tags.template(tags.TABLE.probe[name === 'Req' ? 'request' : 'response'], { i: 7 }));
+    assert.deepEqual([addr.db, addr.width, addr.byte], [db, 4, b.members[0].byte + 4 * 7]);
   }
   assert.match(generate(), /"DB3"\.Res := "DB2"\.Req;/, 'the echo the virtual PLC does each scan');
+});
+
+test('the tank\'s two data blocks: REAL, UDInt, STRING, BOOL each on its own address', () => {
+  const tank = loadTable({ file: path.join(__dirname, '..', '..', 'examples', 'tables', 'tank.json') });
+  const blocks = parse(generate(tank));
+  for (const t of tank.tags.filter((x) => x.addr.area === 'DB')) {
+    const m = blocks[t.addr.key].members.find((x) => x.name === t.name);
+    assert.ok(m, `${t.name} declared`);
+    assert.equal(m.type, SCL[t.type], `${t.name} type`);
+    assert.deepEqual([m.byte, m.bit], [t.addr.byte, t.addr.bit], `${t.name} at ${t.s7}`);
+  }
+  assert.match(generate(tank), /\/\/ {3}ValveOpen : Bool AT %M2\.0;/, 'the M area\'s tags listed for a PLC tag table');
 });
 
 test('the committed plc/tia/s7twin-blocks.db is what the generator makes from the table', () => {

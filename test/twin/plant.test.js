@@ -208,7 +208,7 @@ test('scene: boxes on each conveyor, piston strokes, buttons and outputs, as cop
 });
 
 test('the plant\'s inputs and outputs are the I/O table\'s (no list of its own)', () => {
-  const tags = require('../../nodes/lib/core/tags');
+  const tags = require('../../nodes/lib/core/io-table').demoTable();
   const { OUTPUTS } = require('../../twin/plant');
   assert.deepEqual(INPUTS, ['st', 'sp', 'se', 'p1f', 'p1b', 'sd', 'dmg', 'p2f', 'sk', 'p3f']);
   assert.deepEqual(INPUTS, tags.inputs.map((t) => t.short));

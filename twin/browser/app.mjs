@@ -14,17 +14,17 @@
  * window.s7twin is for tests and the benchmark: the last snapshot, actions, frame statistics.
  */
 import { createPlantScene } from './scene.mjs';
+import {
+  $, params, setBadge, logLine, connectionForm, connectedButtons, withMqttUrl, twinWorker, pageId, rttRows, connectionDetail, drawRttChart,
+} from './page.mjs';
 
 const R = window.S7Twin.require;
 const { summaryText, LABEL, VARIABLES } = R('twin/browser/session.js');
 const chartLib = R('twin/browser/chart.js');
-const tags = R('nodes/lib/core/tags.js');
+const tags = R('nodes/lib/core/io-table.js').demoTable(); // the 3D scene is the demo box-sorting plant's
 
-const $ = (id) => document.getElementById(id);
-const params = new URLSearchParams(location.search);
 const COLORS = { c1: '#1d70b8', p1bw: '#6f42c1', p2fw: '#d63384', p3fw: '#198754', red: '#fd7e14' };
 const SENSORS = tags.inputs.filter((t) => !['st', 'sp'].includes(t.short));
-const KEY = 's7twin.page';
 
 let config = null;
 let worker = null;
@@ -37,26 +37,8 @@ let lastSummary = '';
 let lastSummaryAt = 0;
 let lastLogT = 0;
 
-// ---- storage: the token stays in this tab unless the user asks to keep it -------------------
-function loadSaved() {
-  for (const store of [sessionStorage, localStorage]) {
-    try {
-      const v = JSON.parse(store.getItem(KEY) || 'null');
-      if (v && v.token) return { ...v, remember: store === localStorage };
-    } catch { /* unreadable: ignore */ }
-  }
-  return null;
-}
-function save(v) {
-  const text = JSON.stringify({ token: v.token, protocol: v.protocol, mqttUser: v.mqttUser, mqttPass: v.mqttPass });
-  sessionStorage.setItem(KEY, text);
-  if (v.remember) localStorage.setItem(KEY, text); else localStorage.removeItem(KEY);
-}
-function forget() { sessionStorage.removeItem(KEY); localStorage.removeItem(KEY); }
-
 // ---- connect / disconnect: the twin runs in the worker ----------------------------------------
-function onWorker(ev) {
-  const m = ev.data;
+function onWorker(m) {
   if (m.type === 'frame') lastScene = m.scene;
   else if (m.type === 'snapshot') { lastSnap = m.snapshot; refresh(); }
   else if (m.type === 'rtt') {
@@ -79,8 +61,7 @@ function act(name, ...args) {
 }
 
 function connect(creds) {
-  if (creds.protocol === 'mqttws' && !config.protocols.mqtt) { logLine('this cloud serves no MQTT over WebSocket', 'error'); return; }
-  if (!worker) { worker = new Worker('worker.js'); worker.onmessage = onWorker; }
+  if (!worker) worker = twinWorker(onWorker);
   const profile = params.get('profile') || config.profile || 'study';
   buildScene(R('twin/plant.js').createPlant({ profile, boxes: 0 }).config);
   chart = chartLib.createChart(VARIABLES);
@@ -88,16 +69,11 @@ function connect(creds) {
   lastScene = null;
   connected = true;
   setBadge('wait', 'connecting…');
-  const id = `web-${Math.random().toString(36).slice(2, 10)}`;
-  const cfg = params.get('mqtt') && config.protocols.mqtt
-    ? { ...config, protocols: { ...config.protocols, mqtt: { ...config.protocols.mqtt, url: params.get('mqtt') } } }
-    : config;
   worker.postMessage({
     type: 'connect', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol,
-    config: cfg, profile, id, pollMs: Number(params.get('pollMs')) || 25, encoding: params.get('encoding') || 'compact',
+    config: withMqttUrl(config), profile, id: pageId(), pollMs: Number(params.get('pollMs')) || 25, encoding: params.get('encoding') || 'compact',
   });
-  $('disconnect').disabled = false;
-  $('connect-btn').textContent = 'Reconnect';
+  connectedButtons(true);
 }
 
 function disconnect() {
@@ -107,8 +83,7 @@ function disconnect() {
   worker.postMessage({ type: 'disconnect' });
   lastSnap = null;
   setBadge('off', 'not connected');
-  $('disconnect').disabled = true;
-  $('connect-btn').textContent = 'Connect';
+  connectedButtons(false);
   refresh();
 }
 
@@ -154,31 +129,13 @@ function frame(t) {
   if (perf.work.length > perf.max) perf.work.shift();
 }
 try {
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) { perf.longTasks += 1; perf.longTaskMs += e.duration; }
-  }).observe({ type: 'longtask', buffered: true });
+  const longTask = (list) => { for (const e of list.getEntries()) { perf.longTasks += 1; perf.longTaskMs += e.duration; } };
+  new PerformanceObserver(longTask).observe({ type: 'longtask', buffered: true });
 } catch { /* no long-task timing in this browser */ }
 
 // ---- the panel -------------------------------------------------------------------------------
 let lastSnap = null;
 const onOff = (v) => (v === undefined ? '–' : v ? 'on' : 'off');
-
-function setBadge(kind, text) {
-  const b = $('conn');
-  b.className = `badge ${kind}`;
-  b.textContent = text;
-}
-
-function logLine(text, kind = 'info', t = Date.now()) {
-  const li = document.createElement('li');
-  li.className = kind;
-  const time = document.createElement('time');
-  time.textContent = new Date(t).toLocaleTimeString();
-  li.append(time, text);
-  const list = $('log');
-  list.prepend(li);
-  while (list.children.length > 40) list.lastChild.remove();
-}
 
 function refresh() {
   const s = connected ? lastSnap : null;
@@ -213,70 +170,20 @@ function refresh() {
   // The live region speaks when lamps, counters, connection or driver change, at most every 2 s.
   const text = summaryText(s);
   if (text !== lastSummary && Date.now() - lastSummaryAt > 2000) { $('summary').textContent = text; lastSummary = text; lastSummaryAt = Date.now(); }
-  const rows = [...VARIABLES, 'overall'].map((v) => {
-    const r = s.rtt[v];
-    const name = v === 'overall' ? 'all' : tags.get(v).name;
-    const f = (x) => (x === null || x === undefined ? '–' : x.toFixed(1));
-    return `<tr><td>${v === 'overall' ? '' : `<span class="dot v-${v}"></span>`}${name}</td>` +
-      `<td>${f(r.last)}</td><td>${f(r.mean)}</td><td>${f(r.p95)}</td><td>${r.n || 0}</td></tr>`;
-  });
-  $('rtt-table').tBodies[0].innerHTML = rows.join('');
-  $('conn-detail').textContent = `${c.sent} frames sent, ${c.received} received, ${c.acks} acknowledged; ` +
-    `${c.reconnects} reconnects, ${c.errors} errors${c.lastError ? ` (last: ${c.lastError})` : ''}`;
+  $('rtt-table').tBodies[0].innerHTML = rttRows(VARIABLES.map((v) => ({ key: v, name: tags.get(v).name })), s.rtt);
+  $('conn-detail').textContent = connectionDetail(c);
   for (const l of s.log) if (l.t > lastLogT) { logLine(l.text, l.kind, l.t); lastLogT = l.t; }
 }
 
 function drawChart() {
-  if (!connected) return;
-  const cv = $('chart');
-  const dpr = window.devicePixelRatio || 1;
-  const w = cv.clientWidth || 360;
-  const h = cv.clientHeight || 150;
-  if (cv.width !== Math.round(w * dpr)) { cv.width = Math.round(w * dpr); cv.height = Math.round(h * dpr); }
-  const ctx = cv.getContext('2d');
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  chart.prune(performance.now());
-  chartLib.draw(ctx, chart, { width: w, height: h, now: performance.now(), colors: COLORS });
+  if (connected) drawRttChart($('chart'), chartLib, chart, COLORS);
 }
 
 // ---- wiring ----------------------------------------------------------------------------------
-function formCreds() {
-  return {
-    token: $('token').value.trim(),
-    protocol: document.querySelector('input[name=protocol]:checked').value,
-    mqttUser: $('mqtt-user').value.trim(),
-    mqttPass: $('mqtt-pass').value,
-    remember: $('remember').checked,
-  };
-}
-
-function showMqtt() { $('mqtt-creds').hidden = document.querySelector('input[name=protocol]:checked').value !== 'mqttws'; }
-
 async function main() {
   config = await (await fetch('config.json', { cache: 'no-store' })).json();
   $('title').textContent = config.title || 'Box-sorting plant';
-  if (!config.protocols.mqtt) $('p-mqttws').remove();
-  const saved = loadSaved();
-  const want = params.get('protocol') || (saved && saved.protocol);
-  const radio = want && document.querySelector(`input[name=protocol][value="${want}"]`);
-  if (radio) radio.checked = true;
-  if (saved) {
-    $('token').value = saved.token;
-    $('mqtt-user').value = saved.mqttUser || '';
-    $('mqtt-pass').value = saved.mqttPass || '';
-    $('remember').checked = saved.remember;
-  }
-  showMqtt();
-  for (const r of document.querySelectorAll('input[name=protocol]')) r.addEventListener('change', showMqtt);
-  $('connect').addEventListener('submit', (ev) => {
-    ev.preventDefault();
-    const creds = formCreds();
-    if (!creds.token) { $('token').focus(); return; }
-    save(creds);
-    connect(creds);
-  });
-  $('disconnect').addEventListener('click', () => disconnect());
-  $('forget').addEventListener('click', () => { forget(); $('token').value = ''; $('mqtt-pass').value = ''; logLine('token forgotten in this browser'); });
+  const saved = connectionForm($('connect-sec'), config, { connect, disconnect });
   $('start').addEventListener('click', () => act('pressStart'));
   $('stop').addEventListener('click', () => act('pressStop'));
   $('feed-good').addEventListener('click', () => act('feed', false));
@@ -306,7 +213,7 @@ async function main() {
   requestAnimationFrame(frame);
   // Before connecting, the view shows the plant at rest (a study-sized plant, or ?profile=).
   buildScene(R('twin/plant.js').createPlant({ profile: params.get('profile') || config.profile || 'study', boxes: 0 }).config);
-  if (saved && saved.token) connect({ ...saved, protocol: document.querySelector('input[name=protocol]:checked').value });
+  if (saved && saved.token) connect(saved);
 }
 
 /** For tests and the benchmark (no secrets: the token is not here). */

@@ -3,8 +3,9 @@
  * The browser twin's rolling round-trip chart: a window of the last `spanMs` of samples per timed
  * variable (bounded in count too, so a page left open for a day holds the same memory as after a
  * minute), the statistics of what is in the window, and a small canvas drawing with the 100 ms
- * line the study's twin had to stay under. The windowing is plain logic (unit-tested in Node);
- * only draw() needs a canvas.
+ * line the study's twin had to stay under; and the small trends of the page generated for any
+ * plant (a tag's value over the last minutes). The windowing is plain logic (unit-tested in
+ * Node); only draw() and drawTrend() need a canvas.
  */
 const { summarise } = require('../../nodes/lib/core/stats');
 
@@ -137,4 +138,52 @@ function draw(ctx, chart, o) {
   }
 }
 
-module.exports = { DEFAULTS, createSeries, createChart, yTop, draw };
+/**
+ * The value range a trend shows: the values in its window and the one held when the window
+ * starts (a tag that has not changed for a while still has a line), with room when they are all
+ * one value.
+ * @param {Array<[number, number]>} points [t, value], oldest first (what the window holds)
+ * @param {number|null} held the value before the first point (null: none)
+ * @returns {{lo: number, hi: number}|null} null when there is nothing to draw
+ */
+function trendRange(points, held) {
+  const vals = points.map((p) => p[1]);
+  if (held !== null && held !== undefined) vals.push(held);
+  if (!vals.length) return null;
+  let lo = Math.min(...vals);
+  let hi = Math.max(...vals);
+  if (hi - lo < 1e-9) { const pad = Math.abs(hi) * 0.05 || 1; lo -= pad; hi += pad; }
+  return { lo, hi };
+}
+
+/**
+ * Draw a small trend of one tag (a sparkline): its value over the window as a stepped line (a PLC
+ * value holds until it changes), the latest value held up to now.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {object} series createSeries() of [t, value]
+ * @param {{width:number, height:number, now:number, spanMs:number, held?:number|null, color?:string}} o
+ *   held: the value before the window's first point
+ */
+function drawTrend(ctx, series, o) {
+  const pts = series.points();
+  ctx.clearRect(0, 0, o.width, o.height);
+  const r = trendRange(pts, o.held ?? null);
+  if (!r) return;
+  const pad = 2;
+  const x = (t) => pad + (o.width - 2 * pad) * Math.max(0, 1 - (o.now - t) / o.spanMs);
+  const y = (v) => o.height - pad - (o.height - 2 * pad) * ((v - r.lo) / (r.hi - r.lo));
+  ctx.strokeStyle = o.color || '#1d70b8';
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  let v = o.held ?? (pts.length ? pts[0][1] : null);
+  ctx.moveTo(x(o.now - o.spanMs), y(v));
+  for (const [t, value] of pts) {
+    ctx.lineTo(x(t), y(v));
+    ctx.lineTo(x(t), y(value));
+    v = value;
+  }
+  ctx.lineTo(x(o.now), y(v));
+  ctx.stroke();
+}
+
+module.exports = { DEFAULTS, createSeries, createChart, yTop, draw, trendRange, drawTrend };

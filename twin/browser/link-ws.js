@@ -27,7 +27,7 @@ const { createEnvelopes } = require('../transports/envelopes');
 const { createReconnect } = require('../transports/reconnect');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('../transports/common');
 const { createCodec, offerFor, TIME_UNIT_US } = require('../../nodes/lib/core/codec');
-const tags = require('../../nodes/lib/core/tags');
+const { tableOf } = require('../../nodes/lib/core/io-table');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts (retries go on)
@@ -68,7 +68,7 @@ function createTransport(opts = {}) {
   const url = endpointUrl(o);
   let protocols;
   try { protocols = offerFor(o.encoding); } catch (err) { throw new TransportError('E_TRANSPORT_CONFIG', err.message); }
-  const table = o.table || tags;
+  const table = tableOf(o.table);
   let codec = createCodec();
   const WS = o.WebSocket || globalThis.WebSocket;
   const stats = {

@@ -5,7 +5,8 @@
  * sentences for the page's aria-live region. The lamps and counters are the demo plant's
  * (GreenLamp, RedLamp, the good, rejected and boxes-in counters of the I/O table). Browser-safe.
  */
-const tags = require('../../nodes/lib/core/tags');
+// The 3D page shows the demo box-sorting plant: its table.
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 
 const INPUTS = tags.inputs.map((t) => t.short);
 const LABEL = { ws: 'WebSocket–S7', mqttws: 'MQTT over WebSocket', http: 'HTTP polling' };

@@ -27,7 +27,8 @@
  */
 const { createPlant } = require('../plant');
 const { createRecorder } = require('../recorder');
-const tags = require('../../nodes/lib/core/tags');
+// The 3D page drives the demo box-sorting plant: its table.
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { createChart } = require('./chart');
 const { createLeaseClient } = require('./lease-client');
 const { createDriver } = require('./driver');
@@ -223,4 +224,4 @@ function createSession(o) {
   };
 }
 
-module.exports = { DEFAULTS, VARIABLES, createSession, createLeaseClient, summaryText, LABEL, timedPart };
+module.exports = { DEFAULTS, VARIABLES, createSession, createLeaseClient, createLog, summaryText, LABEL, timedPart };

@@ -7,14 +7,19 @@
  * costs, and a tab in the background keeps its plant clock (browsers throttle a hidden page's
  * timers, a worker's much less).
  *
- * Messages in: connect {creds, protocol, config, profile, id, pollMs, encoding}, act {name, args},
- * disconnect. Out: who {status, role}, frame {scene} (about 60 a second), snapshot {snapshot}
- * (5 a second), box {event, box}, rtt {variable, ms}, closed.
+ * The page generated for any other plant (tags.html) runs its model here too
+ * (twin/browser/tag-session.js: the plant's tags, writes, round trips) over the same transports.
+ *
+ * Messages in: connect {creds, protocol, config, profile, id, pollMs, encoding, kind?: 'tags'},
+ * act {name, args}, disconnect. Out: who {status, role, table}, frame {scene} (about 60 a second, the 3D
+ * page), snapshot {snapshot} (5 a second), values {values, t} (the generated page: every state
+ * as it comes), box {event, box}, rtt {variable, ms}, written {short, result}, closed.
  */
 importScripts('vendor/mqtt.min.js', 'vendor/msgpack.min.js', 'modules.js');
 
 const R = self.S7Twin.require;
 const { createSession, createLeaseClient } = R('twin/browser/session.js');
+const { createTagSession } = R('twin/browser/tag-session.js');
 
 const FRAME_MS = 16; // scene to the page about as often as it draws
 const SNAPSHOT_MS = 200; // panel state
@@ -36,12 +41,14 @@ function transportFactory(m) {
   const { creds, id } = m;
   if (m.protocol === 'ws') {
     const { createTransport } = R('twin/browser/link-ws.js');
-    return (log) => createTransport({ url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, plant: p.ws.plant, id, encoding: m.encoding, log });
+    return (log) => createTransport({
+      url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, plant: p.ws.plant, id, encoding: m.encoding, table: m.table, log,
+    });
   }
   if (m.protocol === 'mqttws') {
     const { createTransport } = R('twin/transports/mqtt.js');
     const url = p.mqtt.url || `${wsScheme}//${loc.hostname}:${p.mqtt.port}${p.mqtt.path || '/mqtt'}`;
-    return (log) => createTransport({ url, username: creds.mqttUser, password: creds.mqttPass, plant: p.mqtt.plant, qos: 0, id, log });
+    return (log) => createTransport({ url, username: creds.mqttUser, password: creds.mqttPass, plant: p.mqtt.plant, qos: 0, id, log, table: m.table });
   }
   const { createTransport } = R('twin/transports/http.js');
   return (log) => createTransport({ url: `${loc.origin}${p.http.path}`, token: creds.token, id, pollMs: m.pollMs || 25, request: fetchRequest, log });
@@ -61,8 +68,10 @@ async function connect(m) {
   const lease = createLeaseClient({ fetch: (...a) => fetch(...a), base: '', token: m.creds.token, id: m.id, label: `page ${m.id.slice(-4)}` });
   let who;
   try { who = await lease.who(); } catch (err) { who = { status: 0, error: { code: 'E_NETWORK', msg: err.message } }; }
-  self.postMessage({ type: 'who', status: who.status, role: who.role || null, error: who.error || null });
+  self.postMessage({ type: 'who', status: who.status, role: who.role || null, error: who.error || null,
+    table: who.table || null });
   if (who.status !== 200) return;
+  if (m.kind === 'tags') { await connectTags(m, who); return; }
   const s = createSession({
     transport: transportFactory(m),
     protocol: m.protocol,
@@ -81,15 +90,32 @@ async function connect(m) {
   self.postMessage({ type: 'snapshot', snapshot: s.snapshot() });
 }
 
-const ACTIONS = new Set(['pressStart', 'pressStop', 'feed', 'setAutoFeed', 'takeOver', 'watch']);
+/** The generated page's model: the plant's table from the cloud (it came with the token's session). */
+async function connectTags(m, who) {
+  const s = createTagSession({
+    table: who.table,
+    transport: transportFactory({ ...m, table: who.table }),
+    protocol: m.protocol,
+    readOnly: who.role === 'viewer',
+    onValues: (values, t) => self.postMessage({ type: 'values', values, t }),
+    onRoundTrip: (variable, ms) => self.postMessage({ type: 'rtt', variable, ms }),
+  });
+  session = s;
+  timers.push(setInterval(() => { if (session === s) self.postMessage({ type: 'snapshot', snapshot: s.snapshot() }); }, SNAPSHOT_MS));
+  await s.start();
+  self.postMessage({ type: 'snapshot', snapshot: s.snapshot() });
+}
+
+const ACTIONS = new Set(['pressStart', 'pressStop', 'feed', 'setAutoFeed', 'takeOver', 'watch', 'write']);
 
 self.onmessage = async (ev) => {
   const m = ev.data || {};
   try {
     if (m.type === 'connect') await connect(m);
     else if (m.type === 'disconnect') { await stop(); self.postMessage({ type: 'closed' }); }
-    else if (m.type === 'act' && session && ACTIONS.has(m.name)) {
-      await session[m.name](...(m.args || []));
+    else if (m.type === 'act' && session && ACTIONS.has(m.name) && typeof session[m.name] === 'function') {
+      const result = await session[m.name](...(m.args || []));
+      if (m.name === 'write') self.postMessage({ type: 'written', short: m.args[0], result });
       self.postMessage({ type: 'snapshot', snapshot: session.snapshot() });
     }
   } catch (err) {

@@ -8,7 +8,8 @@
  * the sensors the PLC reads. Geometry in mm along each conveyor (box centres), times in ms.
  * Browser-safe.
  */
-const tags = require('../../nodes/lib/core/tags');
+// The model of the demo box-sorting plant: its table's inputs and outputs.
+const tags = require('../../nodes/lib/core/io-table').demoTable();
 
 const MIN_CLEARANCE_MM = 20; // extra belt between two boxes beyond the detection unit's length, at least
 

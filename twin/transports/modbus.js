@@ -22,12 +22,13 @@
  * ./reconnect.js, ./wire.js (bytes on the TCP socket).
  */
 const ModbusRTU = require('modbus-serial');
-const tags = require('../../nodes/lib/core/tags');
+const { tableOf, TagError } = require('../../nodes/lib/core/io-table');
 const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createReconnect } = require('./reconnect');
 const { createWireCounter } = require('./wire');
-const { createRequests, CMD } = require('./modbus/requests');
+const { createRequests } = require('./modbus/requests');
+const { codecOf } = require('../../nodes/lib/modbus/codec');
 
 const DEFAULTS = {
   url: 'modbus://127.0.0.1:5021',
@@ -54,15 +55,17 @@ function endpoint(o) {
 }
 
 /**
- * Check values before they go into the image: only inputs packed into HR0, each value valid for
- * its tag (nodes/lib/core/tags.js).
+ * Check values before they go into the image: only tags of the commands block (the demo plant's
+ * HR0), each value valid for its tag (the plant's I/O table).
  * @throws {TagError} for an unknown tag or a bad value
  */
-function checkInputs(values) {
+function checkInputs(values, table) {
+  const cmd = codecOf(table).COMMAND_BLOCK;
   for (const [k, v] of Object.entries(values)) {
-    const tag = tags.get(k);
-    if (!tag || !tag.modbus || tag.modbus.reg !== CMD) throw new tags.TagError('E_UNKNOWN_TAG', `"${k}" is not an input in HR${CMD}`);
-    tags.normalise(tag, v);
+    const tag = table.get(k);
+    const inBlock = tag && tag.modbus && cmd && tag.modbus.reg >= cmd.address && tag.modbus.reg < cmd.address + cmd.count;
+    if (!inBlock) throw new TagError('E_UNKNOWN_TAG', `"${k}" is not a command in HR${cmd ? cmd.address : '-'}`);
+    table.normalise(tag, v);
   }
 }
 
@@ -72,6 +75,7 @@ function checkInputs(values) {
  * @param {number|string} [opts.pollMs] poll interval of HR1..4 in ms
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
+ * @param {object} [opts.table] the plant's I/O table (a table or a definition; default: the demo plant's)
  */
 function createTransport(opts = {}) {
   const envPoll = process.env.S7T_MODBUS_TWIN_POLL_MS;
@@ -80,6 +84,7 @@ function createTransport(opts = {}) {
   o.timeoutMs = Number(o.timeoutMs);
   if (!(o.pollMs >= 1)) throw new TransportError('E_TRANSPORT_CONFIG', `pollMs must be >= 1, got ${opts.pollMs}`);
   const { host, port } = endpoint(o);
+  const table = tableOf(o.table);
   const valueCbs = [];
   const probeCbs = [];
   const image = {}; // every input value sent so far: HR0 is always the whole image
@@ -91,7 +96,7 @@ function createTransport(opts = {}) {
   const rc = createReconnect({ stats, backoff: createBackoff(o.backoff || {}), open });
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
   const wire = createWireCounter();
-  const requests = createRequests({ image, stats, countError, valueCbs, probeCbs, onBroken: drop });
+  const requests = createRequests({ image, stats, countError, valueCbs, probeCbs, onBroken: drop, table });
   let client = null; // connecting or connected
   let pollTimer = null;
 
@@ -150,7 +155,7 @@ function createTransport(opts = {}) {
      */
     send(values) {
       if (!values || Object.keys(values).length === 0) return;
-      checkInputs(values);
+      checkInputs(values, table);
       Object.assign(image, values);
       requests.command();
     },

@@ -27,6 +27,7 @@
  */
 const mqtt = require('mqtt');
 const { topicsOf } = require('../../nodes/lib/mqtt/topics');
+const { tableOf } = require('../../nodes/lib/core/io-table');
 const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createReconnect } = require('./reconnect');
@@ -106,10 +107,12 @@ function clientOptions(o, id, reconnectPeriod, onSocket) {
  * @param {string} [opts.id] client id suffix
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
+ * @param {object} [opts.table] the plant's I/O table (a table or a definition; default: the demo plant's)
  */
 function createTransport(opts = {}) {
   const { o, qos, id } = configure(opts);
-  const T = topicsOf(o.plant);
+  const table = tableOf(o.table);
+  const T = topicsOf(o.plant, table);
   const backoff = createBackoff(o.backoff || {});
   const valueCbs = [];
   const probeCbs = [];
@@ -128,7 +131,9 @@ function createTransport(opts = {}) {
   let dirty = false;
   const up = () => client && client.connected;
   const probes = createProbeSlots({ topics: T, qos, stats, countError, client: () => client, up, publish });
-  const onMessage = createInbox({ topics: T, plant: o.plant, stats, countError, image, up, resendImage: (d) => publish(T.cmd, d), valueCbs, probeCbs });
+  const onMessage = createInbox({
+    topics: T, plant: o.plant, stats, countError, image, up, resendImage: (d) => publish(T.cmd, d), valueCbs, probeCbs, table,
+  });
 
   function publish(t, obj) {
     const text = JSON.stringify(obj);

@@ -23,8 +23,8 @@
  * itself is nodes/lib/opcua/session.js.
  */
 const ot = require('../../nodes/lib/opcua/tags');
-const tags = require('../../nodes/lib/core/tags');
-const { createSide } = require('../../nodes/lib/opcua/session');
+const { tableOf } = require('../../nodes/lib/core/io-table');
+const { createSession } = require('../../nodes/lib/opcua/session');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('./common');
 const { createWrites } = require('./opcua/writes');
 const { createOutputs } = require('./opcua/outputs');
@@ -39,7 +39,7 @@ const DEFAULTS = {
   password: 'twin',
   plant: 'plant1',
   connectTimeoutMs: 15000, // connect() gives up after this
-  maxProbeSlot: tags.PROBE_SLOTS - 1, // the cloud server has at most the PLC's probe slots (S7T_OPCUA_PROBE_SLOTS there)
+  maxProbeSlot: null, // default: the table's last probe slot (the cloud server has at most the PLC's; S7T_OPCUA_PROBE_SLOTS there)
   maxErrorCodes: 50, // distinct error codes remembered
 };
 
@@ -57,6 +57,8 @@ function configure(opts) {
   }
   const pollMs = Number(o.pollMs);
   if (!(pollMs >= 1)) throw new TransportError('E_TRANSPORT_CONFIG', `pollMs must be >= 1, got ${o.pollMs}`);
+  o.table = tableOf(o.table);
+  o.maxProbeSlot = o.maxProbeSlot ?? o.table.PROBE_SLOTS - 1;
   return { o, url, pollMs, plant: ot.checkPlant(o.plant) };
 }
 
@@ -70,6 +72,7 @@ function configure(opts) {
  * @param {string} [opts.user] twin account (default twin)
  * @param {string} [opts.password]
  * @param {string} [opts.plant]
+ * @param {object} [opts.table] the plant's I/O table (a table or a definition; default: the demo plant's)
  * @param {string} [opts.securityMode] None | Sign | SignAndEncrypt
  * @param {string} [opts.securityPolicy] None | Basic256Sha256
  * @param {string} [opts.pkiDir] client certificate folder
@@ -77,7 +80,7 @@ function configure(opts) {
  */
 function createTransport(opts = {}) {
   const { o, url, pollMs, plant } = configure(opts);
-  const side = createSide({
+  const side = createSession({
     name: 'twin',
     endpointUrl: url,
     credentials: { user: String(o.user), password: String(o.password) },
@@ -94,9 +97,9 @@ function createTransport(opts = {}) {
   const image = {}; // every input value sent so far (written whole after a reconnect)
   const stats = { sent: 0, received: 0, errors: 0, errorCodes: {}, polls: 0, pollErrors: 0, coalesced: 0, resyncs: 0, probes: 0, probeAnswers: 0 };
   const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'opcua transport' });
-  const writes = createWrites({ side, plant, stats, countError });
+  const writes = createWrites({ side, plant, stats, countError, table: o.table });
   const probes = createProbes({ side, mode: o.mode, maxProbeSlot: o.maxProbeSlot, stats, countError, writes });
-  const outputs = createOutputs({ side, plant, stats, countError, probes, valueCbs });
+  const outputs = createOutputs({ side, plant, stats, countError, probes, valueCbs, table: o.table });
   const firstSession = createConnectWaiter((code, msg) => new TransportError(code, msg));
   let pollTimer = null;
   let closed = false;

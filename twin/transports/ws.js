@@ -36,7 +36,7 @@ const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutM
 const { createEnvelopes } = require('./envelopes');
 const { createConnection } = require('./ws/connection');
 const { createCodec, offerFor, TIME_UNIT_US } = require('../../nodes/lib/core/codec');
-const tags = require('../../nodes/lib/core/tags');
+const { tableOf } = require('../../nodes/lib/core/io-table');
 const { createWireCounter } = require('./wire');
 const { createByteBook } = require('./ws/bytes');
 
@@ -99,7 +99,7 @@ function createTransport(opts = {}) {
     errorCodes: {}, badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0,
     lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0, failovers: 0, encoding: null, payloadOut: 0, payloadIn: 0,
   };
-  const table = o.table || tags;
+  const table = tableOf(o.table);
   const wire = createWireCounter();
   const book = createByteBook();
   let codec = createCodec();

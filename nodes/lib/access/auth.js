@@ -15,8 +15,11 @@ const { isPlant } = require('../core/plants');
 /** Error with a stable `code` (E_TOKENS: a token list that cannot be used). */
 const AuthError = codedError('AuthError');
 
-/** What a token lets its holder be: the edge of a plant, a twin that drives it, or a viewer. */
-const ROLES = Object.freeze(['edge', 'twin', 'viewer']);
+/**
+ * What a token lets its holder be: the edge of a plant, a twin that drives it, a viewer, or an
+ * auditor (may read the plant's command log, GET /s7twin/audit; opens no link endpoint).
+ */
+const ROLES = Object.freeze(['edge', 'twin', 'viewer', 'auditor']);
 const ANY_PLANT = '*';
 
 /**
@@ -50,6 +53,15 @@ function requestToken(req) {
 }
 
 const digest = (s) => crypto.createHash('sha256').update(String(s)).digest();
+
+/**
+ * A token's fingerprint, for logs that must say which token acted without holding it: the first
+ * 12 hex digits of its SHA-256 (whoever has the token can compute it; the fingerprint gives
+ * nothing back of a strong token).
+ * @param {string} token
+ * @returns {string}
+ */
+const tokenId = (token) => digest(token).toString('hex').slice(0, 12);
 
 /**
  * A checker over a fixed set of tokens.
@@ -86,7 +98,7 @@ function parseGrants(text) {
     const list = parts.pop();
     const role = parts.pop();
     const token = parts.join(':');
-    if (!ROLES.includes(role)) throw new AuthError('E_TOKENS', `${where} has unknown role "${role}" (edge, twin or viewer)`);
+    if (!ROLES.includes(role)) throw new AuthError('E_TOKENS', `${where} has unknown role "${role}" (edge, twin, viewer or auditor)`);
     if (list === ANY_PLANT) return { token, role, plants: ANY_PLANT };
     const plants = list.split('|');
     if (!plants.every(isPlant)) throw new AuthError('E_TOKENS', `${where} has an invalid plant id (1-64 characters of [A-Za-z0-9_.-], or *)`);
@@ -125,10 +137,11 @@ function mergeGrants(plain, scoped = []) {
 /**
  * A checker over grants: the grant of a presented token, or null. Constant-time as createChecker.
  * @param {Array<{token, role, plants}>} grants
- * @returns {(presented: string) => ({role: string, plants: string[]|'*'}|null)}
+ * @returns {(presented: string) => ({role: string, plants: string[]|'*', id: string}|null)} id: the
+ *   token's fingerprint (tokenId)
  */
 function createGrantChecker(grants) {
-  const hashed = grants.map((g) => ({ hash: digest(g.token), grant: { role: g.role, plants: g.plants } }));
+  const hashed = grants.map((g) => ({ hash: digest(g.token), grant: { role: g.role, plants: g.plants, id: tokenId(g.token) } }));
   return (presented) => {
     if (!presented) return null;
     const h = digest(presented);
@@ -215,6 +228,6 @@ function plantTokens(grants, plant, credentials) {
 }
 
 module.exports = {
-  ROLES, ANY_PLANT, AuthError, parseTokens, requestToken, createChecker, parseGrants, mergeGrants, createGrantChecker, grantPlant, requestPlant,
+  ROLES, ANY_PLANT, AuthError, parseTokens, requestToken, tokenId, createChecker, parseGrants, mergeGrants, createGrantChecker, grantPlant, requestPlant,
   twinTokens, createRoleChecker, plantTokens,
 };

@@ -11,8 +11,8 @@
  * src  sender id (1..64 chars of [A-Za-z0-9_.:-])
  * seq  per-sender sequence number, a positive safe integer, +1 per frame
  * ts   sender's wall clock, ms since the epoch (informational; never subtracted across hosts)
- * d    batch of values keyed by the tag dictionary's short names (state, cmd, snap) or, for
- *      probe kinds, by slot number as a string
+ * d    batch of values keyed by the I/O table's short names (state, cmd, snap): numbers, booleans,
+ *      and text for STRING tags; for probe kinds keyed by slot number as a string
  * ref  (ack, err) the {src, seq} of the frame being answered
  * e    (err) {code, msg}
  * cid  optional correlation id a sender may attach; answers echo it
@@ -26,19 +26,24 @@
  * sync     the edge's heartbeat; its ts is the send time t1 on the edge's clock
  * sync-res the cloud's answer: ref = the sync's {src, seq}, d = {t1, t2} (t2: arrival on the
  *          cloud's clock), ts = t3 (the answer's send time); lib/core/clock.js turns it into an offset
+ * table    the edge's first frame on each connection: t = {fingerprint, definition} of the plant's
+ *          I/O table (lib/core/io-table.js), so the cloud checks the plant's frames against it (or
+ *          refuses an edge whose table is not the one configured for the plant)
  *
  * Pure functions: parse/validate, build, and a receiver-side duplicate/gap tracker.
  */
 const { codedError } = require('./errors');
 
 const VERSION = 1;
-const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res']);
+const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res', 'table']);
 /** Kinds that ask the PLC for a write and get exactly one answer (ack/probe-res or err). */
 const REQUEST_KINDS = new Set(['cmd', 'probe']);
 /** Kinds that answer a request (they carry its ref). */
 const ANSWER_KINDS = new Set(['ack', 'err', 'probe-res']);
 const MAX_FRAME_BYTES = 64 * 1024; // default size limit; a whole-plant snapshot is ~300 bytes
 const SRC_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** The longest text a value may be: an S7 STRING holds at most 254 characters (the table checks each tag's own length). */
+const MAX_TEXT = 254;
 
 /** Error with a stable `code` (and the offending frame's ref where it could be read). */
 const Coded = codedError('EnvelopeError');
@@ -90,9 +95,11 @@ function validate(env) {
   }
   if (env.k === 'cmd' || env.k === 'state' || env.k === 'snap' || env.k === 'probe' || env.k === 'probe-res' || env.k === 'sync-res') {
     if (!env.d) throw new EnvelopeError('E_SCHEMA', `a "${env.k}" frame needs d`, ref);
+    const text = env.k === 'cmd' || env.k === 'state' || env.k === 'snap'; // probes carry numbers only
     for (const [key, val] of Object.entries(env.d)) {
+      if (typeof val === 'string' && text && val.length <= MAX_TEXT) continue;
       if (typeof val !== 'number' && typeof val !== 'boolean') {
-        throw new EnvelopeError('E_SCHEMA', `value of "${key}" must be a number or boolean`, ref);
+        throw new EnvelopeError('E_SCHEMA', `value of "${key}" must be a number, a boolean${text ? ` or text of at most ${MAX_TEXT} characters` : ''}`, ref);
       }
     }
   }
@@ -113,6 +120,10 @@ function validate(env) {
   if (env.k === 'err' && (typeof env.e !== 'object' || env.e === null || typeof env.e.code !== 'string')) {
     throw new EnvelopeError('E_SCHEMA', 'an "err" frame needs e.code', ref);
   }
+  if (env.k === 'table' && (!env.t || typeof env.t !== 'object' || typeof env.t.fingerprint !== 'string'
+    || (env.t.definition !== undefined && (env.t.definition === null || typeof env.t.definition !== 'object')))) {
+    throw new EnvelopeError('E_SCHEMA', 'a "table" frame needs t {fingerprint, definition?}', ref);
+  }
   return env;
 }
 
@@ -131,7 +142,7 @@ function createSender(src, opts = {}) {
     /**
      * Build one envelope.
      * @param {string} k kind
-     * @param {object} [fields] d, ref, e, cid, ttl, dl
+     * @param {object} [fields] d, ref, e, cid, ttl, dl, t (a table frame's table)
      */
     make(k, fields = {}) {
       seq += 1;
@@ -142,6 +153,7 @@ function createSender(src, opts = {}) {
       if (fields.cid !== undefined) env.cid = fields.cid;
       if (fields.ttl !== undefined) env.ttl = fields.ttl;
       if (fields.dl !== undefined) env.dl = fields.dl;
+      if (fields.t !== undefined) env.t = fields.t;
       return env;
     },
     /**

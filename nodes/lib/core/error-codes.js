@@ -41,6 +41,11 @@ const AREAS = {
     title: 'Settings refused at start',
     where: 'In the node\'s red status and the Node-RED log, or on the command line: the part does not start until the setting is fixed.',
   },
+  table: {
+    title: 'I/O tables refused',
+    where: 'In the findings of `validateTable` (the I/O table node\'s editor shows them as you type), and in the error of a refused ' +
+      'table: the node\'s red status, `npm run plc`, the instances at start. Each finding names the tag and its field.',
+  },
   fleet: {
     title: 'Fleet (Redis backplane)',
     where: 'In the cloud instance\'s log; a twin sees the answer named in the sentence.',
@@ -61,6 +66,11 @@ const AREAS = {
   web: {
     title: 'Browser twin page',
     where: 'In the page\'s log and the browser\'s console, or as the HTTP answer of the page\'s API.',
+  },
+  history: {
+    title: 'Plant history and command log',
+    where: 'As the HTTP answer of `GET /s7twin/audit` and `GET /s7twin/history`, in the cloud\'s log and `/s7twin/health`, or printed by ' +
+      '`node scripts/audit-verify.js` (exit code 1 for a broken chain, 2 for a file it cannot read).',
   },
   timer: {
     title: 'Flow-timer',
@@ -106,14 +116,14 @@ const CODES = {
   E_READ_ONLY: { area: 'answer', by: ['cloud'], resync: false,
     means: 'A viewer token may watch but not command (HTTP 403 over REST and for the page\'s driver lease): use a twin token to drive.' },
   E_UNKNOWN_TAG: { area: 'answer', by: ['cloud', 'edge', 'plc', 'twin'], resync: false,
-    means: 'A command or state names a tag that is not in the I/O table (`nodes/lib/core/io-table.json`), or not one this path carries: ' +
+    means: 'A command or state names a tag that is not in the plant\'s I/O table, or not one this path carries: ' +
       'use the tags\' short names; nothing was written.' },
   E_NOT_WRITABLE: { area: 'answer', by: ['cloud', 'edge', 'plc'], resync: false,
     means: 'The command writes a tag the cloud may not write (a PLC output): only inputs marked cloud-writable in the I/O table may be ' +
       'commanded; nothing was written.' },
   E_TYPE: { area: 'answer', by: ['cloud', 'edge', 'plc', 'twin'], resync: false,
-    means: 'A value has the wrong type for its tag (a BOOL takes 0/1 or true/false, INT and DINT whole numbers, a probe value a whole ' +
-      'number): the whole command was refused, nothing written.' },
+    means: 'A value has the wrong type for its tag (a BOOL takes 0/1 or true/false, integer types whole numbers, REAL and LREAL ' +
+      'finite numbers, a STRING text of one byte per character, a probe value a whole number): the whole command was refused, nothing written.' },
   E_RANGE: { area: 'answer', by: ['cloud', 'edge', 'plc'], resync: false,
     means: 'A value is outside its tag\'s range (a probe value outside 0..4294967295), or a `ttl` asks for longer than the endpoint ' +
       'allows (10 s by default): nothing was written; send a value in range.' },
@@ -161,17 +171,16 @@ const CODES = {
       'twin\'s files `GET`.' },
   E_NOT_FOUND: { area: 'answer', by: ['cloud'], resync: false,
     means: 'No such path on the REST endpoint or the browser twin\'s page (HTTP 404): check the URL.' },
-  E_RATE: { area: 'answer', by: ['cloud'], resync: false,
-    means: 'Reserved: the REST endpoint would answer it with HTTP 429, but no part raises it now (the per-peer limits answer ' +
-      '`E_RATE_LIMIT`).' },
 
   // Connections, tokens and per-peer limits.
   E_UNAUTHORIZED: { area: 'access', by: ['cloud', 'twin'], resync: false,
-    means: 'The token or login was refused (HTTP 401 on the twin endpoint, the REST endpoint and the page\'s API; a refused MQTT or ' +
-      'OPC UA login at a twin): check the token (`S7T_TWIN_TOKEN`, `S7T_VIEWER_TOKEN`, `S7T_TOKENS`) or account; twins do not retry.' },
-  E_FORBIDDEN: { area: 'access', by: ['twin'], resync: false,
-    means: 'The twin endpoint answered HTTP 403: the token is valid, but not for this plant; use a token scoped to it (`S7T_TOKENS`) ' +
-      'or ask for the right `plant`.' },
+    means: 'The token or login was refused (HTTP 401 on the twin endpoint, the REST endpoint, the page\'s API and the command log; a ' +
+      'refused MQTT or OPC UA login at a twin): check the token (`S7T_TWIN_TOKEN`, `S7T_VIEWER_TOKEN`, `S7T_AUDITOR_TOKEN`, ' +
+      '`S7T_TOKENS`) or account; twins do not retry.' },
+  E_FORBIDDEN: { area: 'access', by: ['cloud', 'twin'], resync: false,
+    means: 'HTTP 403: the token is valid, but not for this: the twin endpoint\'s plant (use a token scoped to it, `S7T_TOKENS`, or ask ' +
+      'for the right `plant`), or the command log (`GET /s7twin/audit` takes an auditor token or the editor login, never a twin, ' +
+      'viewer or edge token).' },
   E_AUTH: { area: 'access', by: ['edge'], resync: false,
     means: 'The cloud refused the edge\'s token (HTTP 401): give the edge and the cloud the same `S7T_EDGE_TOKEN`.' },
   E_EDGE_TAKEN: { area: 'access', by: ['edge'], resync: false,
@@ -196,6 +205,29 @@ const CODES = {
     means: 'A read failed: the edge\'s S7 read came back with bad quality (is DB1 there, non-optimized and big enough?), or an OPC UA ' +
       'Read failed; the connection is rebuilt.' },
 
+  // Command log.
+  E_AUDIT_WRITE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'The cloud could not write its command log (disk full, no permission; the log line names the file): commands go on, ' +
+      'their entries wait in memory and are written once the disk takes them (past 100,000 waiting, entries are dropped and a ' +
+      '`gap` entry says how many); fix the disk or `S7T_AUDIT_FILE`.' },
+  E_AUDIT_TAMPERED: { area: 'history', by: ['scripts'], resync: false,
+    means: 'The command log\'s hash chain is broken at the line named: an entry was edited, removed or reordered there, or the ' +
+      'end of the log was cut off (it ends before its head file says); keep the original and find out who changed the file.' },
+  E_AUDIT_FILE: { area: 'history', by: ['cloud', 'scripts'], resync: false,
+    means: 'The command log could not be read (no such file, no permission; HTTP 500 on `GET /s7twin/audit`): check the path ' +
+      '(`S7T_AUDIT_FILE`, default `s7twin-audit.jsonl` in the Node-RED user directory).' },
+  E_AUDIT_QUERY: { area: 'history', by: ['cloud'], resync: false,
+    means: '`GET /s7twin/audit` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO 8601 ' +
+      'dates with `from` first, `plant` a plant id, `format` json or csv.' },
+
+  E_HISTORY_STORE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'The cloud could not open, write or read its plant history (SQLite through node:sqlite: disk full, no permission, a Node ' +
+      'without node:sqlite; HTTP 500 on `GET /s7twin/history`): the link goes on, rows wait and are retried; fix the disk or ' +
+      '`S7T_HISTORY_FILE`.' },
+  E_HISTORY_QUERY: { area: 'history', by: ['cloud'], resync: false,
+    means: '`GET /s7twin/history` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO ' +
+      '8601 dates with `from` first, `plant` a plant id, `tags` at most 64 short names separated by commas.' },
+
   // Settings refused at start.
   E_CONFIG: { area: 'config', by: ['cloud', 'edge', 'plc'], resync: false,
     means: 'A node property, option or flag has a value the part cannot run with (a port, interval, URL, security mode, register ' +
@@ -219,9 +251,71 @@ const CODES = {
   E_NO_CREDENTIAL: { area: 'config', by: ['cloud', 'edge'], resync: false,
     means: 'An OPC UA account has no password (`S7T_OPCUA_TWIN_PASSWORD`, `S7T_OPCUA_EDGE_PASSWORD` or the node\'s credentials): set ' +
       'it; until then the server does not start and the bridge does not connect.' },
-  E_ADDRESS: { area: 'config', by: ['cloud', 'edge', 'plc'], resync: false,
-    means: 'An address in the I/O table (or the virtual PLC\'s marker table) is not an S7 address the bridge reads (`DB1,X0.0`, ' +
-      '`DB1,INT4`, `DB1,DINT8`, `DB1,UDINT0`): fix `nodes/lib/core/io-table.json`.' },
+
+  // I/O tables.
+  E_TABLE: { area: 'table', by: ['cloud', 'edge', 'plc', 'twin', 'scripts'], resync: false,
+    means: 'The I/O table has errors (its `errors` list them, the message names the first tags): fix the tags named; nothing runs ' +
+      'with a refused table.' },
+  E_TABLE_SCHEMA: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'The table is not an object with a non-empty `tags` list, a tag is not an object, or a section (`plc`, `modbus`, `program`, ' +
+      '`version`) holds a value it cannot: fix the field the message names.' },
+  E_TABLE_FILE: { area: 'table', by: ['cloud', 'edge', 'plc', 'twin', 'scripts'], resync: false,
+    means: 'The file `S7T_IO_TABLE` (or `--table`) names cannot be read: fix the path.' },
+  E_TABLE_JSON: { area: 'table', by: ['cloud', 'edge', 'plc', 'twin', 'scripts'], resync: false,
+    means: 'The I/O table file is not valid JSON (a file ending in .csv is read as CSV, .db as a TIA Portal source): fix the file.' },
+  E_TABLE_MISMATCH: { area: 'table', by: ['cloud', 'edge', 'twin'], resync: false,
+    means: 'An edge\'s I/O table differs from the one the cloud has for its plant (configured, or taught by another edge): give both ' +
+      'the same table; the edge is refused until then. On a connection in the compact encoding, a frame naming tags by the numbers ' +
+      'of another table than this end\'s is refused the same way, never written: give the twin the plant\'s table, or use JSON.' },
+  E_ADDRESS: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'An address in the I/O table (or the program\'s marker list) is not an S7 address: a data block (`DB5,REAL4`, `DB1,X0.6`, ' +
+      '`DB2,S10.16`, `DB5.DBD4`) or the M area (`MW10`, `M2.0`); fix the tag named.' },
+  E_TAG_NAME: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s name is not 1–64 letters, digits or `_` starting with a letter or `_` (it names the tag on OPC UA and in TIA): rename it.' },
+  E_TAG_SHORT: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s short id is not 1–32 letters, digits or `_` starting with a letter (it keys the tag in every envelope): change it.' },
+  E_TAG_DUPLICATE: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'Two tags share a name or a short id (or one\'s short id is another\'s name): make them unique.' },
+  E_TAG_TYPE: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s type is not BOOL, BYTE, WORD, DWORD, SINT, INT, DINT, USINT, UINT, UDINT, REAL, LREAL or STRING[n] (n 1..254): ' +
+      'pick one of those.' },
+  E_TAG_WIDTH: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s address does not fit its type: a BOOL needs a bit address, other types a byte address of their size (`DB5,REAL4` ' +
+      'for a REAL), a STRING an S address in a data block: fix the address or the type.' },
+  E_TAG_SIZE: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A STRING\'s address says another length than its type (`DB2,S10.16` with `STRING[8]`): make them agree.' },
+  E_TAG_ALIGN: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag of two bytes or more (WORD, INT, DINT, REAL, STRING …) sits on an odd byte of a data block, where a non-optimized ' +
+      'block never places one: read its offset off TIA again.' },
+  E_TAG_OVERLAP: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'Two tags (or a tag and a program marker) share a bit, or a tag sits in a probe block: move one; the message names both.' },
+  E_TAG_RANGE: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s min or max is not a number of its type, lies outside what the type holds, min is above max, or a BOOL or STRING ' +
+      'has one: fix it.' },
+  E_TAG_DIR: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s `dir` is neither `in` (written into the PLC) nor `out` (written by the PLC program): set one.' },
+  E_TAG_FLAG: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s `cloudWritable` or `noStream` is not true or false, or a writable tag is not streamed back: fix the flag.' },
+  E_TAG_TEXT: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s unit or description is not text of at most 500 characters: shorten it.' },
+  E_TAG_OPCUA: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s OPC UA node id is not `ns=<n>;s=<id>` (or `i=`, `g=`, `b=`): leave it out for the default or fix it.' },
+  E_TAG_MODBUS: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s Modbus register is taken by another tag, runs into the probe registers, is not a register 0..65535, lacks a bit ' +
+      'for a BOOL, or has a word count its type cannot take: leave `modbus` out to have it placed, or fix it.' },
+  E_TAG_TIMED: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s `timed` is not `{trigger, value, with?}` naming input tags of the table: fix it or leave it out.' },
+  E_TAG_ECHO: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'A tag\'s `echo` does not name another tag, is on an input, or copies a value its type cannot hold (text into a number): fix it.' },
+  E_CSV: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'The CSV has no header, an unknown column, a quote never closed, or a cell that is no flag, register or timing: fix the ' +
+      'line the message names.' },
+  E_TIA: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
+    means: 'The TIA Portal source has no data block, an optimized one (no fixed offsets), a block with no number given, a member of a ' +
+      'PLC data type, or a line that is no declaration: fix what the message names.' },
+  E_AREA: { area: 'answer', by: ['edge', 'plc'], resync: false,
+    means: 'Bytes of a PLC area were decoded without the area a tag lives in (a table of several areas read from one buffer): a bug ' +
+      'to report; nothing was written.' },
 
   // Fleet.
   E_BACKPLANE_CONFIG: { area: 'fleet', by: ['cloud'], resync: false,
@@ -301,6 +395,9 @@ const CODES = {
     means: 'A probe value is not a UDInt (0..4294967295): nothing is written.' },
 
   // Modbus.
+  E_MODBUS_MAP: { area: 'modbus', by: ['plc'], resync: false,
+    means: 'A Modbus request names a register no tag of the table holds, writes an output\'s register or a bit no input defines: ' +
+      'the client gets exception 02 or 03; read the map with `node scripts/modbus-map.js`.' },
   E_MODBUS_WORDS: { area: 'modbus', by: ['edge'], resync: false,
     means: 'The codec got something other than an array or Buffer of 16-bit words, or the wrong number of registers: check what ' +
       'the Getter passes it.' },
@@ -434,6 +531,35 @@ const CODES = {
     means: 'A Toxiproxy proxy was asked for without a name or an upstream: a programming error in the benchmark.' },
   E_FLOOR_SOCKET: { area: 'bench', by: ['bench'], resync: false,
     means: 'A socket of the network-floor echo chain failed: the message says which and why.' },
+  E_STUDY_ARGS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The protocol study (`node bench/study.js`) was given an unknown stack, load or task, or a many-nodes stack without forwarders: the message ' +
+      'lists the valid ones.' },
+  E_STUDY_NETNS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A capture or the network load of the protocol study needs a network namespace of its own (`unshare -n`): run the study as root; it never ' +
+      'shapes the machine\'s own loopback.' },
+  E_STUDY_LOAD: { area: 'bench', by: ['bench'], resync: false,
+    means: 'stress-ng or iperf3 did not run for a load of the protocol study: install them (`bash scripts/study-deps.sh`); the message has their output.' },
+  E_STUDY_MISSING: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A stack of the protocol study cannot run here (ROS, the Cyclone DDS venv or the Fast DDS companion missing): `bash scripts/study-deps.sh` ' +
+      'installs it; the report lists the stack as skipped.' },
+  E_STUDY_CELL: { area: 'bench', by: ['bench'], resync: false,
+    means: 'One measurement of the protocol study ended without a result (a companion crashed or timed out): the report lists it as not measured, with ' +
+      'the tail of its log.' },
+  E_STUDY_MEMORY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The many-nodes test did not start its next level: that many nodes, at the memory each took at the level before, would need more than half ' +
+      'of the memory available.' },
+  E_STUDY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The protocol study stopped on an error of its own: the message and stack say where.' },
+  E_CAPTURE: { area: 'bench', by: ['bench'], resync: false,
+    means: 'tcpdump did not start or captured nothing, or tshark could not read the capture: install them (`bash scripts/study-deps.sh`) and run as root.' },
+  E_COMPANION: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A Node.js companion of the protocol study failed (its stack could not listen or connect): the message says why.' },
+  E_COMPANION_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A companion of the protocol study did not start, answer or finish in time (a master not listening, discovery that never matched): the tail ' +
+      'of its log is in the message.' },
+  E_CHAIN_NOT_READY: { area: 'bench', by: ['bench'], resync: false,
+    means: 'In the many-nodes test no message came through every chain of forwarders within five minutes (processes not started or discovery not done): ' +
+      'the report lists that level as failed.' },
   E_START_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
     means: 'The PLC, a Node-RED or a stock replica did not come up in time: the tail of its log is in the message.' },
   E_START_FAILED: { area: 'bench', by: ['bench'], resync: false,
@@ -479,6 +605,10 @@ const CODES = {
       '`apt-get install mosquitto`.' },
   E_MOSQUITTO_START: { area: 'bench', by: ['scripts'], resync: false,
     means: 'mosquitto_passwd failed, or Mosquitto exited or was not up in time: the end of its log is in the message.' },
+  E_ROSMASTER_MISSING: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'The ROS 1 master (rosmaster) is not installed: run `bash scripts/study-deps.sh` as root, or `apt-get install python3-rosmaster`.' },
+  E_ROSMASTER_START: { area: 'bench', by: ['scripts'], resync: false,
+    means: 'rosmaster exited, or did not listen on its port in time: the end of its log is in the message.' },
   E_BROKER_OPTION: { area: 'bench', by: ['scripts'], resync: false,
     means: 'A broker\'s start was asked for with a port, host, username, password or name that cannot go into its config ' +
       '(the message says which and what is allowed), or a launcher child without S7T_BROKER_PASSWORD: nothing was started.' },

@@ -256,6 +256,30 @@ const PATHS = [
   },
 ];
 
+/**
+ * The protocols of the protocol study (bench/study.js, docs/study.md): measured between processes
+ * of their own, not through the PLC, so none is a path above; the ROS and DDS rows sit here beside
+ * the wire protocols of the bundle's paths, so the study and the benchmark call each protocol by
+ * one name. How each one is started is the study's business (bench/study/stacks.js).
+ *   id     the study's name for it (`--stacks`)
+ *   label  the name a reader sees
+ *   wire   what is on the wire
+ *   path   the bundle path whose wire protocol it measures, or null
+ *   kind   'baseline' (raw sockets: the floor), 'bundle' (a stack this bundle's paths are built on),
+ *          'other' (a protocol the bundle does not speak)
+ */
+const STUDY_STACKS = [
+  { id: 'tcp', label: 'TCP (raw)', wire: 'TCP', path: null, kind: 'baseline' },
+  { id: 'udp', label: 'UDP (raw)', wire: 'UDP', path: null, kind: 'baseline' },
+  { id: 'ws', label: 'WebSocket + envelope', wire: 'WebSocket frames carrying the envelope', path: 'ws', kind: 'bundle' },
+  { id: 'mqtt', label: 'MQTT (aedes)', wire: 'MQTT 3.1.1 over TCP', path: 'mqtt', kind: 'bundle' },
+  { id: 'mosquitto', label: 'MQTT (Mosquitto)', wire: 'MQTT 3.1.1 over TCP', path: 'mqtt', kind: 'bundle' },
+  { id: 'opcua', label: 'OPC UA C/S', wire: 'OPC UA binary over TCP', path: 'opcua', kind: 'bundle' },
+  { id: 'ros', label: 'ROS 1', wire: 'XML-RPC to the master, TCPROS between nodes', path: null, kind: 'other' },
+  { id: 'dds', label: 'DDS (Cyclone)', wire: 'RTPS over UDP', path: null, kind: 'other' },
+  { id: 'fastdds', label: 'DDS (Fast DDS)', wire: 'RTPS over UDP', path: null, kind: 'other' },
+];
+
 const BY_ID = new Map(PATHS.map((p) => [p.id, p]));
 
 /** Every path id, in the table's order (the order runs and reports use). */
@@ -289,7 +313,7 @@ const wireOf = (id) => (get(id) && get(id).wire) || id;
 /**
  * Probe slots a twin may use over a path, from slot 0 (0 when unknown).
  * @param {string} id
- * @param {number} allSlots the PLC's probe slots (nodes/lib/core/tags.js PROBE_SLOTS)
+ * @param {number} allSlots the PLC's probe slots (its table's PROBE_SLOTS: 1,024 for the demo plant)
  */
 function probeSlots(id, allSlots) {
   const p = get(id);
@@ -338,4 +362,4 @@ function edgeEnv(vars, only = ids()) {
   return out;
 }
 
-module.exports = { PATHS, SERVICES, LOGINS, TABLES, ids, get, bundle, comparisons, inTable, wireOf, probeSlots, expand, twinOptions, edgeEnv };
+module.exports = { PATHS, STUDY_STACKS, SERVICES, LOGINS, TABLES, ids, get, bundle, comparisons, inTable, wireOf, probeSlots, expand, twinOptions, edgeEnv };

@@ -7,6 +7,8 @@
  *   s7twin:<plant>:latest   hash   latest plant state: tag short name → JSON value, `~v` version
  *   s7twin:<plant>:req      chan   requests for the holder: {o: origin, p: plant, e: envelope}
  *   s7twin:<plant>:state    chan   `<version> {o: holder, e: envelope}` (state and snap frames)
+ *   s7twin:<plant>:table    hash   the plant's I/O table as its edge taught it: f fingerprint, d definition, `~v` version
+ *   s7twin:tables           chan   `<version> {p: plant, f: fingerprint, d: definition}` (lib/fleet/tables.js)
  *   s7twin:member:<member>  chan   answers to an origin {t:'ans', p, e}; clock answers {t:'sync-res', f, t1, t2, t3}
  *   s7twin:fleet            chan   heartbeats {t:'sync', f, t1}
  */
@@ -15,6 +17,8 @@ const KEYS = {
   latest: (plant) => `s7twin:${plant}:latest`,
   req: (plant) => `s7twin:${plant}:req`,
   states: (plant) => `s7twin:${plant}:state`,
+  table: (plant) => `s7twin:${plant}:table`,
+  tables: 's7twin:tables',
   member: (id) => `s7twin:member:${id}`,
   fleet: 's7twin:fleet',
 };

@@ -11,6 +11,7 @@
  * - an ORIGIN, an instance a twin of the plant is connected to, forwards its twins' requests to
  *   the holder and holds each until its one answer (lib/fleet/requests.js);
  * - a WATCHER, an instance with twins of the plant, takes the plant's states (lib/fleet/states.js).
+ * A plant's I/O table, as its edge taught the holder, reaches every member (lib/fleet/tables.js).
  * Deadlines cross instances on each member's estimate of the others' clocks (lib/fleet/clocks.js).
  * Channels and keys: lib/fleet/keys.js.
  */
@@ -22,6 +23,8 @@ const { createMemberClocks } = require('./clocks');
 const { createLeases } = require('./leases');
 const { createFleetRequests } = require('./requests');
 const { createStateWatch } = require('./states');
+const { createTableShare } = require('./tables');
+const { plantTables } = require('../core/io-table');
 
 const DEFAULTS = {
   leaseMs: 3000, // the plant lease's TTL: the edge endpoint's linkTimeoutMs
@@ -49,6 +52,7 @@ const memberId = () => `${os.hostname().replace(/[^A-Za-z0-9_.-]/g, '').slice(0,
  * @param {(plant: string) => void} [o.onLost] the lease of a plant held here was taken: its edge
  *   no longer speaks for the plant
  * @param {string} [o.id] member id (default: a fresh one)
+ * @param {object} [o.tables] the plant registry tables go into (default: the process's, lib/core/io-table.js)
  */
 function createFleetMember(o) {
   const cfg = { ...DEFAULTS, ...o };
@@ -58,6 +62,7 @@ function createFleetMember(o) {
     members: 0, forwarded: 0, forwardRefused: 0, remoteRequests: 0, notHolder: 0, noClock: 0,
     replies: 0, unroutableReplies: 0, remoteAnswers: 0, lateAnswers: 0, unknownOutcomes: 0,
     statesPublished: 0, statesIn: 0, snapsFromStore: 0, badMessages: 0, leaseLost: 0, backplaneErrors: 0,
+    tablesAnnounced: 0, tablesIn: 0, tableRefused: 0,
   };
   let closed = false;
   let lastError = null;
@@ -75,6 +80,7 @@ function createFleetMember(o) {
     holds: leases.holds, localDeadline: clocks.localDeadline, onRequest: cfg.onRequest, onEnvelope: cfg.onEnvelope,
   });
   const states = createStateWatch({ ...parts, onEnvelope: cfg.onEnvelope });
+  const tables = createTableShare({ ...parts, registry: cfg.tables || plantTables });
 
   /** This member's own channel: clock answers and answers to the requests it forwarded. */
   function onMember(text) {
@@ -90,7 +96,7 @@ function createFleetMember(o) {
   let listening = false;
   async function listen() {
     try {
-      await Promise.all([bp.subscribe(KEYS.fleet, clocks.onFleet), bp.subscribe(KEYS.member(id), onMember)]);
+      await Promise.all([bp.subscribe(KEYS.fleet, clocks.onFleet), bp.subscribe(KEYS.member(id), onMember), tables.listen()]);
       listening = true;
       clocks.syncAll();
     } catch (err) {
@@ -125,6 +131,10 @@ function createFleetMember(o) {
     reply: requests.reply,
     publishState: states.publishState,
     watch: states.watch,
+    /** Share a plant's table its edge taught here with every member. */
+    announceTable: tables.announce,
+    /** Read a plant's table from the backplane into the registry (a twin of it came first). */
+    loadTable: tables.load,
     /** Plants whose states this member takes. */
     watching: states.plants,
     /** Members heard from, with the clock estimate of each. */
@@ -140,6 +150,7 @@ function createFleetMember(o) {
         ...states.unsubscribeAll(),
         bp.unsubscribe(KEYS.fleet, clocks.onFleet),
         bp.unsubscribe(KEYS.member(id), onMember),
+        tables.unlisten(),
       ]);
       states.clear();
     },

@@ -21,7 +21,7 @@ const ACCEPTS = { twin: ['twin', 'viewer'], edge: ['edge'] };
  * @param {string[]} [o.viewerTokens] twin endpoint: tokens of read-only peers, for `o.plant`
  * @param {string} [o.plant] the plant of the plain token lists (default plant1)
  * @param {Array<{token, role, plants}>} [o.grants] scoped tokens (lib/access/auth.js parseGrants)
- * @returns {{admit(req): ({plant: string, viewer: boolean}|{status: number, text: string, reason: string}),
+ * @returns {{admit(req): ({plant: string, viewer: boolean, who: {token: string, role: string}}|{status: number, text: string, reason: string}),
  *   onlyPlant: string|null, resolvePlant(plant?: string): string|null}}
  * @throws {AuthError} E_TOKENS a token listed for two roles, a bad plant id
  */
@@ -42,7 +42,8 @@ function createAdmission(o) {
     /** The plant a frame goes to: the one named, else the only one served (null: say which). */
     resolvePlant: (plant) => (typeof plant === 'string' && plant ? plant : onlyPlant),
     /**
-     * An upgrade request: the peer's plant and whether it is read-only, or the HTTP refusal.
+     * An upgrade request: the peer's plant, whether it is read-only and who it is (its token's
+     * fingerprint and role, for the command log), or the HTTP refusal.
      * @param {import('http').IncomingMessage} req
      */
     admit(req) {
@@ -52,7 +53,7 @@ function createAdmission(o) {
       if (!where.plant) {
         return { status: where.status, text: `${where.status === 403 ? 'Forbidden' : 'Bad Request'}: ${where.message}`, reason: where.reason };
       }
-      return { plant: where.plant, viewer: grant.role === 'viewer' };
+      return { plant: where.plant, viewer: grant.role === 'viewer', who: { token: grant.id, role: grant.role } };
     },
   };
 }

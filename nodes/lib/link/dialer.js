@@ -11,6 +11,9 @@
  *   or an attempt that failed (refused, 409 while the plant's lease is still held elsewhere, a
  *   timeout) the next attempt goes to the next URL. Every instance of a fleet serves the plant, so
  *   whichever takes the edge relays for it; `?plant=` names the plant to each;
+ * - the plant's I/O table goes first on every connection (a `table` frame: its fingerprint and
+ *   definition), so the cloud checks the plant's frames against it, or refuses the edge when the
+ *   plant is configured there with another table;
  * - what comes from the cloud: lib/link/downlink.js; what is sent while the link is down, and
  *   after it is back: lib/link/uplink.js.
  */
@@ -19,12 +22,12 @@ const envelope = require('../core/envelope');
 const { createBackoff } = require('../core/backoff');
 const clock = require('../core/clock');
 const { createCodec, offerFor } = require('../core/codec');
-const tags = require('../core/tags');
 const { parseCloudUrls, createRotation, redact } = require('./cloud-urls');
 const { dialWs } = require('./ws-transport');
 const { createHeartbeat } = require('./heartbeat');
 const { createUplink } = require('./uplink');
 const { createDownlink } = require('./downlink');
+const { tableOf } = require('../core/io-table');
 
 const DEFAULTS = {
   heartbeatMs: 500, // a sync frame this often: heartbeat and clock-offset sample
@@ -65,7 +68,7 @@ function refusalError(status) {
  * @param {string} opts.src sender id for the frames the dialer makes itself (err answers, sync)
  * @param {object} [opts.ca] CA certificate(s) to verify a wss:// cloud with (PEM), passed to ws
  * @param {string} [opts.encoding] 'compact' (default) or 'json' (lib/core/codec)
- * @param {object} [opts.table] the plant's I/O table (the compact encoding's tag ids; default the demo plant's)
+ * @param {object} [opts.table] the plant's I/O table (lib/core/io-table.js; default: the demo plant's)
  * @returns {EventEmitter & object} events: status('connecting'|'connected'|'disconnected', detail),
  *   connect(), disconnect(code, reason), envelope(env), invalid(err), failure(err)
  */
@@ -74,8 +77,8 @@ function createDialer(opts) {
   const ee = new EventEmitter();
   const urls = createRotation(parseCloudUrls(o.url, { plant: o.plant }));
   const offer = offerFor(o.encoding);
-  const table = o.table || tags;
   const sender = envelope.createSender(o.src, { now: clock.now });
+  const table = tableOf(o.table);
   const backoff = createBackoff(o.backoff);
   const counters = {
     connects: 0, reconnects: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0,
@@ -119,6 +122,9 @@ function createDialer(opts) {
     everConnected = true;
     backoff.connected();
     downlink.reset();
+    // The plant's table before anything else: the cloud checks every state against it (JSON text on
+    // either encoding: the compact frame has no field for it, and the cloud learns its tag ids from it).
+    try { c.send(envelope.stringify(sender.make('table', { t: { fingerprint: table.fingerprint, definition: table.definition } }))); } catch { /* closing */ }
     heartbeat.start(c);
     setState('connected');
     uplink.attach(c);

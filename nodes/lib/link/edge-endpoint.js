@@ -15,15 +15,20 @@
  * - Requests from the flow, and each one's single answer: lib/link/edge-relay.js. States of other
  *   instances' edges come out of this endpoint as if its own edge had sent them, so the cloud flow
  *   is the same on every instance.
- * - The edge may send state, snap, ack, err, probe-res and sync, and its state and snap frames
- *   may carry only streamed tags of the I/O table, with values of their type and range.
+ * - The edge may send state, snap, ack, err, probe-res, sync and table, and its state and snap
+ *   frames may carry only streamed tags of the plant's I/O table, with values of their type and
+ *   range. The plant's table: the one configured here for it (an s7twin-io-table node naming the
+ *   plant), else the one its edge sends first on every connection (a `table` frame), else the
+ *   process's (S7T_IO_TABLE, else the demo plant's). An edge whose table is not the one configured
+ *   for its plant is told why (E_TABLE_MISMATCH) and disconnected; a table an edge taught is
+ *   shared with the fleet's other instances (lib/fleet/tables.js).
  */
 const envelope = require('../core/envelope');
-const tags = require('../core/tags');
+const { plantTables } = require('../core/io-table');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
 const { createEdgeRelay } = require('./edge-relay');
 
-const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync']);
+const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync', 'table']);
 const TAKEN = 'Conflict: an edge is connected for this plant';
 
 /** How often silent edges are looked for: a sixth of the timeout (at least 50 ms). */
@@ -32,19 +37,20 @@ const tickMsOf = (linkTimeoutMs) => Math.max(50, Math.round(linkTimeoutMs / 6));
 /**
  * Why the edge's frame is refused, or null.
  * @param {object} env a valid envelope from the edge
+ * @param {object} [table] the plant's I/O table (default: the demo plant's)
  * @returns {null|{err: Error, counter?: string}}
  */
-function edgeRefusal(env) {
+function edgeRefusal(env, table = plantTables.get(undefined)) {
   const ref = { src: env.src, seq: env.seq };
   if (!EDGE_KINDS.has(env.k)) {
-    const msg = `the edge sends state, snap, ack, err, probe-res and sync frames, not "${env.k}"`;
+    const msg = `the edge sends state, snap, ack, err, probe-res, sync and table frames, not "${env.k}"`;
     return { counter: 'kindRefused', err: new envelope.EnvelopeError('E_KIND', msg, ref) };
   }
   if (env.k === 'state' || env.k === 'snap') {
     try {
-      tags.checkState(env.d);
+      table.checkState(env.d);
     } catch (err) {
-      return { err: Object.assign(err, { ref }) };
+      return { counter: 'stateRefused', err: Object.assign(err, { ref }) };
     }
   }
   return null;
@@ -61,7 +67,9 @@ function createEdgeEndpoint(opts) {
   const counters = {
     edgeRefused: 0, staleEdges: 0, syncs: 0, inflight: 0, unknownOutcomes: 0, lateAnswers: 0,
     edgeErrors: 0, busy: 0, leaseLost: 0, backplaneRefused: 0,
+    tables: 0, tableRefused: 0, stateRefused: 0, // tables edges sent; refused (not the plant's); states their table refused
   };
+  const tables = o.tables || plantTables; // each plant's I/O table (lib/core/table/registry.js)
   const core = createEndpointCore(o, {
     name: 'edge',
     counters,
@@ -111,9 +119,27 @@ function createEdgeEndpoint(opts) {
     });
   }
 
+  /**
+   * The edge's table (its first frame): the plant's from now on, unless the plant is configured
+   * here with another, which sends the edge away. Shared with the fleet.
+   */
+  function onTable(c, env) {
+    core.counters.tables += 1;
+    try {
+      const table = tables.learn(c.plant, env.t);
+      if (tables.source(c.plant) === 'edge') relay.fleet.announceTable(c.plant, table);
+    } catch (err) {
+      core.counters.tableRefused += 1;
+      const code = err.code === 'E_TABLE' ? 'E_TABLE_MISMATCH' : err.code;
+      c.expel(core.sender.error(code, err.message, { src: env.src, seq: env.seq }));
+      core.ee.emit('invalid', Object.assign(new Error(err.message), { code }), c.id);
+    }
+  }
+
   /** The edge's frame: false if it is not passed on. Answers syncs, checks states and answers. */
   function onFrame(c, env, arrived) {
-    const no = edgeRefusal(env);
+    if (env.k === 'table') { onTable(c, env); return false; }
+    const no = edgeRefusal(env, tables.get(c.plant));
     if (no) {
       if (no.counter) core.counters[no.counter] += 1;
       core.answerError(c, no.err);
@@ -150,8 +176,14 @@ function createEdgeEndpoint(opts) {
     },
     /** The plants whose edges are connected here. */
     edgePlants: () => relay.plants(),
-    /** Take the plant's states from the other instances (its twins are here). */
-    watch: (plant) => relay.fleet.watch(plant),
+    /**
+     * Take the plant's states from the other instances (its twins are here), and its table if no
+     * edge taught it here yet.
+     */
+    watch: (plant) => {
+      if (tables.source(plant) === 'default') relay.fleet.loadTable(plant);
+      return relay.fleet.watch(plant);
+    },
     /** The fleet member (lib/fleet/member.js), for stats and tests. */
     fleet: relay.fleet,
   });

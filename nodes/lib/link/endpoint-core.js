@@ -23,13 +23,14 @@
  * A role: {name, counters, tickMs, limits, admit(ticket), onAccept(peer), onFrame(peer, env,
  * arrived) → pass on?, tick(peer, now), onClose(peer, code), onAbandon?(plant), sendRequest?(env,
  * plant) → peers reached, strayAnswer?() → the answer to a peer that is gone is dropped (else it
- * goes to every peer of the plant), onClosed?() → Promise}.
+ * goes to every peer of the plant), onSend?(env, plant) → sees every frame sent out for a plant
+ * (the twin endpoint records its answers in the command log), onClosed?() → Promise}.
  */
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
 const { createCodec, PROTOCOLS, TIME_UNIT_US } = require('../core/codec');
-const tags = require('../core/tags');
+const { plantTables } = require('../core/io-table');
 const { createWsAcceptor } = require('./ws-transport');
 const { createPeerSet } = require('./peer-set');
 const { createIntake } = require('./intake');
@@ -106,7 +107,7 @@ function createUpgradeHandler(o) {
       refuse(socket, 400, `Bad Request: unsupported subprotocol (this endpoint speaks ${PROTOCOLS.join(', ')})`, 'subprotocol', req);
       return true;
     }
-    const info = { plant: who.plant, viewer: who.viewer, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, url: req.url };
+    const info = { plant: who.plant, viewer: who.viewer, who: who.who, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, url: req.url };
     o.admit({
       plant: who.plant,
       viewer: who.viewer,
@@ -133,8 +134,11 @@ function createEndpointCore(o, role) {
   const counters = { ...COUNTERS, ...role.counters };
   const senders = createSenders({ counters });
   const latest = createLatestStates({ maxTags: o.maxTags });
-  /** The I/O table of a plant: where the compact encoding's tag ids come from. */
-  const tableOf = o.tableOf || (() => tags);
+  /**
+   * Each plant's I/O table (lib/core/table/registry.js): where the compact encoding's tag ids come
+   * from, looked up per frame, as an edge may teach its plant's table once connected.
+   */
+  const tables = o.tables || plantTables;
   const acceptor = createWsAcceptor({ path: o.path, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload) });
   let closed = false;
 
@@ -168,12 +172,14 @@ function createEndpointCore(o, role) {
   /**
    * Run an admitted peer's connection (any transport's).
    * @param {object} conn a connection (lib/link/ws-transport.js)
-   * @param {{plant: string, viewer?: boolean, remote?: string, url?: string}} info
+   * @param {{plant: string, viewer?: boolean, who?: object, remote?: string, url?: string}} info
    */
   function accept(conn, info) {
     if (closed) { conn.terminate(); if (role.onAbandon) role.onAbandon(info.plant); return; }
     // The frames' encoding, as the opening handshake agreed (JSON when it named none).
-    if (!conn.codec) conn.codec = createCodec(conn.protocol, { table: tableOf(info.plant), timeUnitUs: TIME_UNIT_US[role.name === 'edge' ? 'link' : 'twin'] });
+    if (!conn.codec) {
+      conn.codec = createCodec(conn.protocol, { table: () => tables.get(info.plant), timeUnitUs: TIME_UNIT_US[role.name === 'edge' ? 'link' : 'twin'] });
+    }
     if (conn.codec.binary) counters.compactPeers += 1;
     const c = peers.add(conn, info);
     ee.emit('connect', c.id, { remote: c.remote, url: info.url, viewer: c.viewer, plant: c.plant });
@@ -218,6 +224,7 @@ function createEndpointCore(o, role) {
     const p = c ? c.plant : admission.resolvePlant(plant);
     if (!p) { counters.noPlant += 1; return 0; }
     if (isState(env)) latest.remember(p, env);
+    if (role.onSend) role.onSend(env, p);
     if (role.sendRequest && envelope.REQUEST_KINDS.has(env.k)) return role.sendRequest(env, p);
     if (c) { c.deliver(env); return 1; }
     return route(env, p);

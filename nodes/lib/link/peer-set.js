@@ -69,14 +69,14 @@ function createPeerSet(o) {
     /**
      * A peer for an admitted connection.
      * @param {object} conn a connection (lib/link/ws-transport.js)
-     * @param {{plant: string, viewer?: boolean, remote?: string}} info
+     * @param {{plant: string, viewer?: boolean, who?: object, remote?: string}} info
      * @returns {object} the peer
      */
     add(conn, info) {
       nextId += 1;
       const id = `${o.name}-${nextId}`;
       const c = createPeer({
-        ...o.peer, id, conn, plant: info.plant, viewer: info.viewer, remote: info.remote, limits: o.limits, counters, onQueue: updateDepth,
+        ...o.peer, id, conn, plant: info.plant, viewer: info.viewer, who: info.who, remote: info.remote, limits: o.limits, counters, onQueue: updateDepth,
       });
       peers.set(id, c);
       counters.accepted += 1;

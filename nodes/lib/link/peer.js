@@ -19,6 +19,7 @@ const POLICY_CLOSE = 1008; // WebSocket close code: policy violation
  * @param {object} o.conn the connection (see lib/link/ws-transport.js)
  * @param {string} o.plant the plant it connected for
  * @param {boolean} [o.viewer] a read-only peer (a viewer token)
+ * @param {{token: string, role: string}} [o.who] its token's fingerprint and role (the command log)
  * @param {string} [o.remote] address:port, for logs
  * @param {object} o.limits lib/access/peer-limits.js options
  * @param {number} o.maxFrames outbox: queued non-state frames
@@ -55,6 +56,7 @@ function createPeer(o) {
     conn,
     plant: o.plant,
     viewer: Boolean(o.viewer),
+    who: o.who,
     remote: o.remote,
     heard: true, // heard from since the last keepalive round
     heardAt: Date.now(),

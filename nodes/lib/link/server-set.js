@@ -31,6 +31,8 @@ function createEndpointSet(server) {
   return {
     /** Does an endpoint here serve the path? */
     has: (path) => endpoints.has(path),
+    /** Every grant the endpoints here know (of every role: the command log's readers too). */
+    grants: () => [...endpoints.values()].flatMap((n) => n.grants || []),
     /** The tokens of the endpoints here of any role but `role`. */
     otherTokens: (role) => [...endpoints.values()].filter((n) => n.role !== role).flatMap((n) => n.tokens || []),
     /** Serve a member's endpoint (its path is free). */

@@ -5,7 +5,7 @@
  * and grants, whether it may serve at all, its endpoint's options, its status, and how often it
  * says that a second edge was refused.
  */
-const { parseTokens, parseGrants, mergeGrants } = require('../access/auth');
+const { parseTokens, parseGrants, mergeGrants, ANY_PLANT } = require('../access/auth');
 const { DEFAULT_PLANT } = require('../core/plants');
 const { positiveOr, numberOr } = require('../core/props');
 const { acquireBackplane } = require('../fleet/backplane');
@@ -30,7 +30,7 @@ function fullPath(root, p) {
  * Every grant this instance knows, of every role: one token, one role. The plain token lists
  * (credentials, S7T_TWIN_TOKEN, S7T_VIEWER_TOKEN, S7T_EDGE_TOKEN) are for one plant: S7T_PLANT
  * (plant1 when unset). Scoped tokens (credentials or S7T_TOKENS, token:role:plant[|plant...])
- * name theirs.
+ * name theirs. S7T_AUDITOR_TOKEN's tokens may read the command log of every plant.
  * @param {{role: 'twin'|'edge', plant?: string, credentials?: object, env: object}} o
  * @returns {Array<{token, role, plants}>}
  * @throws {AuthError} E_TOKENS a token listed for two roles, a bad plant id
@@ -48,7 +48,10 @@ function endpointGrants(o) {
     { tokens, role, plant },
     { tokens: viewerTokens, role: 'viewer', plant },
     ...other,
-  ], parseGrants(creds.tokens || env.S7T_TOKENS));
+  ], [
+    ...parseGrants(creds.tokens || env.S7T_TOKENS),
+    ...parseTokens(env.S7T_AUDITOR_TOKEN).map((token) => ({ token, role: 'auditor', plants: ANY_PLANT })),
+  ]);
 }
 
 /**

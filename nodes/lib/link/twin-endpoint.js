@@ -4,7 +4,11 @@
  * role of the twins' side.
  *
  * - Twins send only `cmd` and `probe`; a peer that presented a viewer token is read-only (its
- *   requests are answered E_READ_ONLY and go nowhere).
+ *   requests are answered E_READ_ONLY and go nowhere). A command is checked against the plant's
+ *   I/O table (lib/core/table/registry.js: configured, taught by its edge, else the process's):
+ *   one naming a tag the table has not, or cannot be written from the cloud, or a value of the
+ *   wrong type or range, is answered here (E_UNKNOWN_TAG, E_NOT_WRITABLE, E_TYPE, E_RANGE) and
+ *   never reaches the edge (which checks again before it writes).
  * - Every request gets its deadline here, on the cloud's clock (lib/core/clock.js): its arrival
  *   plus the lifetime its `ttl` asks for (at most `maxLifetimeMs`) or `lifetimeMs`; a `dl` the
  *   twin sent means nothing here.
@@ -12,11 +16,15 @@
  *   an answer for a twin that is gone is dropped and counted (to every other twin it would be
  *   noise). The latest full state of a plant goes as a `snap` to each fresh twin of it, and the
  *   first twin of a plant is announced ('plant' event) so the edge endpoint takes its states.
+ * - The command log (lib/history/command-audit.js, when `audit` is given): every cmd is recorded
+ *   as it arrives (who, from where, its deadline, what it asks), with the refusal when it is
+ *   refused here, and every answer sent out for a plant (ack, err) as its outcome.
  * - Keepalive: only a twin not heard from for a whole `pingMs` is pinged, and one that then stays
  *   silent for another period is terminated; busy twins get no pings at all (pinging 1,000 busy
  *   twins every period showed as a 68 ms busy stretch of the cloud in a CPU profile).
  */
 const envelope = require('../core/envelope');
+const { plantTables } = require('../core/io-table');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
 
 const TWIN_KINDS = envelope.REQUEST_KINDS;
@@ -31,9 +39,10 @@ const refusal = (code, message, env, cid) => Object.assign(
  * @param {object} env a valid envelope from a twin
  * @param {{viewer: boolean}} peer
  * @param {{maxLifetimeMs: number}} o
+ * @param {object} [table] the plant's I/O table: a command's values are checked against it
  * @returns {null|{err: EnvelopeError, counter?: string}} the err to answer with, the counter it adds to
  */
-function twinRefusal(env, peer, o) {
+function twinRefusal(env, peer, o, table) {
   if (!TWIN_KINDS.has(env.k)) {
     return { counter: 'kindRefused', err: refusal('E_KIND', `twins send cmd and probe frames, not "${env.k}"`, env) };
   }
@@ -42,6 +51,13 @@ function twinRefusal(env, peer, o) {
   }
   if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
     return { err: refusal('E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`, env, env.cid) };
+  }
+  if (env.k === 'cmd' && table) {
+    try {
+      for (const [k, v] of Object.entries(env.d)) table.checkWrite(k, v);
+    } catch (err) {
+      return { counter: 'tableRefused', err: refusal(err.code, err.message, env, env.cid) };
+    }
   }
   return null;
 }
@@ -79,16 +95,19 @@ function pingSilent(c, counters) {
 /**
  * @param {object} opts DEFAULTS of lib/link/endpoint-core.js plus path, src, tokens, viewerTokens,
  *   plant, grants (see lib/link/endpoint.js); `routeAnswers: false` sends an answer for a twin
- *   that is gone to every twin of the plant instead of dropping it
+ *   that is gone to every twin of the plant instead of dropping it; `audit`: the command log's
+ *   recorder (lib/history/command-audit.js)
  * @returns {EventEmitter & object} see lib/link/endpoint.js
  * @throws {AuthError} E_TOKENS
  */
 function createTwinEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const plantsSeen = new Set(); // plants a twin has connected for
+  const { audit } = o;
+  const tables = o.tables || plantTables; // each plant's I/O table
   const core = createEndpointCore(o, {
     name: 'twin',
-    counters: { pings: 0, viewers: 0, readOnly: 0, unroutable: 0 },
+    counters: { pings: 0, viewers: 0, readOnly: 0, unroutable: 0, tableRefused: 0 },
     tickMs: o.pingMs,
     limits: { ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs },
     admit(ticket) {
@@ -101,15 +120,21 @@ function createTwinEndpoint(opts) {
       if (!plantsSeen.has(c.plant)) { plantsSeen.add(c.plant); core.ee.emit('plant', c.plant); }
     },
     onFrame(c, env, arrived) {
-      const no = twinRefusal(env, c, o);
+      const no = twinRefusal(env, c, o, tables.get(c.plant));
       if (no) {
         if (no.counter) core.counters[no.counter] += 1;
+        if (audit) {
+          audit.arrived({ via: 'ws', plant: c.plant, who: c.who, from: c.remote, at: arrived, env });
+          audit.refused(c.plant, { src: env.src, seq: env.seq }, no.err.code, no.err.message);
+        }
         core.answerError(c, no.err);
         return false;
       }
       env.dl = deadlineOf(env, arrived, o.lifetimeMs);
+      if (audit) audit.arrived({ via: 'ws', plant: c.plant, who: c.who, from: c.remote, at: arrived, env });
       return true;
     },
+    onSend: audit ? (env, plant) => audit.answered(plant, env) : undefined,
     tick: (c) => pingSilent(c, core.counters),
     onClose() {},
     strayAnswer: o.routeAnswers === false ? undefined : () => { core.counters.unroutable += 1; },

@@ -8,14 +8,18 @@ const codec = require('./codec');
 /**
  * The node's settings.
  * @param {object} config the node's properties
+ * @param {object} [table] the plant's I/O table (default: the demo plant's): a block that starts in
+ *   its commands (the inputs' registers) is a `cmd` block unless the node says otherwise
  * @returns {{address: number, count: number|undefined, kind: 'cmd'|'state', src: string,
- *   refreshMs: number, perMessage: boolean, baseline: boolean, ownTopic: string}}
+ *   refreshMs: number, perMessage: boolean, baseline: boolean, ownTopic: string, table: object}}
  */
-function codecSettings(config) {
+function codecSettings(config, table) {
   const address = Number(config.address) || 0;
-  const kind = config.kind === 'cmd' || config.kind === 'state' ? config.kind
-    : (address === codec.COMMAND_REGISTER ? 'cmd' : 'state');
+  const commands = codec.codecOf(table).COMMAND_BLOCK;
+  const inCommands = !!commands && address >= commands.address && address < commands.address + commands.count;
+  const kind = config.kind === 'cmd' || config.kind === 'state' ? config.kind : (inCommands ? 'cmd' : 'state');
   return {
+    table: codec.codecOf(table).table,
     address,
     count: config.count === undefined || config.count === '' ? undefined : Number(config.count),
     kind,
@@ -39,8 +43,8 @@ function codecSettings(config) {
  */
 function createCodecRelay(s) {
   return s.perMessage
-    ? codec.createBlockRelays({ refreshMs: s.refreshMs, baseline: s.baseline })
-    : codec.createRelay({ address: s.address, count: s.count, refreshMs: s.refreshMs, baseline: s.baseline });
+    ? codec.createBlockRelays({ refreshMs: s.refreshMs, baseline: s.baseline, table: s.table })
+    : codec.createRelay({ address: s.address, count: s.count, refreshMs: s.refreshMs, baseline: s.baseline, table: s.table });
 }
 
 /**

@@ -1,9 +1,10 @@
 'use strict';
 /**
- * Modbus register codec for the Modbus path: holding registers <-> tag values, by the I/O
- * table's `modbus` layout (nodes/lib/core/io-table.json), never a copy of it.
+ * Modbus register codec for the Modbus path: holding registers <-> tag values, by the plant's I/O
+ * table's Modbus map (nodes/lib/core/table/modbus.js; the demo plant's where no table is given),
+ * never a copy of it. The demo plant's map:
  *
- *   HR 0      commands: the input BOOLs packed into one word (tags.packRegister)
+ *   HR 0      commands: the input BOOLs packed into one word
  *   HR 1      states: the output BOOLs packed into one word
  *   HR 2..4   GoodCount (INT), RejectCount (INT), BoxesIn (DINT, low 16 bits on Modbus)
  *
@@ -16,9 +17,8 @@
  * reconnect is not a command anyone sent now, and writing it late could move the plant. Pure functions, no I/O, no RED.
  */
 const { codedError } = require('../core/errors');
-const tags = require('../core/tags');
+const { demoTable, TagError } = require('../core/io-table');
 
-const MB = tags.TABLE.modbus;
 const WORD_MAX = 0xffff;
 // Registers per FC3 read (125) and per FC16 write (123: a block relayed as one write holds no more).
 const { MAX_READ: MAX_BLOCK, MAX_WRITE } = require('./tcp');
@@ -29,13 +29,6 @@ const MAX_RELAY_BLOCKS = 64; // distinct blocks one createBlockRelays keeps (1,0
 
 /** Error with a stable `code`. */
 const ModbusCodecError = codedError('ModbusCodecError');
-
-/** Registers that hold packed BOOLs (commandRegister, stateRegister). */
-const PACKED = new Set(tags.tags.filter((t) => t.type === 'BOOL' && t.modbus).map((t) => t.modbus.reg));
-/** Non-BOOL tags by register (counters). */
-const WORD_TAGS = new Map(tags.tags.filter((t) => t.type !== 'BOOL' && t.modbus).map((t) => [t.modbus.reg, t]));
-/** Bits of each packed register that the table defines. */
-const MASKS = new Map([...PACKED].map((r) => [r, tags.packRegister(r, Object.fromEntries(tags.tags.map((t) => [t.short, 1])))]));
 
 /**
  * Check that a register block is an array of 16-bit words.
@@ -72,68 +65,88 @@ function checkAddress(address) {
   return address;
 }
 
-/** A counter word as the tag's value: INT is signed, BoxesIn (DINT) is its low 16 bits. */
-function wordToValue(tag, w) {
-  if (tag.type === 'INT') return w > 0x7fff ? w - 0x10000 : w;
-  return w; // DINT on one register: 0..65535, wraps (documented in the table)
+/** The registers that hold packed BOOLs, with the bits the table defines in each. */
+function masksOf(table) {
+  const masks = new Map();
+  for (const e of table.modbusMap.entries) if (e.bit !== undefined) masks.set(e.reg, (masks.get(e.reg) || 0) | (1 << e.bit));
+  return masks;
 }
 
-/**
- * Decode a block of holding registers into tag values.
- * @param {number} address first register of the block
- * @param {number[]|Buffer} words
- * @returns {Object<string, number>} every tag that lives in the block, keyed by short name
- */
-function decode(address, words) {
-  checkAddress(address);
-  const w = checkWords(words);
-  const out = {};
-  for (let i = 0; i < w.length; i++) {
-    const reg = address + i;
-    if (PACKED.has(reg)) Object.assign(out, tags.unpackRegister(reg, w[i]));
-    else if (WORD_TAGS.has(reg)) out[WORD_TAGS.get(reg).short] = wordToValue(WORD_TAGS.get(reg), w[i]);
-  }
-  return out;
-}
+const codecs = new WeakMap(); // table -> its codec, made once
 
 /**
- * Encode tag values into a block of holding registers. Tags missing from `values` count as 0;
- * values are checked by the tag dictionary (type and range).
- * @param {number} address first register
- * @param {number} count registers in the block
- * @param {Object<string, number|boolean>} values keyed by short name
- * @returns {number[]}
- * @throws {ModbusCodecError|TagError} E_UNKNOWN_TAG, E_TYPE, E_RANGE, E_MODBUS_NOT_MAPPED
+ * The codec of one plant's table: decode, encode and mask by its Modbus map, and its blocks.
+ * @param {object} [table] default: the demo plant's
+ * @returns {{table: object, decode: Function, encode: Function, mask: Function, MASKS: Map<number, number>,
+ *   COMMAND_BLOCK: {address, count}|null, STATE_BLOCK: {address, count}|null, COMMAND_REGISTER: number,
+ *   STATE_REGISTER: number, PROBE_REQUEST_BASE: number, PROBE_RESPONSE_BASE: number, PROBE_SLOTS: number}}
  */
-function encode(address, count, values) {
-  checkAddress(address);
-  const norm = {};
-  for (const [k, v] of Object.entries(values || {})) {
-    const tag = tags.get(k);
-    if (!tag) throw new tags.TagError('E_UNKNOWN_TAG', `unknown tag "${k}"`);
-    if (!tag.modbus) throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" has no Modbus register`);
-    if (tag.modbus.reg < address || tag.modbus.reg >= address + count) {
-      throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" lives in register ${tag.modbus.reg}, outside ${address}..${address + count - 1}`);
-    }
-    norm[tag.short] = tags.normalise(tag, v);
-  }
-  const out = [];
-  for (let reg = address; reg < address + count; reg++) {
-    if (PACKED.has(reg)) out.push(tags.packRegister(reg, norm));
-    else if (WORD_TAGS.has(reg)) out.push((norm[WORD_TAGS.get(reg).short] || 0) & WORD_MAX);
-    else out.push(0);
-  }
-  return out;
+function codecOf(table = demoTable()) {
+  let c = codecs.get(table);
+  if (c) return c;
+  const map = table.modbusMap;
+  const MASKS = masksOf(table);
+  c = {
+    table,
+    /**
+     * Decode a block of holding registers into tag values.
+     * @param {number} address first register of the block
+     * @param {number[]|Buffer} words
+     * @returns {Object<string, number|string>} every tag that lives wholly in the block, keyed by short name
+     */
+    decode(address, words) {
+      checkAddress(address);
+      return table.decodeRegisters(address, checkWords(words));
+    },
+    /**
+     * Encode tag values into a block of holding registers. Tags missing from `values` count as
+     * 0 ('' for a STRING); values are checked by the table (type and range).
+     * @param {number} address first register
+     * @param {number} count registers in the block
+     * @param {Object<string, number|boolean|string>} values keyed by short name
+     * @returns {number[]}
+     * @throws {ModbusCodecError|TagError} E_UNKNOWN_TAG, E_TYPE, E_RANGE, E_MODBUS_NOT_MAPPED
+     */
+    encode(address, count, values) {
+      checkAddress(address);
+      const norm = {};
+      for (const [k, v] of Object.entries(values || {})) {
+        const tag = table.get(k);
+        if (!tag) throw new TagError('E_UNKNOWN_TAG', `unknown tag "${k}"`);
+        if (!tag.modbus) throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" has no Modbus register`);
+        const last = tag.modbus.reg + Math.max(1, tag.modbus.words) - 1;
+        if (tag.modbus.reg < address || last >= address + count) {
+          const where = `registers ${tag.modbus.reg}..${last}, outside ${address}..${address + count - 1}`;
+          throw new ModbusCodecError('E_MODBUS_NOT_MAPPED', `tag "${k}" lives in ${where}`);
+        }
+        norm[tag.short] = table.normalise(tag, v);
+      }
+      return table.encodeRegisters(address, count, norm);
+    },
+    /** Clear the bits of a packed register that the table does not define (other registers pass). */
+    mask: (reg, word) => (MASKS.has(reg) ? word & MASKS.get(reg) : word),
+    MASKS,
+    /** The registers of the inputs (a twin writes them, the edge relays them to the PLC). */
+    COMMAND_BLOCK: map.commands,
+    /** The registers of the outputs (the edge relays them from the PLC). */
+    STATE_BLOCK: map.states,
+    COMMAND_REGISTER: map.commands ? map.commands.address : null,
+    STATE_REGISTER: map.states ? map.states.address : null,
+    PROBE_REQUEST_BASE: map.probeRequestBase,
+    PROBE_RESPONSE_BASE: map.probeResponseBase,
+    /** The PLC's probe slots (the table's plc.probeSlots): the relay never covers more. */
+    PROBE_SLOTS: table.PROBE_SLOTS,
+  };
+  codecs.set(table, c);
+  return c;
 }
 
-/**
- * Clear the bits of a packed register that the table does not define (other registers pass).
- * @param {number} reg
- * @param {number} word
- */
-function mask(reg, word) {
-  return PACKED.has(reg) ? word & MASKS.get(reg) : word;
-}
+/** Decode a block with the demo plant's map (codecOf(table).decode for another). */
+const decode = (address, words, table) => codecOf(table).decode(address, words);
+/** Encode a block with the demo plant's map (codecOf(table).encode for another). */
+const encode = (address, count, values, table) => codecOf(table).encode(address, count, values);
+/** Mask a register with the demo plant's map (codecOf(table).mask for another). */
+const mask = (reg, word, table) => codecOf(table).mask(reg, word);
 
 /**
  * A relay for one block of registers: `update(words)` answers what to pass on.
@@ -151,11 +164,13 @@ function mask(reg, word) {
  *   relay starts or the source reconnects (a stale image, or zeros after a restart) is not a
  *   command: written into the PLC it would undo what other paths set meanwhile;
  * - `reset()` and `refreshMs` are refused: a block sent again is a late write.
- * @param {{address: number, count?: number, refreshMs?: number, baseline?: boolean}} opts refreshMs 0 = never
+ * @param {{address: number, count?: number, refreshMs?: number, baseline?: boolean, table?: object}} opts refreshMs 0 = never;
+ *   table: the plant's I/O table (default: the demo plant's)
  * @throws {ModbusCodecError} E_MODBUS_ADDRESS, E_CONFIG (baseline with refreshMs)
  */
 function createRelay(opts) {
   const address = checkAddress(opts.address);
+  const codec = codecOf(opts.table);
   const count = opts.count;
   const refreshMs = Number(opts.refreshMs) > 0 ? Number(opts.refreshMs) : 0;
   const baseline = Boolean(opts.baseline);
@@ -187,8 +202,8 @@ function createRelay(opts) {
         throw err;
       }
       counters.updates += 1;
-      const masked = w.map((x, i) => mask(address + i, x));
-      const values = decode(address, masked);
+      const masked = w.map((x, i) => codec.mask(address + i, x));
+      const values = codec.decode(address, masked);
       if (rebasing) {
         rebasing = false;
         lastWords = masked;
@@ -196,7 +211,7 @@ function createRelay(opts) {
         counters.baselines += 1;
         return { changed: {}, words: null, values, baseline: true };
       }
-      const changed = lastValues ? tags.diff(lastValues, values) : { ...values };
+      const changed = lastValues ? codec.table.diff(lastValues, values) : { ...values };
       lastValues = values;
       const same = lastWords && lastWords.length === masked.length && lastWords.every((x, i) => x === masked[i]);
       if (same && !(refreshMs && now - lastPassedAt >= refreshMs)) { counters.unchanged += 1; return { changed, words: null, values }; }
@@ -228,7 +243,7 @@ function createRelay(opts) {
  * msg.modbusRequest), one createRelay per start register, created on first use. The probe relay
  * of the edge reads the probe ranges in several blocks through one Getter: each block keeps its
  * own "last passed on" so a block is written on only when it changed (or is due a refresh).
- * @param {{refreshMs?: number, maxBlocks?: number, maxWords?: number, baseline?: boolean}} [opts]
+ * @param {{refreshMs?: number, maxBlocks?: number, maxWords?: number, baseline?: boolean, table?: object}} [opts]
  *   maxWords: longest block accepted (default 123, so a block fits in one FC16 write); baseline:
  *   every block as in createRelay (its first read, and its first after rebase(), passes nothing)
  * @throws {ModbusCodecError} E_CONFIG (baseline with refreshMs)
@@ -264,7 +279,7 @@ function createBlockRelays(opts = {}) {
         if (address + w.length - 1 > WORD_MAX) throw new ModbusCodecError('E_MODBUS_ADDRESS', `registers ${address}..${address + w.length - 1} run past 65535`);
         if (!relay) {
           if (relays.size >= maxBlocks) throw new ModbusCodecError('E_MODBUS_BLOCKS', `more than ${maxBlocks} distinct blocks (register ${address})`);
-          relay = createRelay({ address, refreshMs, baseline });
+          relay = createRelay({ address, refreshMs, baseline, table: opts.table });
           relays.set(address, relay);
         }
       } catch (err) {
@@ -312,21 +327,17 @@ function probeBlocks(slots, base) {
   return out;
 }
 
+// The demo plant's map and blocks, for callers with no table (codecOf(table) for any other).
+const { MASKS, COMMAND_BLOCK, STATE_BLOCK, COMMAND_REGISTER, STATE_REGISTER, PROBE_REQUEST_BASE, PROBE_RESPONSE_BASE, PROBE_SLOTS } = codecOf(demoTable());
+
 module.exports = {
-  ModbusCodecError, decode, encode, mask, createRelay, createBlockRelays, probeBlocks, checkWords, MASKS, PACKED, WORD_TAGS, MAX_BLOCK, MAX_WRITE,
+  MASKS, COMMAND_BLOCK, STATE_BLOCK, COMMAND_REGISTER, STATE_REGISTER, PROBE_REQUEST_BASE, PROBE_RESPONSE_BASE, PROBE_SLOTS,
+  ModbusCodecError, codecOf, decode, encode, mask, createRelay, createBlockRelays, probeBlocks, checkWords, MAX_BLOCK, MAX_WRITE,
   PROBE_SLOTS_PER_BLOCK,
-  /** The PLC's probe slots (io-table plc.probeSlots): the relay never covers more. */
-  PROBE_SLOTS: tags.TABLE.plc.probeSlots,
   /**
    * The s7twin-modbus-codec node's default refresh: none. A resend rewrites what the other side
    * holds; towards the PLC that would re-assert this path's inputs over another path's (all
    * four share the PLC's inputs), so only cloud-facing relays turn it on.
    */
   DEFAULT_REFRESH_MS: 0,
-  COMMAND_REGISTER: MB.commandRegister,
-  STATE_REGISTER: MB.stateRegister,
-  /** HR1..4: the states word and the three counters, as one block. */
-  STATE_BLOCK: { address: MB.stateRegister, count: 1 + Object.keys(MB.counterRegisters).length },
-  PROBE_REQUEST_BASE: MB.probeRequestBase,
-  PROBE_RESPONSE_BASE: MB.probeResponseBase,
 };

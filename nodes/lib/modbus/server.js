@@ -23,9 +23,9 @@
  */
 const net = require('node:net');
 const { EventEmitter } = require('node:events');
-const codec = require('./codec');
 const mbtcp = require('./tcp');
-const tags = require('../core/tags');
+const { demoTable, tableOf } = require('../core/io-table');
+const { twinWritableOf } = require('./map');
 const { createSourceFilter } = require('../access/source-filter');
 const peerLimits = require('../access/peer-limits');
 const { createRegisterBank, ModbusServerError } = require('./registers');
@@ -34,8 +34,9 @@ const { servePeer } = require('./peer');
 const DEFAULTS = {
   host: '127.0.0.1',
   port: 5021, // the cloud Modbus server (the PLC's own is 5020)
-  // HR 0..6047: I/O block, probe requests 1000+2i and responses 4000+2i for the PLC's 1,024 slots
-  registers: tags.MODBUS_REGISTERS,
+  // The demo plant's HR 0..6047: I/O block, probe requests 1000+2i and responses 4000+2i for the
+  // PLC's 1,024 slots (another table's: its MODBUS_REGISTERS)
+  registers: demoTable().MODBUS_REGISTERS,
   // Connections served at once; further ones are closed at once (counters.refused, 'refused'
   // event). A cloud server serves the edge (two connections: I/O loops and probe relay), its own
   // flow-timer client and every twin: the benchmark's load levels run one twin per user.
@@ -44,11 +45,9 @@ const DEFAULTS = {
   // Sources that may write every register (the edge); the rest may write only `twinWritable`.
   // Loopback by default: on one machine the edge dials 127.0.0.1 (so does every twin).
   edgeHosts: ['127.0.0.1', '::1'],
-  // Registers any client may write: HR0 (commands) and the probe requests of every PLC slot.
-  twinWritable: [
-    { from: codec.COMMAND_REGISTER, to: codec.COMMAND_REGISTER },
-    { from: codec.PROBE_REQUEST_BASE, to: codec.PROBE_REQUEST_BASE + 2 * codec.PROBE_SLOTS - 1 },
-  ],
+  // Registers any client may write: the cloud-writable tags' (the demo plant's HR0, its commands)
+  // and the probe requests of every PLC slot (another table's: lib/modbus/map.js twinWritableOf).
+  twinWritable: twinWritableOf(demoTable()),
   ratePerS: peerLimits.DEFAULTS.ratePerS, // requests a second per connection not from edgeHosts (0 = off)
   burst: peerLimits.DEFAULTS.burst, // requests above that rate absorbed at once
   errors: peerLimits.DEFAULTS.errors, // exceptions a connection may cause per errorWindowMs (0 = off)
@@ -80,12 +79,16 @@ function checkOptions(o) {
 
 /**
  * Create (not yet listening) a Modbus TCP server.
- * @param {object} [opts] see DEFAULTS
+ * @param {object} [opts] see DEFAULTS; `table`: the plant's I/O table, whose register count and
+ *   cloud-writable registers the server takes unless `registers` or `twinWritable` are given
  * @returns {EventEmitter & {start(): Promise<number>, close(): Promise<void>, read(a, n): number[],
  *   write(a, words): void, counters: object, port: number|null, clients: number}}
  */
 function createModbusServer(opts = {}) {
-  const o = { ...DEFAULTS, ...opts };
+  const table = tableOf(opts.table);
+  const fromTable = opts.table ? { registers: table.MODBUS_REGISTERS, twinWritable: twinWritableOf(table) } : {};
+  const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
+  const o = { ...DEFAULTS, ...fromTable, ...given };
   const sources = checkOptions(o);
   const counters = {
     connects: 0, requests: 0, reads: 0, writes: 0, exceptions: 0, badFrames: 0, refused: 0, bytesIn: 0, bytesOut: 0,

@@ -13,7 +13,8 @@
  * without it, for every plant (a fleet scopes each PLC's user to its own plant, so that one
  * plant's PLC credentials cannot command another plant).
  *
- * Roles (topics from io-table.json's `mqtt` section, `{plant}` = one topic level):
+ * Roles (topics from the I/O tables' `mqtt` section, the same for every plant's table unless it
+ * says otherwise; `{plant}` = one topic level):
  *   twin     publish  s7twin/{plant}/cmd, s7twin/{plant}/probe/req
  *            subscribe s7twin/{plant}/state, s7twin/{plant}/probe/res/+
  *   plc      publish  s7twin/{plant}/state, s7twin/{plant}/probe/res/+
@@ -27,11 +28,14 @@
  */
 const { codedError } = require('../core/errors');
 const crypto = require('node:crypto');
-const tags = require('../core/tags');
+const { template } = require('../core/io-table');
+const { sectionsOf } = require('../core/table/sections');
 const { PLANT_RE } = require('../core/plants');
 const { slotOfResponse } = require('./topics');
 
-const TOPICS = tags.TABLE.mqtt; // commandTopic, stateTopic, probeRequestTopic, probeResponseTopic
+// commandTopic, stateTopic, probeRequestTopic, probeResponseTopic: the topic layout every table has
+// by default (one broker serves every plant, so its roles are written once, with {plant} in them)
+const TOPICS = Object.freeze(sectionsOf({}).mqtt);
 
 /** What each role may do, as topic patterns with `{plant}` still in them. */
 const ROLES = Object.freeze({
@@ -157,7 +161,7 @@ function filtersOverlap(a, b) {
 function patternsOf(user) {
   const plants = user.plants || (user.plant ? [user.plant] : ['+']);
   const r = ROLES[user.role];
-  const fill = (list) => plants.flatMap((plant) => list.map((t) => tags.template(t, { plant, slot: '+' })));
+  const fill = (list) => plants.flatMap((plant) => list.map((t) => template(t, { plant, slot: '+' })));
   return { publish: fill(r.publish), subscribe: fill(r.subscribe) };
 }
 
@@ -179,7 +183,7 @@ function plantOf(topic) {
 function kindOf(topic) {
   const plant = plantOf(topic);
   if (!plant) return null;
-  const fill = (t) => tags.template(t, { plant });
+  const fill = (t) => template(t, { plant });
   if (topic === fill(TOPICS.commandTopic)) return 'cmd';
   if (topic === fill(TOPICS.stateTopic)) return 'state';
   if (topic === fill(TOPICS.probeRequestTopic)) return 'probe';

@@ -113,8 +113,10 @@ function publishHook(x) {
     }
     const kind = auth.kindOf(packet.topic);
     try {
-      if (o.validatePayloads && kind === 'cmd') payloads.checkCommand(packet.payload);
-      else if (o.validatePayloads && kind === 'probe') payloads.checkProbe(packet.payload);
+      // Each plant's commands are checked against its own table (its probes against its slots).
+      const table = kind === 'cmd' || kind === 'probe' ? o.tableOf(auth.plantOf(packet.topic)) : null;
+      if (o.validatePayloads && kind === 'cmd') payloads.checkCommand(packet.payload, table);
+      else if (o.validatePayloads && kind === 'probe') payloads.checkProbe(packet.payload, table.PROBE_SLOTS);
       else if (kind === 'state' && x.onState) x.onState(packet);
     } catch (e) {
       counters.payloadRefused += 1;

@@ -28,6 +28,7 @@ const auth = require('./auth');
 const { createMqttCluster } = require('./cluster');
 const { MqttServerError, serverError: err } = require('./errors');
 const { createHooks } = require('./hooks');
+const { plantTables } = require('../core/io-table');
 const { createSnapshots } = require('./snapshot');
 const { createListeners } = require('./listeners');
 
@@ -41,7 +42,10 @@ const DEFAULTS = {
   connectTimeoutMs: 10000, // a connection must send CONNECT within 10 s
   drainTimeoutMs: 10000, // a subscriber that stops reading for 10 s is dropped, so it cannot stall others
   keepaliveLimitS: 600, // clients may not ask for keep-alives longer than 10 minutes
-  validatePayloads: true, // check twin commands and probes against the tag dictionary
+  validatePayloads: true, // check twin commands and probes against each plant's I/O table
+  // Each plant's I/O table: the one an I/O table node names it in, else S7T_IO_TABLE's, else the
+  // demo plant's (lib/core/io-table.js plantTables)
+  tableOf: (plant) => plantTables.get(plant),
   snapshot: true, // hand the merged PLC state to new state subscribers
   noDelay: true, // TCP_NODELAY on every socket; false only to reproduce a stock aedes server (bench)
   redisUrl: null, // a fleet's Redis (S7T_REDIS_URL): cluster with the other instances' brokers
@@ -143,7 +147,7 @@ async function createMqttServer(opts = {}) {
   const cluster = o.redisUrl ? createMqttCluster({ url: o.redisUrl }) : null;
   const broker = await createBroker(o, cluster);
   let closed = false;
-  const snapshots = o.snapshot ? createSnapshots({ cluster, counters, isClosed: () => closed }) : null;
+  const snapshots = o.snapshot ? createSnapshots({ cluster, counters, isClosed: () => closed, tableOf: o.tableOf }) : null;
   const hooks = createHooks({
     o, counters, report, authorizer: auth.createAuthorizer(users), clients: () => broker.clients,
     onState: snapshots ? snapshots.merge : null,

@@ -20,6 +20,7 @@ const STATE_FILTER = auth.TOPICS.stateTopic.replace('{plant}', '+');
  * @param {{store: {merge(plant, values): void, load(plant): Promise<object>}}|null} s.cluster
  * @param {{snapshots: number}} s.counters
  * @param {() => boolean} s.isClosed the broker is closing: nothing more is sent
+ * @param {(plant: string) => object} [s.tableOf] each plant's I/O table (default: the demo plant's)
  * @returns {{merge(packet: object, store?: boolean): void, attach(broker: object): void,
  *   onSubscribe(subs: object[], client: object): void, get(plant: string): object|undefined}}
  */
@@ -29,8 +30,8 @@ function createSnapshots(s) {
   /** Merge a state publish (a payload that is not a state is the PLC's own business). */
   function merge(packet, store = true) {
     let values;
-    try { values = payloads.decodeState(packet.payload); } catch { return; }
     const plant = auth.plantOf(packet.topic);
+    try { values = payloads.decodeState(packet.payload, s.tableOf ? s.tableOf(plant) : undefined); } catch { return; }
     state.set(plant, { ...(state.get(plant) || {}), ...values });
     if (s.cluster && store) s.cluster.store.merge(plant, values);
   }

@@ -2,7 +2,8 @@
 /**
  * The MQTT path's topic names, one home for the PLC's client (plc/mqtt.js), the twin transport
  * (twin/transports/mqtt.js), the broker's ACLs (nodes/lib/mqtt/auth.js) and the cloud flow.
- * Templates come from io-table.json's `mqtt` section:
+ * Templates come from the I/O table's `mqtt` section (the demo plant's where no table is given;
+ * a table that leaves the section out has the same):
  *
  *   s7twin/<plant>/cmd               twin → PLC   inputs
  *   s7twin/<plant>/state             PLC → twins  outputs that changed
@@ -17,35 +18,35 @@
  * now subscribes to the response topic of each slot it probes, and gets its own answers only.
  * Pure functions, no RED, no sockets; runs in the browser twin too.
  */
-const tags = require('../core/tags');
-
-const T = tags.TABLE.mqtt;
-const SLOTS = tags.TABLE.plc.probeSlots;
+const { demoTable, template } = require('../core/io-table');
 
 /**
  * The topic of one probe slot's answers.
  * @param {string} plant
  * @param {number|string} slot a slot number, or '+' for a filter over every slot
+ * @param {object} [table] the plant's I/O table (default: the demo plant's)
  * @returns {string}
  */
-function probeResponseTopic(plant, slot) {
-  return tags.template(T.probeResponseTopic, { plant, slot });
+function probeResponseTopic(plant, slot, table = demoTable()) {
+  return template(table.TABLE.mqtt.probeResponseTopic, { plant, slot });
 }
 
 /**
  * The topics of one plant.
  * @param {string} plant plant id (or '+' for filters over every plant)
+ * @param {object} [table] the plant's I/O table (default: the demo plant's)
  * @returns {{cmd:string, state:string, req:string, res:(slot:number)=>string, resAll:string}}
  *   resAll: the filter over every slot's answers (a monitor, or a twin probing many slots)
  */
-function topicsOf(plant) {
-  const fill = (t) => tags.template(t, { plant });
+function topicsOf(plant, table = demoTable()) {
+  const T = table.TABLE.mqtt;
+  const fill = (t) => template(t, { plant });
   return {
     cmd: fill(T.commandTopic),
     state: fill(T.stateTopic),
     req: fill(T.probeRequestTopic),
-    res: (slot) => probeResponseTopic(plant, slot),
-    resAll: probeResponseTopic(plant, '+'),
+    res: (slot) => probeResponseTopic(plant, slot, table),
+    resAll: probeResponseTopic(plant, '+', table),
   };
 }
 
@@ -54,10 +55,11 @@ function topicsOf(plant) {
  * plant, another topic, a slot out of 0..probeSlots-1 or not written as a plain integer).
  * @param {string} topic
  * @param {string} plant
+ * @param {object} [table] the plant's I/O table (default: the demo plant's)
  * @returns {number|null}
  */
-function slotOfResponse(topic, plant) {
-  const prefix = probeResponseTopic(plant, '\u0000');
+function slotOfResponse(topic, plant, table = demoTable()) {
+  const prefix = probeResponseTopic(plant, '\u0000', table);
   const cut = prefix.indexOf('\u0000');
   const head = prefix.slice(0, cut);
   const tail = prefix.slice(cut + 1);
@@ -65,7 +67,7 @@ function slotOfResponse(topic, plant) {
   const s = topic.slice(head.length, topic.length - tail.length);
   if (!/^(0|[1-9]\d{0,9})$/.test(s)) return null;
   const slot = Number(s);
-  return slot < SLOTS ? slot : null;
+  return slot < table.PROBE_SLOTS ? slot : null;
 }
 
 /**
@@ -78,4 +80,4 @@ function answerSlot(request) {
   return Array.isArray(request) ? request[0].i : request.i;
 }
 
-module.exports = { probeResponseTopic, topicsOf, slotOfResponse, answerSlot, SLOTS };
+module.exports = { probeResponseTopic, topicsOf, slotOfResponse, answerSlot };

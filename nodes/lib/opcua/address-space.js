@@ -14,6 +14,9 @@
  */
 const ot = require('./tags');
 
+/** A tag's value before anything was written: 0, or empty text for a STRING. */
+const zeroOf = (tag) => (tag.type === 'STRING' ? '' : 0);
+
 /**
  * Hook the writes of a variable's Value: `begin(context)` is called as a write starts (before the
  * value changes) and returns `settle(outcome)`, called once the write is done with 'good',
@@ -68,7 +71,7 @@ function addPlantVariables(opcua, ns, plantFolder, { cfg, values, onWrite }) {
     out: ns.addObject({ organizedBy: plantFolder, browseName: 'States', nodeId: `s=${cfg.plant}.States` }),
   };
   const variables = new Map();
-  for (const tag of ot.cloudTags()) {
+  for (const tag of ot.cloudTags(cfg.table)) {
     const nodeId = ot.cloudNodeId(tag, { plant: cfg.plant, ns: ns.index });
     const dataType = DataType[ot.dataTypeOf(tag)];
     const v = ns.addVariable({
@@ -80,11 +83,11 @@ function addPlantVariables(opcua, ns, plantFolder, { cfg, values, onWrite }) {
       accessLevel: 'CurrentRead | CurrentWrite',
       userAccessLevel: 'CurrentRead | CurrentWrite',
       minimumSamplingInterval: cfg.minimumSamplingIntervalMs,
-      value: new Variant({ dataType, value: ot.toVariant(tag, values[tag.short] ?? 0).value }),
+      value: new Variant({ dataType, value: ot.toVariant(tag, values[tag.short] ?? zeroOf(tag)).value }),
     });
     const writer = ot.writerRole(tag) === 'twin' ? WellKnownRoles.Operator : WellKnownRoles.Engineer;
     v.setRolePermissions(permissionsFor(opcua, writer, cfg.allowAnonymous));
-    values[tag.short] = values[tag.short] ?? 0;
+    values[tag.short] = values[tag.short] ?? zeroOf(tag);
     hookWrites(v, opcua, onWrite(tag, nodeId, v));
     variables.set(tag.short, v);
   }

@@ -32,7 +32,7 @@
  *   sessions (nodes/lib/opcua/probes.js), so probes never queue in front of plant tags.
  */
 const { EventEmitter } = require('node:events');
-const tags = require('../core/tags');
+const { tableOf, demoTable } = require('../core/io-table');
 const ot = require('./tags');
 const { createSession } = require('./session');
 const { createProbeRelay } = require('./probes');
@@ -79,18 +79,19 @@ function bridgeCounters() {
  * dictionary marks cloudWritable) from the cloud to the PLC, the states (the PLC's outputs on the
  * cloud) from the PLC to the cloud.
  * @param {string} plant
+ * @param {object} [table] the plant's I/O table (default: the demo plant's)
  * @returns {{commandIds: string[], stateIds: string[], cloudIdOf: Map<string, string>,
  *   tagOfCloudId: Map<string, object>, tagOfPlcId: Map<string, object>}}
  */
-function bridgeTags(plant) {
-  const commandTags = tags.inputs.filter((t) => t.cloudWritable);
-  const stateTags = ot.cloudTags().filter((t) => t.dir === 'out');
+function bridgeTags(plant, table = demoTable()) {
+  const commandTags = table.inputs.filter((t) => t.cloudWritable);
+  const stateTags = ot.cloudTags(table).filter((t) => t.dir === 'out');
   const cloudIdOf = new Map(stateTags.concat(commandTags).map((t) => [t.short, ot.cloudNodeId(t, { plant })]));
   return {
     commandIds: commandTags.map((t) => cloudIdOf.get(t.short)),
     stateIds: stateTags.map((t) => ot.plcNodeId(t)),
     cloudIdOf,
-    tagOfCloudId: new Map([...cloudIdOf].map(([s, id]) => [id, tags.get(s)])),
+    tagOfCloudId: new Map([...cloudIdOf].map(([s, id]) => [id, table.get(s)])),
     tagOfPlcId: new Map(stateTags.map((t) => [ot.plcNodeId(t), t])),
   };
 }
@@ -110,7 +111,7 @@ function bridgeSessions(o, { stateIds, commandIds }) {
     ...common, slots: o.probeSlots, plcEndpoint: o.plcEndpoint, cloudEndpoint: o.cloudEndpoint,
     plcCredentials: o.plcCredentials, cloudCredentials: o.cloudCredentials,
     cloudSecurityMode: o.cloudSecurityMode, cloudSecurityPolicy: o.cloudSecurityPolicy, retryMs: o.retryMs,
-    idleMs: o.probeIdleMs,
+    idleMs: o.probeIdleMs, table: o.table,
   }) : null;
   return { plc, cloud, probes };
 }
@@ -121,6 +122,7 @@ function bridgeSessions(o, { stateIds, commandIds }) {
  * @param {string} [opts.plcEndpoint] the PLC's OPC UA server
  * @param {string} [opts.cloudEndpoint] the cloud OPC UA server
  * @param {string} [opts.plant]
+ * @param {object} [opts.table] the plant's I/O table (a table or a definition; default: the demo plant's)
  * @param {{user:string,password:string}} [opts.cloudCredentials] the edge account on the cloud server
  * @param {{user:string,password:string}} [opts.plcCredentials] default anonymous
  * @param {string} [opts.cloudSecurityMode] None | Sign | SignAndEncrypt (default None)
@@ -137,8 +139,10 @@ function bridgeSessions(o, { stateIds, commandIds }) {
 function createOpcuaBridge(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   const plant = ot.checkPlant(o.plant);
+  const table = tableOf(o.table);
+  o.table = table;
   const ee = new EventEmitter();
-  const ids = bridgeTags(plant);
+  const ids = bridgeTags(plant, table);
   const { commandIds, cloudIdOf, tagOfCloudId, tagOfPlcId } = ids;
   const counters = bridgeCounters();
   const fresh = createFreshFilter(); // which cloud notifications are fresh commands
@@ -152,9 +156,9 @@ function createOpcuaBridge(opts = {}) {
     probes.on('error', (err) => fail(err));
   }
 
-  const writing = { counters, pulseHoldMs: o.pulseHoldMs, maxFrames: o.maxFrames, wait: core.wait, isStopped, fail };
+  const writing = { counters, pulseHoldMs: o.pulseHoldMs, maxFrames: o.maxFrames, wait: core.wait, isStopped, fail, table };
   const toPlc = createTagWriter({
-    ...writing, name: 'plc', side: plc, nodeIdOf: (k) => ot.plcNodeId(k), countAs: { values: 'toPlc', writes: 'toPlcWrites' },
+    ...writing, name: 'plc', side: plc, nodeIdOf: (k) => ot.plcNodeId(k, table), countAs: { values: 'toPlc', writes: 'toPlcWrites' },
     keepUnwritten: false, onForward: (values) => ee.emit('forward', { to: 'plc', values }),
   });
   const toCloud = createTagWriter({
@@ -187,7 +191,7 @@ function createOpcuaBridge(opts = {}) {
     for (const [tag, n] of inTimeOrder(entries)) {
       const value = ot.fromVariant(tag, n.value);
       if (!judged && !fresh.accept(tag.short, value, n.clock, [tag, n])) continue; // not a command (fresh.js)
-      try { tags.checkWrite(tag.short, value); } catch (err) { counters.refused += 1; fail(err); continue; }
+      try { table.checkWrite(tag.short, value); } catch (err) { counters.refused += 1; fail(err); continue; }
       if (!plc.connected) { counters.dropped += 1; continue; }
       toPlc.push(tag.short, value);
     }

@@ -33,10 +33,11 @@ const text = (v) => (v || '').trim();
  * @param {string} ctx.userDir Node-RED's user folder (the PKI goes below it)
  * @param {(name: string, v: *, dflt: number) => number} ctx.num a node's number reader
  * @param {Object<string, number>} [ctx.initialValues] the image kept across a redeploy
+ * @param {object} [ctx.table] the plant's I/O table (default: the demo plant's)
  * @returns {object} createOpcuaServer's options
  * @throws {Error} E_NO_CREDENTIAL when either account has no password
  */
-function serverNodeOptions(config, { credentials = {}, env, userDir, num, initialValues }) {
+function serverNodeOptions(config, { credentials = {}, env, userDir, num, initialValues, table }) {
   const ratePerS = num('Rate per s', config.ratePerS, SERVER.ratePerS);
   const twinPassword = credentials.twinPassword || env.S7T_OPCUA_TWIN_PASSWORD || '';
   const edgePassword = credentials.edgePassword || env.S7T_OPCUA_EDGE_PASSWORD || '';
@@ -53,6 +54,7 @@ function serverNodeOptions(config, { credentials = {}, env, userDir, num, initia
     burst: 2 * ratePerS,
     port: num('Port', config.port, SERVER.port),
     plant: text(config.plant) || undefined,
+    table,
     pkiDir: text(config.pkiDir) || path.join(userDir, 'opcua-pki', 'server'),
     minimumSamplingIntervalMs: num('Minimum sampling', config.minimumSamplingInterval, SERVER.minimumSamplingIntervalMs),
     minimumPublishingIntervalMs: num('Minimum publishing', config.minimumPublishingInterval, SERVER.minimumPublishingIntervalMs),
@@ -85,11 +87,12 @@ function usesDefaultPassword(options) {
  * @param {Object<string, string|undefined>} ctx.env process.env: S7T_OPCUA_EDGE_PASSWORD
  * @param {string} ctx.userDir Node-RED's user folder (the PKI goes below it)
  * @param {(name: string, v: *, dflt: number) => number} ctx.num a node's number reader
+ * @param {object} [ctx.table] the plant's I/O table (default: the demo plant's)
  * @returns {object} createOpcuaBridge's options
  * @throws {Error} E_NO_CREDENTIAL without the edge account's password; OpcuaTagError E_CONFIG
  *   for a URL that is no opc.tcp URL
  */
-function bridgeNodeOptions(config, { credentials = {}, env, userDir, num }) {
+function bridgeNodeOptions(config, { credentials = {}, env, userDir, num, table }) {
   const cloudPassword = credentials.cloudPassword || env.S7T_OPCUA_EDGE_PASSWORD || '';
   if (!cloudPassword) {
     throw noCredential('no password for the cloud server\'s edge account: set Cloud password in the node or S7T_OPCUA_EDGE_PASSWORD; ' +
@@ -99,6 +102,7 @@ function bridgeNodeOptions(config, { credentials = {}, env, userDir, num }) {
     plcEndpoint: ot.endpointUrl(config.plcUrl, '127.0.0.1', PLC_PORT),
     cloudEndpoint: ot.endpointUrl(config.cloudUrl, '127.0.0.1', CLOUD_PORT),
     plant: text(config.plant) || undefined,
+    table,
     cloudCredentials: { user: text(config.cloudUser) || 'edge', password: cloudPassword },
     cloudSecurityMode: config.securityMode || 'None',
     cloudSecurityPolicy: config.securityPolicy || 'None',

@@ -17,8 +17,9 @@ const ot = require('./tags');
  * @param {() => boolean} opts.isStopped
  * @param {(err: Error) => void} opts.fail
  * @param {() => number} [opts.now] ms (default Date.now)
+ * @param {object} [opts.table] the plant's I/O table: its probe node ids (default: the demo plant's)
  */
-function createProbeWatch({ plc, idleMs, counters, isStopped, fail, now = Date.now }) {
+function createProbeWatch({ plc, idleMs, counters, isStopped, fail, now = Date.now, table }) {
   const watched = new Set(); // slots whose PLC response is (to be) monitored
   const lastUsed = new Map(); // slot -> time (ms) of its latest non-zero request
   let sweepTimer = null;
@@ -26,7 +27,7 @@ function createProbeWatch({ plc, idleMs, counters, isStopped, fail, now = Date.n
 
   function addPlcItems(slots) {
     if (!plc.connected || isStopped()) return; // the next session adds them (resume)
-    plc.addMonitor(slots.map((i) => ot.plcProbeNodeId('res', i))).catch((err) => {
+    plc.addMonitor(slots.map((i) => ot.plcProbeNodeId('res', i, table))).catch((err) => {
       counters.monitorErrors += 1;
       fail(err);
     });
@@ -48,7 +49,7 @@ function createProbeWatch({ plc, idleMs, counters, isStopped, fail, now = Date.n
     if (!idle.length) return;
     sweeping = true;
     try {
-      const removed = await plc.removeMonitor(idle.map((i) => ot.plcProbeNodeId('res', i)));
+      const removed = await plc.removeMonitor(idle.map((i) => ot.plcProbeNodeId('res', i, table)));
       const slots = removed.map((id) => ot.parseProbeNodeId(id).slot);
       for (const i of slots) watched.delete(i);
       counters.unwatched += slots.length;

@@ -33,7 +33,7 @@
 const { codedError } = require('../core/errors');
 const { EventEmitter } = require('node:events');
 const ot = require('./tags');
-const tags = require('../core/tags');
+const { demoTable } = require('../core/io-table');
 const { createSession } = require('./session');
 const { createFreshFilter } = require('./fresh');
 const { createBaseline } = require('./baseline');
@@ -43,7 +43,7 @@ const { createProbeWatch } = require('./probe-watch');
 
 const DEFAULTS = {
   slots: 128, // relayed slots 0..127; the benchmark uses 1..users
-  maxSlots: tags.PROBE_SLOTS, // the PLC's probe slots (io-table plc.probeSlots)
+  maxSlots: null, // the PLC's probe slots (the table's plc.probeSlots: 1,024 for the demo plant)
   publishingIntervalMs: 10,
   samplingIntervalMs: 10, // PLC Res items; the cloud Req items ask 0 (exception-based)
   maxItemsPerWrite: 256, // one Write request carries at most this many slots
@@ -144,10 +144,13 @@ async function readRequests(cloud, o) {
  * @param {string} [opts.pkiDir]
  * @param {number} [opts.retryMs] a first session that failed is tried again after this long (first-session.js)
  * @param {number} [opts.idleMs] see DEFAULTS
+ * @param {object} [opts.table] the plant's I/O table: its probe slots and node ids (default: the demo plant's)
  * @returns {EventEmitter} events 'status' {side: 'plc-probes'|'cloud-probes', status, detail}, 'error'
  */
 function createProbeRelay(opts = {}) {
   const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
+  o.table = o.table || demoTable();
+  o.maxSlots = o.maxSlots ?? o.table.PROBE_SLOTS;
   if (!Number.isInteger(o.slots) || o.slots < 1 || o.slots > o.maxSlots) {
     throw new ProbeRelayError('E_CONFIG', `probe slots must be an integer 1..${o.maxSlots}, got ${opts.slots}`);
   }
@@ -158,11 +161,11 @@ function createProbeRelay(opts = {}) {
   const { isStopped, fail } = core;
   const { plc, cloud } = relaySessions(o);
   const responses = new Map(); // slot -> the PLC's response as last seen (for the cloud's resync)
-  const watch = createProbeWatch({ plc, idleMs: o.idleMs, counters, isStopped, fail });
+  const watch = createProbeWatch({ plc, idleMs: o.idleMs, counters, isStopped, fail, table: o.table });
   const writing = { counters, maxItemsPerWrite: o.maxItemsPerWrite, isStopped, fail };
   const refusedError = (to) => (slot, status) => new ProbeRelayError('E_WRITE_REFUSED', `${to}: write of probe slot ${slot} refused: ${status}`);
   const toPlc = createProbeWriter({
-    ...writing, side: plc, nodeIdOf: (i) => ot.plcProbeNodeId('req', i), countAs: { values: 'toPlc', writes: 'toPlcWrites' },
+    ...writing, side: plc, nodeIdOf: (i) => ot.plcProbeNodeId('req', i, o.table), countAs: { values: 'toPlc', writes: 'toPlcWrites' },
     keepUnwritten: false, refusedError: refusedError('plc'),
   });
   const toCloud = createProbeWriter({

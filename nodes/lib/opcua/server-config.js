@@ -12,7 +12,7 @@
 const os = require('node:os');
 const path = require('node:path');
 const { codedError } = require('../core/errors');
-const tags = require('../core/tags');
+const { tableOf } = require('../core/io-table');
 const peerLimits = require('../access/peer-limits');
 const ot = require('./tags');
 
@@ -27,7 +27,6 @@ const DEFAULTS = {
   // twin; slots 1..users are used). 128 covers the load levels up to 80 users (and 127) at the cost
   // of 256 variables here and 2 x 128 monitored items on the edge; 1,024 (the PLC's) for 1,000 users.
   probeSlots: 128,
-  maxProbeSlots: tags.PROBE_SLOTS, // the PLC has no more (io-table plc.probeSlots)
   allowInsecure: true, // offer SecurityPolicy None next to Basic256Sha256/SignAndEncrypt
   allowAnonymous: false, // anonymous sessions may read only
   autoAcceptCertificates: true, // trust unknown client certificates (else: move them to pki/trusted)
@@ -69,6 +68,7 @@ function serverConfig(opts = {}) {
     publicHost: opts.publicHost || (wildcard(host) ? os.hostname() : host),
     exemptRoles: opts.exemptRoles || DEFAULTS.exemptRoles,
     plant: ot.checkPlant(opts.plant),
+    table: tableOf(opts.table),
     pkiDir: opts.pkiDir || path.join(os.homedir(), '.node-red', 'opcua-pki'),
     users: {
       twin: { ...DEFAULTS.users.twin, ...((opts.users && opts.users.twin) || {}) },
@@ -81,8 +81,9 @@ function serverConfig(opts = {}) {
   if (!(cfg.minimumSamplingIntervalMs >= 0)) {
     throw new OpcuaServerError('E_CONFIG', `minimumSamplingIntervalMs must be >= 0, got ${cfg.minimumSamplingIntervalMs}`);
   }
-  if (!Number.isInteger(cfg.probeSlots) || cfg.probeSlots < 0 || cfg.probeSlots > DEFAULTS.maxProbeSlots) {
-    throw new OpcuaServerError('E_CONFIG', `probeSlots must be an integer 0..${DEFAULTS.maxProbeSlots}, got ${cfg.probeSlots}`);
+  const maxProbeSlots = cfg.table.PROBE_SLOTS; // the PLC has no more (1,024 for the demo plant)
+  if (!Number.isInteger(cfg.probeSlots) || cfg.probeSlots < 0 || cfg.probeSlots > maxProbeSlots) {
+    throw new OpcuaServerError('E_CONFIG', `probeSlots must be an integer 0..${maxProbeSlots}, got ${cfg.probeSlots}`);
   }
   if (cfg.users.twin.user === cfg.users.edge.user) {
     throw new OpcuaServerError('E_CONFIG', 'the twin and edge accounts need different user names');

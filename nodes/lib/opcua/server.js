@@ -21,7 +21,7 @@
 const { EventEmitter } = require('node:events');
 const fs = require('node:fs');
 const ot = require('./tags');
-const tags = require('../core/tags');
+const { demoTable } = require('../core/io-table');
 const { DEFAULTS, OpcuaServerError, serverConfig, serverCounters, serverOptions, endpointUrlOf } = require('./server-config');
 const { roleOf, createUserManager, whoOf } = require('./accounts');
 const { buildAddressSpace } = require('./address-space');
@@ -58,15 +58,17 @@ function monitoredItemCount(server) {
 }
 
 /**
- * The image to start from: the known tags of `initialValues`, normalised.
+ * The image to start from: the known tags of `initialValues`, normalised (a value the table
+ * refuses now, after a change of the table, is left out).
  * @param {Object<string, *>} [initialValues] by short name
- * @returns {Object<string, number>}
+ * @param {object} [table] the plant's I/O table (default: the demo plant's)
+ * @returns {Object<string, number|string>}
  */
-function startImage(initialValues) {
+function startImage(initialValues, table = demoTable()) {
   const values = {};
   for (const [k, v] of Object.entries(initialValues || {})) {
-    const tag = ot.cloudTags().find((t) => t.short === k);
-    if (tag) values[k] = tags.normalise(tag, v);
+    const tag = ot.cloudTags(table).find((t) => t.short === k);
+    try { if (tag) values[k] = table.normalise(tag, v); } catch { /* not this table's any more */ }
   }
   return values;
 }
@@ -78,6 +80,7 @@ function startImage(initialValues) {
  * @param {string} [opts.publicHost] the name it advertises (default: see server-config.js)
  * @param {number} [opts.port] TCP port (default 4841; 0 is not supported by node-opcua: pick one)
  * @param {string} [opts.plant] plant id, part of every node id (default plant1)
+ * @param {object} [opts.table] the plant's I/O table (a table or a definition; default: the demo plant's)
  * @param {string} [opts.pkiDir] PKI folder, created on start (default ~/.node-red/opcua-pki)
  * @param {number} [opts.minimumSamplingIntervalMs] default 10
  * @param {boolean} [opts.allowInsecure] offer SecurityPolicy None (default true, for benchmarks)
@@ -93,7 +96,7 @@ function createOpcuaServer(opts = {}) {
   const cfg = serverConfig(opts);
   const ee = new EventEmitter();
   const counters = serverCounters();
-  const values = startImage(opts.initialValues); // short -> dictionary value, as of the last change (kept across restarts)
+  const values = startImage(opts.initialValues, cfg.table); // short -> dictionary value, as of the last change (kept across restarts)
   const probeValues = { req: new Array(cfg.probeSlots).fill(0), res: new Array(cfg.probeSlots).fill(0) };
   let variables = new Map(); // short -> UAVariable
   let server = null;
@@ -174,7 +177,7 @@ function createOpcuaServer(opts = {}) {
    * @param {*} value
    */
   function set(short, value) {
-    const tag = ot.cloudTags().find((t) => t.short === short);
+    const tag = ot.cloudTags(cfg.table).find((t) => t.short === short);
     if (!tag) throw new OpcuaServerError('E_UNKNOWN_TAG', `unknown tag ${JSON.stringify(short)}`);
     const v = variables.get(short);
     if (!v) throw new OpcuaServerError('E_STATE', 'server not started');
@@ -199,7 +202,7 @@ function createOpcuaServer(opts = {}) {
     /** Current probe values: {req: number[], res: number[]} (copies). */
     probeValues: () => ({ req: [...probeValues.req], res: [...probeValues.res] }),
     /** Node id of a tag on this server. */
-    nodeIdOf: (short) => ot.cloudNodeId(short, { plant: cfg.plant }),
+    nodeIdOf: (short) => ot.cloudNodeId(short, { plant: cfg.plant, table: cfg.table }),
     /** Monitored items currently served, over all sessions (to check for duplicates). */
     monitoredItemCount: () => monitoredItemCount(server),
   }));

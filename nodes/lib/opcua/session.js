@@ -123,11 +123,7 @@ function createSession(opts) {
 
 module.exports = {
   createSession,
-  // The name this factory had before it said what it makes, kept for the callers outside the
-  // OPC UA folder (the twin transport, the bench, an end-to-end test) until they use createSession.
-  createSide: createSession,
   OpcuaSessionError,
-  OpcuaSideError: OpcuaSessionError,
   DEFAULTS,
   resetCertificateManagers,
   serverClock,

@@ -14,8 +14,8 @@
  *   side's return (`keepUnwritten`: the cloud mirrors the PLC's latest image) or dropped and
  *   counted (the PLC: a command written late could undo what happened meanwhile).
  */
-const tags = require('../core/tags');
 const ot = require('./tags');
+const { demoTable } = require('../core/io-table');
 
 /**
  * Notifications of known tags with a good status, in time order (a publish lists its changes item
@@ -61,8 +61,10 @@ function addToFrames(frames, key, value) {
  * @param {() => boolean} opts.isStopped
  * @param {(err: Error) => void} opts.fail
  * @param {(values: object) => void} opts.onForward values the side accepted, by short name
+ * @param {object} [opts.table] the plant's I/O table (the tags' types; default: the demo plant's)
  */
 function createTagWriter(opts) {
+  const table = opts.table || demoTable();
   const { side, counters, countAs } = opts;
   let frames = [];
   let known = {}; // short -> value the side has
@@ -138,7 +140,7 @@ function createTagWriter(opts) {
           break;
         }
         const items = keys.map((k) => {
-          const v = ot.toVariant(tags.get(k), batch[k]);
+          const v = ot.toVariant(table.get(k), batch[k]);
           return { nodeId: opts.nodeIdOf(k), dataType: v.dataType, value: v.value };
         });
         let results;

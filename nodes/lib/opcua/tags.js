@@ -1,8 +1,9 @@
 'use strict';
 /**
- * The OPC UA view of the tag dictionary, shared by the cloud server, the edge bridge and the twin
- * transport: which node id a plant variable has on the PLC and on the cloud server, how values are
- * typed as OPC UA Variants, and which role may write what. Pure functions, no sockets.
+ * The OPC UA view of a plant's I/O table, shared by the cloud server, the edge bridge and the
+ * twin transport: which node id a plant variable has on the PLC and on the cloud server, how
+ * values are typed as OPC UA Variants, and which role may write what. Pure functions, no sockets.
+ * Where a table is not given, the demo plant's is meant.
  *
  * Cloud server node ids: `ns=1;s=<plant>.<Name>` (e.g. `ns=1;s=plant1.ConveyorBelt`), in the
  * server's own namespace (index 1, URI `urn:s7twin:<plant>:cloud`), browse path
@@ -11,7 +12,8 @@
  * PLC node ids: the table's `opcua` column (`ns=3;s="DB1"."ConveyorBelt"`, as an S7-1500 names them).
  */
 const { codedError } = require('../core/errors');
-const tags = require('../core/tags');
+const { demoTable } = require('../core/io-table');
+const { normalise, shortReal, TYPES } = require('../core/table/types');
 const { numberOr } = require('../core/props');
 
 const DEFAULTS = {
@@ -30,22 +32,23 @@ function checkPlant(plant) {
 }
 
 /**
- * The tags that live on the cloud server: every streamed tag of the table (ScanCount is a
- * diagnostic that is never sent per scan, so it is not mirrored).
+ * The tags that live on the cloud server: every streamed tag of the table (the demo plant's
+ * ScanCount is a diagnostic that is never sent per scan, so it is not mirrored).
+ * @param {object} [table] default: the demo plant's
  * @returns {object[]}
  */
-function cloudTags() {
-  return tags.tags.filter((t) => !t.noStream);
+function cloudTags(table = demoTable()) {
+  return table.streamed;
 }
 
 /**
  * Node id of a tag on the cloud server.
  * @param {string|object} tag short name, long name or tag object
- * @param {{plant?: string, ns?: number}} [opts]
+ * @param {{plant?: string, ns?: number, table?: object}} [opts] table: to look a name up in
  * @returns {string}
  */
 function cloudNodeId(tag, opts = {}) {
-  const t = typeof tag === 'string' ? tags.get(tag) : tag;
+  const t = typeof tag === 'string' ? (opts.table || demoTable()).get(tag) : tag;
   if (!t) throw new OpcuaTagError('E_UNKNOWN_TAG', `unknown tag ${JSON.stringify(tag)}`);
   return `ns=${opts.ns ?? DEFAULTS.namespaceIndex};s=${checkPlant(opts.plant)}.${t.name}`;
 }
@@ -58,49 +61,56 @@ function cloudNamespaceUri(plant) {
 /**
  * Node id of a tag on the PLC's OPC UA server (the table's `opcua` column).
  * @param {string|object} tag
+ * @param {object} [table] to look a name up in (default: the demo plant's)
  * @returns {string}
  */
-function plcNodeId(tag) {
-  const t = typeof tag === 'string' ? tags.get(tag) : tag;
+function plcNodeId(tag, table = demoTable()) {
+  const t = typeof tag === 'string' ? table.get(tag) : tag;
   if (!t) throw new OpcuaTagError('E_UNKNOWN_TAG', `unknown tag ${JSON.stringify(tag)}`);
   return t.opcua;
 }
 
+/** The OPC UA built-in type of each S7 type, as an S7-1500's own OPC UA server maps them. */
+const UA_TYPES = {
+  BOOL: 'Boolean', BYTE: 'Byte', USINT: 'Byte', SINT: 'SByte', WORD: 'UInt16', UINT: 'UInt16', INT: 'Int16',
+  DWORD: 'UInt32', UDINT: 'UInt32', DINT: 'Int32', REAL: 'Float', LREAL: 'Double', STRING: 'String',
+};
+
 /**
  * OPC UA data type name of a tag (a key of node-opcua's DataType enum).
  * @param {object} tag
- * @returns {'Boolean'|'Int16'|'Int32'|'UInt32'}
+ * @returns {string} Boolean, Byte, SByte, UInt16, Int16, UInt32, Int32, Float, Double or String
  */
 function dataTypeOf(tag) {
-  switch (tag.type) {
-    case 'BOOL': return 'Boolean';
-    case 'INT': return 'Int16';
-    case 'DINT': return 'Int32';
-    case 'UDINT': return 'UInt32';
-    default: throw new OpcuaTagError('E_TYPE', `no OPC UA type for ${tag.type}`);
-  }
+  const t = UA_TYPES[tag.type];
+  if (!t) throw new OpcuaTagError('E_TYPE', `no OPC UA type for ${tag.type}`);
+  return t;
 }
 
 /**
- * A Variant-like value for a tag: booleans as true/false, integers checked for range.
+ * A Variant-like value for a tag: booleans as true/false, numbers and text checked for type and
+ * range.
  * @param {object} tag
- * @param {*} value 0/1/true/false for BOOL, an integer otherwise
- * @returns {{dataType: string, value: boolean|number}}
- * @throws {TagError} E_TYPE, E_RANGE (from tags.normalise)
+ * @param {*} value 0/1/true/false for BOOL, a number or text otherwise
+ * @returns {{dataType: string, value: boolean|number|string}}
+ * @throws {TagError} E_TYPE, E_RANGE (from the table's normalise)
  */
 function toVariant(tag, value) {
-  const v = tags.normalise(tag, value);
+  const v = normalise(tag, value);
   return { dataType: dataTypeOf(tag), value: tag.type === 'BOOL' ? v === 1 : v };
 }
 
 /**
- * The dictionary's value of an OPC UA value: booleans as 0/1, numbers as they are.
+ * The table's value of an OPC UA value: booleans as 0/1, a Float in its shortest decimal (what
+ * the PLC's REAL reads as everywhere), text as text, other numbers as they are.
  * @param {object} tag
  * @param {*} value a Variant's `.value`
- * @returns {number}
+ * @returns {number|string}
  */
 function fromVariant(tag, value) {
   if (tag.type === 'BOOL') return value ? 1 : 0;
+  if (tag.type === 'STRING') return value === null || value === undefined ? '' : String(value);
+  if (tag.type === 'REAL') return shortReal(Math.fround(Number(value)));
   return Number(value);
 }
 
@@ -115,7 +125,7 @@ function writerRole(tag) {
 }
 
 module.exports = {
-  DEFAULTS, OpcuaTagError, checkPlant, cloudTags, cloudNodeId, cloudNamespaceUri, plcNodeId, dataTypeOf,
+  DEFAULTS, OpcuaTagError, UA_TYPES, checkPlant, cloudTags, cloudNodeId, cloudNamespaceUri, plcNodeId, dataTypeOf,
   toVariant, fromVariant, writerRole,
 };
 
@@ -155,11 +165,12 @@ function probeNodeId(kind, slot, opts = {}) {
  * Node id of a probe variable on the PLC (the table's probe templates).
  * @param {'req'|'res'} kind
  * @param {number} slot
+ * @param {object} [table] default: the demo plant's
  * @returns {string}
  */
-function plcProbeNodeId(kind, slot) {
+function plcProbeNodeId(kind, slot, table = demoTable()) {
   probeNodeId(kind, slot); // same checks
-  return tags.template(kind === 'req' ? tags.TABLE.probe.opcuaRequest : tags.TABLE.probe.opcuaResponse, { i: slot });
+  return table.template(kind === 'req' ? table.TABLE.probe.opcuaRequest : table.TABLE.probe.opcuaResponse, { i: slot });
 }
 
 /** Parse a probe node id of either server: {kind, slot} or null. */
@@ -175,8 +186,8 @@ function parseProbeNodeId(nodeId) {
  * @throws {OpcuaTagError} E_PROBE_VALUE
  */
 function checkProbeValue(value) {
-  if (!tags.isProbeValue(value)) {
-    throw new OpcuaTagError('E_PROBE_VALUE', `probe value must be a UInt32 (0..${tags.UDINT_MAX}), got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(value) || value < 0 || value > TYPES.UDINT.max) {
+    throw new OpcuaTagError('E_PROBE_VALUE', `probe value must be a UInt32 (0..${TYPES.UDINT.max}), got ${JSON.stringify(value)}`);
   }
   return value;
 }

@@ -7,6 +7,7 @@
  * counters and remove themselves on close.
  */
 const entries = new Map(); // node id -> {id, type, name, counters()}
+const checks = new Map(); // id -> () => a warning for /s7twin/health, or null
 const runtime = { flows: 'starting', since: Date.now() }; // what watchRuntime last heard
 
 /**
@@ -19,6 +20,25 @@ function add(node, counters) {
 
 function remove(node) {
   entries.delete(node.id);
+}
+
+/**
+ * A check whose warning /s7twin/health reports while it has one (the flows still run, so the
+ * status stays 200: a restart would not mend a full disk).
+ * @param {string} id
+ * @param {() => string|null} fn
+ */
+function addCheck(id, fn) {
+  checks.set(id, fn);
+}
+
+/** The warnings of the checks that have one. */
+function warnings() {
+  const out = [];
+  for (const fn of checks.values()) {
+    try { const w = fn(); if (w) out.push(w); } catch (err) { out.push(err.message); }
+  }
+  return out;
 }
 
 /** @returns {Array<{id, type, name, counters: object}>} */
@@ -47,10 +67,12 @@ function install(app, permission) {
       res.send(text);
     }, (err) => res.status(500).json({ error: err.message }));
   });
-  // Open on purpose: a health checker holds no login, and the answer tells nothing but up or not.
+  // Open on purpose: a health checker holds no login, and the answer tells nothing but up or not
+  // (and, while a check fails, a warning naming no file, token or address).
   app.get('/s7twin/health', (req, res) => {
     const ok = runtime.flows === 'started';
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : runtime.flows, uptimeS: Math.round(process.uptime()) });
+    const w = warnings();
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : runtime.flows, uptimeS: Math.round(process.uptime()), ...(w.length ? { warnings: w } : {}) });
   });
 }
 
@@ -67,4 +89,4 @@ function watchRuntime(events) {
   events.on('flows:stopped', () => { runtime.flows = 'stopped'; runtime.since = Date.now(); });
 }
 
-module.exports = { add, remove, list, install, watchRuntime };
+module.exports = { add, remove, list, addCheck, warnings, install, watchRuntime };

@@ -28,12 +28,16 @@ function dwordAddr(addr) {
   return m ? { db: Number(m[1]), byte: Number(m[2]) } : null;
 }
 
-/** Data bytes an item writes (nodes7 pads odd lengths to even). Commands write at most a DWORD. */
+/**
+ * Data bytes an item writes (nodes7 pads odd lengths to even): a bit, or a tag's bytes in a data
+ * block or the M area (lib/s7/address.js), up to a STRING's 256.
+ */
 function dataBytes(addr) {
-  const m = /,(X|BYTE|CHAR|INT|WORD|DINT|DWORD|REAL)\d+(?:\.(\d+))?$/.exec(addr);
+  const m = /(?:^DB\d+,|^M)(X|B|BYTE|CHAR|INT|WORD|DINT|DWORD|REAL|LREAL|)\d+(?:\.(\d+))?$/.exec(addr);
   if (!m) return 4;
-  const size = { X: 1, BYTE: 1, CHAR: 1, INT: 2, WORD: 2, DINT: 4, DWORD: 4, REAL: 4 }[m[1]];
-  const n = m[1] === 'X' ? 1 : Number(m[2] || 1);
+  const kind = m[1] === '' ? 'X' : m[1]; // M2.0: a bit of the M area
+  const size = { X: 1, B: 1, BYTE: 1, CHAR: 1, INT: 2, WORD: 2, DINT: 4, DWORD: 4, REAL: 4, LREAL: 8 }[kind];
+  const n = kind === 'X' ? 1 : Number(m[2] || 1);
   const b = size * n;
   return b + (b % 2);
 }

@@ -12,7 +12,7 @@
  * output, so a command costs one state, not two. Outputs are never held.
  */
 const envelope = require('../core/envelope');
-const tags = require('../core/tags');
+const { tableOf } = require('../core/io-table');
 const { createStateDiffer } = require('./edge');
 const { createProbeTracker } = require('./probes');
 const { createRequests, lateness, answerFields } = require('./requests');
@@ -20,16 +20,17 @@ const { createRequests, lateness, answerFields } = require('./requests');
 const PROBE_TIMEOUT_MS = 5000; // a probe whose response slot never shows its value is answered E_PROBE_TIMEOUT
 const HOLD_MS = 12; // how long input-only changes wait for the scan's outputs (a 10 ms scan and a margin)
 
-const isInput = (short) => { const t = tags.get(short); return Boolean(t && t.dir === 'in'); };
-
 /**
  * States out of reads, one per scan: input-only changes wait (at most holdMs) for the outputs of
  * the scan that takes them, and go out in the same frame.
  * @param {number} holdMs 0: every read with changes is a state at once
  * @param {(d: object) => void} emitState
+ * @param {object} [table] the plant's I/O table (which tags are inputs; default the demo plant's)
  * @returns {{changed(d: object): void, clear(): void}}
  */
-function createScanMerger(holdMs, emitState) {
+function createScanMerger(holdMs, emitState, table) {
+  const io = tableOf(table);
+  const isInput = (short) => { const t = io.get(short); return Boolean(t && t.dir === 'in'); };
   let held = null;
   let timer = null;
   const flush = () => {
@@ -72,6 +73,8 @@ function newCounters() {
  * @param {object} b
  * @param {import('node:events').EventEmitter & object} b.conn lib/s7/connection.js (shared)
  * @param {string} b.src this edge's envelope source
+ * @param {object} [b.table] the plant's I/O table (default: the demo plant's): what a command may
+ *   write and how the areas read decode
  * @param {number} [b.probeTimeoutMs] see PROBE_TIMEOUT_MS
  * @param {number} [b.holdMs] see HOLD_MS (0: a state per read with changes)
  * @param {(msg: object) => void} b.send a message out of the node
@@ -83,12 +86,12 @@ function createS7Bridge(b) {
   const { conn } = b;
   const counters = newCounters();
   const sender = envelope.createSender(b.src); // one sender per node: seq continues across reconnects
-  const differ = createStateDiffer();
+  const differ = createStateDiffer(b.table);
   let snapNext = true; // the first read after (re)connect goes out as a snap
   const merger = createScanMerger(b.holdMs ?? HOLD_MS, (d) => {
     counters.states += 1;
     emit(sender.make('state', { d }));
-  });
+  }, b.table);
 
   const emit = (env, client) => {
     const msg = { topic: env.k, payload: env };
@@ -104,14 +107,14 @@ function createS7Bridge(b) {
     onAnswer: (f) => emit(sender.make('probe-res', { d: f.got, ...answerFields(f.about) }), f.client),
     onFail: (f, code, message) => answerErr({ code, message }, f.about, f.client),
   });
-  const requests = createRequests({ conn, counters, probes, answerErr, answer: (k, fields, client) => emit(sender.make(k, fields), client) });
+  const requests = createRequests({ conn, counters, probes, answerErr, table: b.table, answer: (k, fields, client) => emit(sender.make(k, fields), client) });
 
   const handlers = {
     status: (s, detail) => b.setStatus(...statusOf(s, detail)),
     connect: () => { snapNext = true; differ.reset(); merger.clear(); },
     disconnect: (err) => { merger.clear(); probes.lost(err); },
-    data(buf, extra) {
-      const { values, changed, first } = differ.update(buf);
+    data(areas, extra) {
+      const { values, changed, first } = differ.update(areas);
       if (snapNext || first) {
         snapNext = false;
         merger.clear();

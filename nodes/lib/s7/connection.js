@@ -6,8 +6,10 @@
  * Why not node-red-contrib-s7: it polls no faster than every 50 ms (MIN_CYCLE_TIME) and makes one
  * write per message. A PLC output change then waits 25 ms on average before the edge even sees
  * it. Here:
- * - the whole I/O data block is ONE read item (`DB1,BYTE0.<n>`), read back-to-back at the PLC's
- *   scan period (default 10 ms), never two requests in flight;
+ * - the I/O table's areas are read as few byte ranges as the table allows (one per area whose
+ *   tags lie close together: the demo plant's DB1 is one item `DB1,BYTE0.16`), all in one request
+ *   while they fit one PDU (nodes7 packs the items of a read into as few PDUs as the negotiated
+ *   size allows), at the PLC's scan period (default 10 ms), never two requests in flight;
  * - a read is started right after each write completes, and reads follow each other back to back
  *   until the values change (the PLC has scanned since the write) or for at most `chaseMs`: the
  *   PLC reacts to a write within one scan, and the edge sees the reaction within one read (a
@@ -29,7 +31,7 @@ const { EventEmitter } = require('node:events');
 const { createBackoff } = require('../core/backoff');
 const { MAX_ITEMS } = require('./job');
 const { s7Error } = require('./errors');
-const { nodes7Address } = require('./address');
+const { nodes7Address, rangeAddress, writeItem } = require('./address');
 const { createWriteQueue } = require('./write-queue');
 const { createReadPacer } = require('./read-pacer');
 const { createReadList } = require('./read-list');
@@ -60,8 +62,11 @@ const DEFAULTS = {
   // waits for the next read. Unbounded, one 50 ms hiccup became 150 ms of nobody's answer.
   maxRestMs: 5,
   timeoutMs: 1500, // connect and per-request timeout
+  // What every read asks for: byte ranges of the I/O table's areas (table.readRanges()), each
+  // {key, area, db, start, length}; without them, bytes 0..ioSize-1 of data block ioDb.
+  ranges: null,
   ioDb: 1,
-  ioSize: 16, // bytes of the I/O block to read (tags.ioDbSize)
+  ioSize: 16,
   maxWrites: 4096, // writes waiting behind the one in progress; more are refused (E_BUSY)
   // An S7 read/write job carries at most 20 variables (the protocol's limit; snap7's server
   // segfaults past it and nodes7 does not split writes): queued writes are merged up to this (and
@@ -93,19 +98,31 @@ function newCounters() {
  * @param {object} opts see DEFAULTS; `host` required; `createClient(o)` makes each attempt's
  *   client (default lib/s7/nodes7-client.js; tests pass a stand-in with the same interface)
  * @returns {EventEmitter & object} events: status(state, detail), connect(), disconnect(err),
- *   data(ioBuffer, watchedValues)
+ *   data(areas, watchedValues): areas = each area's bytes by key (`{DB1: Buffer}`: byte 0 is the
+ *   area's byte 0; bytes outside the read ranges are 0), as the table's decodeBlock takes them
  */
 function createS7Connection(opts) {
   const o = { ...DEFAULTS, ...opts };
   if (!o.host) throw s7Error('E_CONFIG', 'PLC host is required');
   const ee = new EventEmitter();
   const counters = newCounters();
-  const ioAddr = `DB${o.ioDb},BYTE0.${o.ioSize}`;
+  const ranges = o.ranges || [{ key: `DB${o.ioDb}`, area: 'DB', db: o.ioDb, start: 0, length: o.ioSize }];
+  const ioAddrs = ranges.map((r) => rangeAddress(r, r.start, r.length));
+  const sizes = {};
+  for (const r of ranges) sizes[r.key] = Math.max(sizes[r.key] || 0, r.start + r.length);
+  /** One read's ranges laid into their areas' bytes. */
+  const areasOf = (io) => {
+    const out = {};
+    for (const [k, n] of Object.entries(sizes)) out[k] = Buffer.alloc(n);
+    io.forEach((buf, i) => buf.copy(out[ranges[i].key], ranges[i].start));
+    return out;
+  };
   const queue = createWriteQueue({ maxWrites: o.maxWrites, maxBatchItems: o.maxBatchItems, counters });
   const pacer = createReadPacer(o, counters);
-  const reads = createReadList(ioAddr);
+  const reads = createReadList(ioAddrs);
   let session = null; // the requests of the connection up now; null while down
   let state = 'disconnected';
+  let maxPdu = null; // the PDU size the PLC negotiated, once connected
 
   function setState(s, detail) {
     if (s === state) return;
@@ -117,11 +134,12 @@ function createS7Connection(opts) {
     o, counters, backoff: createBackoff(o.backoff), open: o.createClient || createNodes7Client,
     onConnecting: () => setState('connecting'),
     onUp(client) {
+      maxPdu = client.maxPdu;
       client.setItems(reads.list());
       reads.clean();
       session = createSession({
-        client, queue, pacer, reads, counters, timeoutMs: o.timeoutMs, ioAddr, ioDb: o.ioDb,
-        onData: (buf, extra) => ee.emit('data', buf, extra),
+        client, queue, pacer, reads, counters, timeoutMs: o.timeoutMs, ioAddrs,
+        onData: (io, extra) => ee.emit('data', areasOf(io), extra),
         onFail: (err) => link.fail(client, err),
       });
       setState('connected');
@@ -155,8 +173,11 @@ function createS7Connection(opts) {
     counters,
     get state() { return state; },
     get connected() { return session !== null; },
+    /** The PDU size the PLC negotiated (bytes; null before the first connect): what one request carries. */
+    get maxPdu() { return maxPdu; },
     get queueDepth() { return queue.length; },
-    ioAddr,
+    /** The nodes7 addresses every read asks for, one per range. */
+    ioAddrs,
     /** Start connecting (idempotent). */
     start() { link.start(); },
     /**
@@ -202,4 +223,4 @@ function createS7Connection(opts) {
   }));
 }
 
-module.exports = { DEFAULTS, createS7Connection, nodes7Address, teardown };
+module.exports = { DEFAULTS, createS7Connection, nodes7Address, writeItem, teardown };

@@ -1,17 +1,19 @@
 'use strict';
 /**
- * What every read of the PLC asks for: the whole I/O block as one item, plus the items watched
- * for a while (the probe response blocks with a pending probe). The list outlives reconnects; the
+ * What every read of the PLC asks for: the byte ranges of the I/O table's areas (one item per
+ * range: the demo plant's DB1 is one), plus the items watched for a while (the probe response
+ * blocks with a pending probe). The list outlives reconnects; the
  * session hands it to nodes7 only between requests (changing nodes7's item list while a read is
  * in flight made that read come back with bad quality, and the connection torn down).
  */
 
 /**
- * @param {string} ioAddr the I/O block's nodes7 address (`DB1,BYTE0.16`)
+ * @param {string|string[]} ioAddrs the I/O ranges' nodes7 addresses (`DB1,BYTE0.16`)
  * @returns {{watch(addr: string): void, unwatch(addr: string): void, list(): string[],
  *   readonly dirty: boolean, clean(): void, extra(values: object): object}}
  */
-function createReadList(ioAddr) {
+function createReadList(ioAddrs) {
+  const io = [].concat(ioAddrs);
   const watched = new Set();
   let dirty = false; // changed since nodes7's item list was last set
 
@@ -26,8 +28,8 @@ function createReadList(ioAddr) {
       if (!watched.delete(addr)) return;
       dirty = true;
     },
-    /** Every address a read asks for, the I/O block first. */
-    list() { return [ioAddr, ...watched]; },
+    /** Every address a read asks for, the I/O ranges first. */
+    list() { return [...io, ...watched]; },
     /** Whether the list changed since clean(). */
     get dirty() { return dirty; },
     /** nodes7 now reads list(). */

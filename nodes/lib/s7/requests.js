@@ -57,6 +57,7 @@ function answerFields(env) {
  * @param {{track: Function}} r.probes lib/s7/probes.js
  * @param {(kind: string, fields: object, client: *) => void} r.answer send an answer envelope
  * @param {(err: {code: string, message: string}, about: object, client: *) => void} r.answerErr
+ * @param {object} [r.table] the plant's I/O table (default: the demo plant's)
  * @returns {{command(env, msg, done): void, probe(env, msg, done): void}} each calls done() once
  *   its one answer went out
  */
@@ -66,7 +67,7 @@ function createRequests(r) {
   /** Check with `check`; on a bad value answer and return null. */
   function itemsOf(check, env, msg, done) {
     try {
-      return check(env.d);
+      return check(env.d, r.table);
     } catch (err) {
       counters.refused += 1;
       r.answerErr(err, env, msg._client);

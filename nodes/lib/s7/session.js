@@ -18,9 +18,9 @@ const { s7Error } = require('./errors');
  * @param {object} s.reads lib/s7/read-list.js
  * @param {object} s.counters reads, readErrors, lastReadMs, writes, writeErrors, batched, writeJobs
  * @param {number} s.timeoutMs request timeout (a request gets twice this)
- * @param {string} s.ioAddr the I/O block's address (its value must come back with every read)
- * @param {number} s.ioDb its data block, for the error message
- * @param {(buf: Buffer, extra: object) => void} s.onData each good read: I/O block, watched values
+ * @param {string[]} s.ioAddrs the I/O ranges' addresses (each must come back with every read)
+ * @param {(io: Buffer[], extra: object) => void} s.onData each good read: the I/O ranges' bytes
+ *   (in the order of ioAddrs), the watched items' values
  * @param {(err: Error) => void} s.onFail the connection must go (E_TIMEOUT, E_READ)
  * @returns {{start(): void, kick(): void, stop(): object|null}}
  */
@@ -67,9 +67,10 @@ function createSession(s) {
     client.read((bad, values, pdus) => {
       if (stopped) return;
       settled();
-      if (bad || !Array.isArray(values[s.ioAddr])) {
+      const missing = bad ? s.ioAddrs[0] : s.ioAddrs.find((a) => !Array.isArray(values[a]));
+      if (missing) {
         counters.readErrors += 1;
-        s.onFail(s7Error('E_READ', 'read failed (bad quality): is the PLC reachable and DB' + s.ioDb + ' big enough?'));
+        s.onFail(s7Error('E_READ', `read failed (bad quality): is the PLC reachable, and does it have ${missing} (the I/O table's areas and sizes)?`));
         return;
       }
       counters.reads += 1;
@@ -77,7 +78,7 @@ function createSession(s) {
       counters.lastReadMs = now - started;
       pacer.readDone({ started, tookMs: performance.now() - t0, pdus, values, now });
       try {
-        s.onData(Buffer.from(values[s.ioAddr]), reads.extra(values));
+        s.onData(s.ioAddrs.map((a) => Buffer.from(values[a])), reads.extra(values));
       } finally {
         if (!tickTimer && !busy) tick();
       }

@@ -20,7 +20,7 @@
  */
 const { csvField } = require('./csv-appender');
 const { round } = require('../core/stats');
-const tags = require('../core/tags');
+const { demoTable } = require('../core/io-table');
 const { createTimers, FlowTimerError } = require('./timers');
 const { createSamples } = require('./samples');
 const { createEnvelopeTimer } = require('./envelopes');
@@ -89,7 +89,8 @@ const r3 = (s, k) => (s.n ? round(s[k], 3) : null);
  * @param {number} [opts.maxPending] open timers kept at most
  * @param {number} [opts.maxVariables] variables with their own statistics at most
  * @param {() => number} [opts.now] monotonic clock in ms (default performance.now)
- * @param {Array} [opts.pairs] timed pairs (default tags.timedPairs())
+ * @param {object} [opts.table] the plant's I/O table: its timed pairs are timed (default: the demo plant's)
+ * @param {Array} [opts.pairs] timed pairs (default: the table's timedPairs())
  */
 function createFlowTimer(opts = {}) {
   const protocol = opts.protocol || '';
@@ -102,7 +103,7 @@ function createFlowTimer(opts = {}) {
     maxVariables: positiveOr(opts.maxVariables, DEFAULTS.maxVariables), counters,
   });
   const timers = createTimers({ protocol, timeoutMs, maxPending: positiveOr(opts.maxPending, DEFAULTS.maxPending), now, counters, onSample: samples.add });
-  const translate = createEnvelopeTimer({ pairs: opts.pairs || tags.timedPairs(), timers, counters });
+  const translate = createEnvelopeTimer({ pairs: opts.pairs || (opts.table || demoTable()).timedPairs(), timers, counters });
 
   /** The statistics over the recent window, with `variables` (their lines), plus counters. */
   function report(variables) {

@@ -18,12 +18,17 @@
  * may do both, a viewer token only GET (a POST is answered 403 E_READ_ONLY and goes nowhere).
  * Every command gets exactly one answer: the edge's, E_EDGE_DOWN when no edge is connected,
  * E_TIMEOUT when the edge did not answer within answerTimeoutMs, E_DUPLICATE for a (src, seq)
- * already taken. Bad input gets a 4xx with an `err` envelope and a counter, never a relay.
+ * already taken. Bad input gets a 4xx with an `err` envelope and a counter, never a relay: a
+ * command is checked against the plant's I/O table first (its tags, writability, types, ranges).
+ *
+ * With `audit` (the command log's recorder, lib/history/command-audit.js), every POST cmd is
+ * recorded as it arrives (who: the token's fingerprint and role; from: the client's address) and
+ * its one answer as its outcome.
  */
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
 const LINK = require('../link/endpoint').DEFAULTS;
-const { createRoleChecker } = require('../access/auth');
+const { createRoleChecker, requestToken, tokenId } = require('../access/auth');
 const { sendJson, readBody } = require('./http');
 const { createStateHistory } = require('./rest-history');
 const { createPendingCommands } = require('./rest-pending');
@@ -43,7 +48,7 @@ const DEFAULTS = {
 const STATUS = {
   E_UNAUTHORIZED: 401, E_READ_ONLY: 403, E_TOO_LARGE: 413, E_DUPLICATE: 409, E_METHOD: 405, E_NOT_FOUND: 404,
   E_EDGE_DOWN: 503, E_PLC_DOWN: 503, E_BUSY: 503, E_NO_STATE: 503, E_CLOSED: 503, E_TIMEOUT: 504,
-  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE: 429,
+  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE_LIMIT: 429,
 };
 const CLIENT_ERRORS = new Set(['E_JSON', 'E_SCHEMA', 'E_VERSION', 'E_KIND', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_RANGE', 'E_EMPTY']);
 
@@ -65,6 +70,10 @@ function errorStatus(code) {
  *   peers it reached (0: no edge connected)
  * @param {object} [opts.state] the latest plant state known when it starts
  * @param {() => number} [opts.now] wall clock (ts of the frames it makes)
+ * @param {() => object} [opts.table] the plant's I/O table now (default: the demo plant's): a
+ *   command's values are checked against it
+ * @param {object} [opts.audit] the command log's recorder (lib/history/command-audit.js)
+ * @param {string} [opts.plant] the plant its commands are for (the command log's `plant`)
  */
 function createRestEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
@@ -85,7 +94,9 @@ function createRestEndpoint(opts) {
 
   function refuse(res, code, msg, ref) {
     counters.errs += 1;
-    answer(res, errorStatus(code), sender.error(code, msg, ref));
+    const env = sender.error(code, msg, ref);
+    if (o.audit && ref) o.audit.answered(o.plant, env);
+    answer(res, errorStatus(code), env);
   }
 
   const pending = createPendingCommands({
@@ -93,6 +104,7 @@ function createRestEndpoint(opts) {
     counters,
     refuse,
     answer(res, env) {
+      if (o.audit) o.audit.answered(o.plant, env);
       if (env.k === 'ack') { counters.acks += 1; answer(res, 200, env); return; }
       counters.errs += 1;
       // No edge for the plant anywhere: the answer came from the edge endpoint (or, in a fleet, the
@@ -119,11 +131,22 @@ function createRestEndpoint(opts) {
       counters.badRequests += 1;
       return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`];
     }
+    if (o.table) {
+      try {
+        for (const [k, v] of Object.entries(env.d)) o.table().checkWrite(k, v);
+      } catch (err) {
+        counters.badRequests += 1;
+        return [err.code, err.message];
+      }
+    }
     env.dl = arrived + (env.ttl || o.lifetimeMs);
     if (closed) return ['E_CLOSED', 'the endpoint is closing'];
     if (pending.size >= o.maxPending) return ['E_BUSY', `${pending.size} commands are waiting for the edge`];
     return null;
   }
+
+  const whoOf = (req, role) => ({ token: tokenId(requestToken(req)), role });
+  const fromOf = (req) => `${req.socket.remoteAddress}:${req.socket.remotePort}`;
 
   async function postCmd(req, res) {
     let env;
@@ -140,6 +163,7 @@ function createRestEndpoint(opts) {
     }
     const ref = { src: env.src, seq: env.seq };
     const no = cmdRefusal(env, arrived);
+    if (o.audit) o.audit.arrived({ via: 'rest', plant: o.plant, who: whoOf(req, 'twin'), from: fromOf(req), at: arrived, env });
     if (no) { refuse(res, no[0], no[1], ref); return; }
     counters.cmds += 1;
     pending.hold(ref, res);
@@ -172,6 +196,12 @@ function createRestEndpoint(opts) {
     if (req.method !== 'POST') { refuse(res, 'E_METHOD', 'cmd takes POST'); return; }
     if (role !== 'twin') {
       counters.readOnly += 1;
+      // What a viewer asked for is not read: the log says who tried, from where and when.
+      if (o.audit) {
+        const env = { k: 'cmd', src: 'rest-viewer', seq: 0 };
+        o.audit.arrived({ via: 'rest', plant: o.plant, who: whoOf(req, role), from: fromOf(req), at: clock.now(), env });
+        o.audit.refused(o.plant, { src: env.src, seq: env.seq }, 'E_READ_ONLY', 'a viewer token may watch, not command');
+      }
       req.resume();
       refuse(res, 'E_READ_ONLY', 'this token may watch, not command: the command was not relayed');
       return;

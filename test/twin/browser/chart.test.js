@@ -45,3 +45,11 @@ test('the y axis always shows the 100 ms line and the largest sample', () => {
   assert.equal(yTop([950]), 1500);
   assert.ok(yTop([4000]) >= 4000);
 });
+
+test('a trend\'s range: the window\'s values and the one held before it, with room for a flat line', () => {
+  const { trendRange } = require('../../../twin/browser/chart');
+  assert.equal(trendRange([], null), null, 'nothing seen: nothing drawn');
+  assert.deepEqual(trendRange([[0, 10], [1, 30]], 20), { lo: 10, hi: 30 });
+  assert.deepEqual(trendRange([], 5), { lo: 4.75, hi: 5.25 }, 'a value that has not changed in the window still shows');
+  assert.deepEqual(trendRange([[0, 0]], null), { lo: -1, hi: 1 });
+});

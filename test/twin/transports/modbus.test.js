@@ -7,10 +7,10 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createModbusServer } = require('../../../nodes/lib/modbus/server');
-const { MODBUS_REGISTERS } = require('../../../nodes/lib/core/tags');
+const { MODBUS_REGISTERS } = require('../../../nodes/lib/core/io-table').demoTable();
 const { createTransport } = require('../../../twin/transports/modbus');
 const { waitFor } = require('../../helpers/nodered');
-const tags = require('../../../nodes/lib/core/tags');
+const tags = require('../../../nodes/lib/core/io-table').demoTable();
 
 test('modbus transport: writes, polls, probes, reconnects, closes', async (t) => {
   let srv = createModbusServer({ port: 0, registers: MODBUS_REGISTERS });

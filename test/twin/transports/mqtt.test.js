@@ -10,7 +10,7 @@ const mqtt = require('mqtt');
 const { createMqttServer } = require('../../../nodes/lib/mqtt/server');
 const { createTransport } = require('../../../twin/transports/mqtt');
 const { waitFor } = require('../../helpers/nodered');
-const tags = require('../../../nodes/lib/core/tags');
+const tags = require('../../../nodes/lib/core/io-table').demoTable();
 
 const IMAGE = Object.fromEntries(tags.outputs.filter((x) => !x.noStream).map((x) => [x.short, 0]));
 

@@ -15,8 +15,8 @@
  * meanwhile is ignored: it must not free the current connection's request slot.
  */
 const codec = require('../../../nodes/lib/modbus/codec');
-const tags = require('../../../nodes/lib/core/tags');
 
+// The demo plant's blocks (HR0, HR1..4); another plant's come from its table (o.table).
 const CMD = codec.COMMAND_REGISTER;
 const STATE = codec.STATE_BLOCK;
 
@@ -28,8 +28,13 @@ const STATE = codec.STATE_BLOCK;
  * @param {Function[]} o.valueCbs cb(values, kind)
  * @param {Function[]} o.probeCbs cb(slot, value)
  * @param {() => void} o.onBroken a request failed in a way that the connection must be dropped
+ * @param {object} [o.table] the plant's I/O table (default: the demo plant's): its commands block is
+ *   written whole (one register: FC6), its states block polled
  */
 function createRequests(o) {
+  const c = codec.codecOf(o.table);
+  const cmd = c.COMMAND_BLOCK;
+  const state = c.STATE_BLOCK;
   let client = null; // the connected modbus-serial client, null while there is none
   let gen = 0; // connection generation: answers of an earlier one are ignored
   let busy = false;
@@ -44,11 +49,13 @@ function createRequests(o) {
   function start() {
     if (dirty) {
       dirty = false;
-      return client.writeRegister(CMD, tags.packRegister(CMD, o.image)).then(() => { o.stats.writes += 1; });
+      const words = c.encode(cmd.address, cmd.count, o.image);
+      const write = words.length === 1 ? client.writeRegister(cmd.address, words[0]) : client.writeRegisters(cmd.address, words);
+      return write.then(() => { o.stats.writes += 1; });
     }
     if (probeWrites.length) {
       const [slot, value] = probeWrites.shift();
-      return client.writeRegisters(codec.PROBE_REQUEST_BASE + 2 * slot, [value >>> 16, value & 0xffff])
+      return client.writeRegisters(c.PROBE_REQUEST_BASE + 2 * slot, [value >>> 16, value & 0xffff])
         .then(() => { o.stats.probesSent += 1; });
     }
     if (pollDue) {
@@ -78,11 +85,11 @@ function createRequests(o) {
   }
 
   async function poll() {
-    const res = await client.readHoldingRegisters(STATE.address, STATE.count);
+    const res = await client.readHoldingRegisters(state.address, state.count);
     o.stats.polls += 1;
-    const values = codec.decode(STATE.address, res.data);
+    const values = c.decode(state.address, res.data);
     const kind = snapNext ? 'snap' : 'state';
-    const changed = snapNext || !last ? values : tags.diff(last, values);
+    const changed = snapNext || !last ? values : c.table.diff(last, values);
     snapNext = false;
     last = values;
     if (Object.keys(changed).length) {
@@ -90,7 +97,7 @@ function createRequests(o) {
       for (const cb of o.valueCbs) cb(changed, kind);
     }
     for (const [slot, value] of [...probes]) {
-      const r = await client.readHoldingRegisters(codec.PROBE_RESPONSE_BASE + 2 * slot, 2);
+      const r = await client.readHoldingRegisters(c.PROBE_RESPONSE_BASE + 2 * slot, 2);
       const got = ((r.data[0] << 16) | r.data[1]) >>> 0;
       if (got === value && probes.get(slot) === value) {
         probes.delete(slot);

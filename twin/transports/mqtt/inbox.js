@@ -11,11 +11,9 @@
  * whole input image. Resending values the PLC already has makes no edge; a change it missed
  * arrives now.
  */
-const tags = require('../../../nodes/lib/core/tags');
+const { demoTable } = require('../../../nodes/lib/core/io-table');
 const payloads = require('../../../nodes/lib/mqtt/payload');
 const { slotOfResponse } = require('../../../nodes/lib/mqtt/topics');
-
-const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
 
 /**
  * @param {object} o
@@ -28,12 +26,15 @@ const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
  * @param {(values: object) => void} o.resendImage publishes the whole image as one command
  * @param {Function[]} o.valueCbs cb(values, kind)
  * @param {Function[]} o.probeCbs cb(slot, value)
+ * @param {object} [o.table] the plant's I/O table (default: the demo plant's)
  * @returns {(topic: string, payload: Buffer, packet: {retain?: boolean}) => void} the client's 'message' handler
  */
 function createInbox(o) {
+  const table = o.table || demoTable();
+  const STREAMED = table.outputs.filter((t) => !t.noStream).map((t) => t.short);
   function state(payload, packet) {
     let values;
-    try { values = payloads.decodeState(payload); } catch (err) { o.stats.badFrames += 1; o.countError(err.code, err.message); return; }
+    try { values = payloads.decodeState(payload, table); } catch (err) { o.stats.badFrames += 1; o.countError(err.code, err.message); return; }
     const kind = packet.retain ? 'snap' : 'state';
     if (kind === 'snap') o.stats.snapshots += 1;
     else if (STREAMED.every((k) => k in values) && Object.keys(o.image).length && o.up()) {
@@ -45,7 +46,7 @@ function createInbox(o) {
 
   function probeAnswer(payload) {
     let p;
-    try { p = payloads.checkProbe(payload); } catch (err) { o.stats.badFrames += 1; o.countError(err.code, err.message); return; }
+    try { p = payloads.checkProbe(payload, table.PROBE_SLOTS); } catch (err) { o.stats.badFrames += 1; o.countError(err.code, err.message); return; }
     for (const { i, v } of p.items) for (const cb of o.probeCbs) cb(i, v);
   }
 
@@ -53,8 +54,11 @@ function createInbox(o) {
     o.stats.received += 1;
     o.stats.payloadBytesIn += payload.length;
     if (topic === o.topics.state) state(payload, packet);
-    else if (slotOfResponse(topic, o.plant) !== null) probeAnswer(payload);
+    else if (slotOfResponse(topic, o.plant, table) !== null) probeAnswer(payload);
   };
 }
+
+/** The demo plant's streamed outputs (a whole image of them is the PLC's (re)connect snapshot). */
+const STREAMED = demoTable().outputs.filter((t) => !t.noStream).map((t) => t.short);
 
 module.exports = { createInbox, STREAMED };

@@ -16,9 +16,10 @@ const ot = require('../../../nodes/lib/opcua/tags');
  * @param {(code: string, msg?: string) => void} o.countError
  * @param {{value(slot: number, v: number): void, slots(): number[], resIdOf(slot: number): string}} o.probes ./probes.js
  * @param {Function[]} o.valueCbs cb(values, kind)
+ * @param {object} [o.table] the plant's I/O table (default: the demo plant's)
  */
 function createOutputs(o) {
-  const states = ot.cloudTags().filter((t) => t.dir === 'out');
+  const states = ot.cloudTags(o.table).filter((t) => t.dir === 'out');
   const stateIds = states.map((t) => ot.cloudNodeId(t, { plant: o.plant }));
   const tagOfId = new Map(states.map((t, i) => [stateIds[i], t]));
   const outputs = {}; // last output values handed to the twin

@@ -9,7 +9,6 @@
  * 'poll' the poll reads it with the outputs. Probes of one slot are written in order.
  */
 const ot = require('../../../nodes/lib/opcua/tags');
-const tags = require('../../../nodes/lib/core/tags');
 const { TransportError } = require('../common');
 
 /** The node id of a slot's probe response. */
@@ -60,7 +59,7 @@ function createProbes(o) {
      * @param {number} v UInt32
      */
     probe(slot, v) {
-      if (!tags.isProbeSlot(slot, o.maxProbeSlot + 1)) { o.countError('E_PROBE_SLOT', `probe slot ${slot}`); return; }
+      if (!Number.isInteger(slot) || slot < 0 || slot > o.maxProbeSlot) { o.countError('E_PROBE_SLOT', `probe slot ${slot}`); return; }
       try { ot.checkProbeValue(v); } catch (err) { o.countError(err.code, err.message); return; }
       if (!o.side.connected) { o.countError('E_NOT_CONNECTED', 'probe while disconnected'); return; }
       o.stats.probes += 1;

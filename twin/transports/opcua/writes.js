@@ -6,10 +6,12 @@
  * Writes never overtake each other on their way to the PLC.
  */
 const ot = require('../../../nodes/lib/opcua/tags');
-const tags = require('../../../nodes/lib/core/tags');
+const { demoTable } = require('../../../nodes/lib/core/io-table');
 
-// Inputs that some timed pair uses as a `with` condition: written before the triggers.
-const CONDITIONS = new Set(tags.timedPairs().flatMap((p) => Object.keys(p.with)));
+/** Inputs that some timed pair of a table uses as a `with` condition: written before the triggers. */
+const conditionsOf = (table) => new Set(table.timedPairs().flatMap((p) => Object.keys(p.with)));
+/** The demo plant's conditions (dmg). */
+const CONDITIONS = conditionsOf(demoTable());
 
 /**
  * The Write items for some input values: conditions first; a value that is not an input, or
@@ -17,13 +19,15 @@ const CONDITIONS = new Set(tags.timedPairs().flatMap((p) => Object.keys(p.with))
  * @param {Object<string, number>} values
  * @param {string} plant
  * @param {(code: string, msg?: string) => void} countError
+ * @param {object} [table] the plant's I/O table (default: the demo plant's)
  * @returns {{nodeId: string, dataType: string, value: *}[]}
  */
-function inputItems(values, plant, countError) {
-  const keys = Object.keys(values).sort((a, b) => Number(CONDITIONS.has(b)) - Number(CONDITIONS.has(a)));
+function inputItems(values, plant, countError, table = demoTable()) {
+  const conditions = table === demoTable() ? CONDITIONS : conditionsOf(table);
+  const keys = Object.keys(values).sort((a, b) => Number(conditions.has(b)) - Number(conditions.has(a)));
   const items = [];
   for (const k of keys) {
-    const tag = tags.get(k);
+    const tag = table.get(k);
     if (!tag || tag.dir !== 'in') { countError('E_UNKNOWN_TAG', `not an input: ${k}`); continue; }
     let v;
     try { v = ot.toVariant(tag, values[k]); } catch (err) { countError(err.code, err.message); continue; }
@@ -38,6 +42,7 @@ function inputItems(values, plant, countError) {
  * @param {string} o.plant
  * @param {object} o.stats sent (Write requests of inputs) is counted there
  * @param {(code: string, msg?: string) => void} o.countError
+ * @param {object} [o.table] the plant's I/O table (default: the demo plant's)
  */
 function createWrites(o) {
   let writing = null; // the Write in flight; the next one waits for it (keeps their order)
@@ -55,7 +60,7 @@ function createWrites(o) {
   return {
     /** Write every input of `values` in one request (nothing when none is valid). */
     inputs(values) {
-      const items = inputItems(values, o.plant, o.countError);
+      const items = inputItems(values, o.plant, o.countError, o.table);
       if (!items.length) return;
       o.stats.sent += 1;
       after(() => o.side.write(items));

@@ -256,4 +256,7 @@ function createDecoder(table, unitUs = 1) {
   };
 }
 
-module.exports = { KINDS, MAX_SRCS, createEncoder, createDecoder };
+/** Whether the compact frame carries a kind (the edge's `table` frame has a field of its own: it goes as JSON text). */
+const carries = (k) => KIND_CODE.has(k);
+
+module.exports = { KINDS, MAX_SRCS, carries, createEncoder, createDecoder };

@@ -17,6 +17,7 @@
  */
 const envelope = require('../envelope');
 const compact = require('./compact');
+const { tableOf } = require('../io-table');
 
 const JSON_PROTOCOL = 's7twin.v1+json';
 const COMPACT_PROTOCOL = 's7twin.v1+msgpack';
@@ -62,7 +63,8 @@ const sizeOf = (data) => (typeof data === 'string' ? data.length : data.byteLeng
  * The codec of one connection.
  * @param {string} [protocol] the agreed subprotocol ('' or undefined: JSON)
  * @param {{table?: object, timeUnitUs?: number}} [o] table: the I/O table the compact encoding's tag
- *   ids come from (default the demo plant's, lib/core/tags.js); timeUnitUs: TIME_UNIT_US.link (the
+ *   ids come from (lib/core/io-table.js; default the demo plant's), or a function giving the plant's
+ *   table as it is now; timeUnitUs: TIME_UNIT_US.link (the
  *   default) or .twin
  * @returns {{name: string, binary: boolean, encode(env: object): string|Uint8Array,
  *   decode(data: string|Uint8Array, isBinary: boolean, maxBytes?: number): object}}
@@ -74,14 +76,14 @@ function createCodec(protocol, o = {}) {
   let enc = null;
   let dec = null;
   if (binary) {
-    const table = o.table || require('../tags');
+    const table = typeof o.table === 'function' ? o.table : tableOf(o.table);
     enc = compact.createEncoder(table, o.timeUnitUs || TIME_UNIT_US.link);
     dec = compact.createDecoder(table, o.timeUnitUs || TIME_UNIT_US.link);
   }
   return {
     name,
     binary,
-    encode: binary ? (env) => enc.encode(env) : (env) => JSON.stringify(env),
+    encode: binary ? (env) => (compact.carries(env.k) ? enc.encode(env) : JSON.stringify(env)) : (env) => JSON.stringify(env),
     decode(data, isBinary, maxBytes = envelope.MAX_FRAME_BYTES) {
       const size = sizeOf(data);
       if (size > maxBytes) throw new envelope.EnvelopeError('E_TOO_LARGE', `frame of ${size} bytes exceeds the ${maxBytes}-byte limit`);

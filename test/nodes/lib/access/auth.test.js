@@ -28,7 +28,7 @@ test('the checker accepts only configured tokens, of any length, and refuses emp
 });
 
 // --- plant-scoped tokens (one cloud, many plants) ---
-const { parseGrants, mergeGrants, createGrantChecker, grantPlant, requestPlant } = require('../../../../nodes/lib/access/auth');
+const { parseGrants, mergeGrants, createGrantChecker, grantPlant, requestPlant, tokenId } = require('../../../../nodes/lib/access/auth');
 
 test('parseGrants reads token:role:plant[|plant...] and refuses bad entries without naming the token', () => {
   assert.deepEqual(parseGrants('e1:edge:line1, t:wo:rd:twin:line1|line2\nv:viewer:*'), [
@@ -60,7 +60,9 @@ test('mergeGrants: one role per token, plants merged; the plain lists are scoped
 
 test('a grant checker finds the grant of a token; grantPlant picks the plant or says why not', () => {
   const check = createGrantChecker(parseGrants('one:twin:a,two:twin:a|b,all:viewer:*'));
-  assert.deepEqual(check('one'), { role: 'twin', plants: ['a'] });
+  assert.deepEqual(check('one'), { role: 'twin', plants: ['a'], id: tokenId('one') });
+  assert.match(tokenId('one'), /^[0-9a-f]{12}$/, 'a fingerprint: 12 hex digits of its SHA-256, never the token');
+  assert.notEqual(tokenId('one'), tokenId('two'));
   assert.equal(check('on'), null);
   assert.equal(check(''), null);
   assert.deepEqual(grantPlant(check('one'), null), { plant: 'a' }, 'its only plant');

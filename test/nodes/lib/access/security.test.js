@@ -135,11 +135,12 @@ test('gen-env writes .env with mode 600, refuses to overwrite it, and renews onl
 test('.env.example lists every variable gen-env writes, with no secret in it; .env is ignored by git', () => {
   const example = gen.parseEnv(fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8'));
   const written = gen.parseEnv(gen.render({
-    S7T_ADMIN_USER: 'a', S7T_ADMIN_HASH: 'h', S7T_METRICS_TOKEN: 't', ...gen.freshSecrets(), ...gen.SETTINGS, ...gen.freshFleetSecrets(),
+    S7T_ADMIN_USER: 'a', S7T_ADMIN_HASH: 'h', S7T_METRICS_TOKEN: 't', S7T_AUDITOR_TOKEN: 'u',
+    ...gen.freshSecrets(), ...gen.SETTINGS, ...gen.freshFleetSecrets(),
   }));
   assert.ok(written.S7T_REDIS_PASSWORD, 'the fleet\'s Redis password is written too');
   for (const k of Object.keys(written)) assert.ok(k in example, `.env.example has ${k}`);
-  for (const k of [...Object.keys(SECRETS), ...Object.keys(gen.FLEET_SECRETS), 'S7T_ADMIN_HASH', 'S7T_METRICS_TOKEN']) {
+  for (const k of [...Object.keys(SECRETS), ...Object.keys(gen.FLEET_SECRETS), 'S7T_ADMIN_HASH', 'S7T_METRICS_TOKEN', 'S7T_AUDITOR_TOKEN']) {
     assert.equal(example[k], '', `${k} is left empty`);
   }
   assert.match(fs.readFileSync(path.join(ROOT, '.gitignore'), 'utf8'), /^\.env$/m);

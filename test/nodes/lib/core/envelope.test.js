@@ -12,6 +12,11 @@ test('parses a valid frame from text, a Buffer or an object', () => {
   assert.deepEqual(envelope.parse(good()), good());
 });
 
+test('values are numbers, booleans, or text (an S7 STRING: at most 254 characters); the plant\'s table checks each tag\'s type', () => {
+  assert.deepEqual(envelope.parse(JSON.stringify({ ...good(), d: { rcp: 'Milk', sp: 42.5, vlv: true } })).d, { rcp: 'Milk', sp: 42.5, vlv: true });
+  assert.equal(envelope.parse(JSON.stringify({ ...good(), d: { se: 'on' } })).d.se, 'on', 'a BOOL given text is the table\'s to refuse (E_TYPE)');
+});
+
 test('refuses with stable codes and keeps the ref where it could be read', () => {
   const cases = [
     ['{nope', 'E_JSON'],
@@ -25,7 +30,8 @@ test('refuses with stable codes and keeps the ref where it could be read', () =>
     [{ ...good(), seq: 1.5 }, 'E_SCHEMA'],
     [{ ...good(), ts: 'now' }, 'E_SCHEMA'],
     [{ ...good(), d: [1] }, 'E_SCHEMA'],
-    [{ ...good(), d: { se: 'on' } }, 'E_SCHEMA'],
+    [{ ...good(), d: { rcp: 'x'.repeat(255) } }, 'E_SCHEMA'],
+    [{ v: 1, k: 'probe', src: 'e', seq: 1, ts: 1, d: { 3: '7' } }, 'E_SCHEMA'],
     [{ ...good(), d: { se: null } }, 'E_SCHEMA'],
     [{ v: 1, k: 'state', src: 'e', seq: 1, ts: 1 }, 'E_SCHEMA'],
     [{ v: 1, k: 'err', src: 'e', seq: 1, ts: 1 }, 'E_SCHEMA'],

@@ -134,3 +134,19 @@ test('the launcher, the local system and the headless twin know every bundle pat
   }
   for (const id of paths.comparisons()) assert.throws(() => loadTransport(id), { code: 'E_PROTOCOL' }, `${id}: benchmark only`);
 });
+
+test('the protocol study\'s stacks: each is run by the study, names a bundle path or none, and docs/protocol-paths.md lists it', () => {
+  const { STACKS } = require('../../../../bench/study/stacks');
+  const list = read('docs/protocol-paths.md');
+  const ids = paths.STUDY_STACKS.map((s) => s.id);
+  assert.equal(new Set(ids).size, ids.length, 'ids are unique');
+  for (const s of paths.STUDY_STACKS) {
+    assert.ok(s.label && s.wire, `${s.id}: a label and what is on the wire`);
+    assert.ok(['baseline', 'bundle', 'other'].includes(s.kind), `${s.id}: kind`);
+    if (s.path !== null) assert.equal(paths.get(s.path) && paths.get(s.path).kind, 'bundle', `${s.id}: ${s.path} is a bundle path`);
+    assert.equal(s.kind === 'bundle', s.path !== null, `${s.id}: a bundle stack, and only one, names its path`);
+    assert.equal(typeof STACKS[s.id].command, 'function', `${s.id}: bench/study/stacks.js runs it`);
+    assert.ok(list.includes(`| \`${s.id}\` | ${s.label} |`), `${s.id}: a row of the study's table in docs/protocol-paths.md`);
+  }
+  assert.deepEqual(Object.keys(STACKS), ids, 'the study runs exactly the table\'s stacks');
+});

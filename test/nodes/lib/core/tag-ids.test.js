@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { tagIds } = require('../../../../nodes/lib/core/tag-ids');
-const tags = require('../../../../nodes/lib/core/tags');
+const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 
 test('a tag\'s id is its place in the table, both ways, and ids outside the table name nothing', () => {
   const ids = tagIds(tags);

@@ -196,3 +196,27 @@ test('a 409 (the plant held by another edge, or a dead instance\'s lease) is ret
   assert.ok(failures.includes('E_EDGE_TAKEN'));
   assert.ok(attempts[2] - attempts[0] < 3000, `retried at once after 409s (${attempts.map((a) => a - attempts[0]).join(', ')} ms), not 4 s and 8 s apart`);
 });
+
+test('the plant\'s table goes first on every connection: the cloud learns it, or sends an edge with another table away', async (t) => {
+  const path = require('node:path');
+  const { loadTable, createTable, createTableRegistry, demoTable } = require('../../../../nodes/lib/core/io-table');
+  const tank = loadTable({ file: path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables', 'tank.json') });
+  const tables = createTableRegistry({ fallback: demoTable, createTable });
+  const { parseGrants } = require('../../../../nodes/lib/access/auth');
+  const srv = await startServer({ tables, grants: parseGrants('any-plant:edge:*') });
+  const d = createDialer({ url: srv.url, token: 'any-plant', plant: 'tank1', src: 'edge-link-t', table: tank, backoff: { initialMs: 20, maxMs: 100 } });
+  t.after(async () => { await d.close(); await srv.stop(); });
+  d.start();
+  await waitFor(() => tables.source('tank1') === 'edge', 5000, 'the cloud learned the tank\'s table');
+  d.send(env('state', 1, { lvl: 12.5, rca: 'Milk' }));
+  await waitFor(() => srv.got.some((e) => e.d && e.d.rca === 'Milk'), 5000, 'a state of the tank\'s tags passes');
+  // Another plant, configured with the demo table: this edge's tank table is refused, the link closed.
+  tables.set('plant9', demoTable(), 'cfg');
+  const failures = [];
+  const d2 = createDialer({ url: srv.url, token: 'any-plant', plant: 'plant9', src: 'edge-link-9', table: tank, backoff: { initialMs: 1000, maxMs: 1000 } });
+  t.after(() => d2.close());
+  d2.on('disconnect', (code, reason) => failures.push([code, reason]));
+  d2.start();
+  await waitFor(() => failures.length > 0, 5000, 'the edge with another table sent away');
+  assert.deepEqual(failures[0], [1008, 'E_TABLE_MISMATCH']);
+});

@@ -24,6 +24,11 @@ test('endpointGrants: credentials before the environment, the plain lists for S7
   assert.deepEqual(by, { credtw: ['twin', ['p9']], vw: ['viewer', ['p9']], ed: ['edge', ['p9']], sc: ['twin', ['a', 'b']] });
   const edge = endpointGrants({ role: 'edge', plant: 'px', env });
   assert.deepEqual(edge.find((x) => x.token === 'ed'), { token: 'ed', role: 'edge', plants: ['px'] }, 'the node\'s plant before S7T_PLANT');
+  const au = endpointGrants({ role: 'twin', env: { S7T_AUDITOR_TOKEN: 'au1,au2', S7T_TOKENS: 'au3:auditor:a' } });
+  assert.deepEqual(au.filter((x) => x.role === 'auditor'), [
+    { token: 'au3', role: 'auditor', plants: ['a'] }, { token: 'au1', role: 'auditor', plants: '*' }, { token: 'au2', role: 'auditor', plants: '*' },
+  ], 'S7T_AUDITOR_TOKEN reads every plant\'s log; a scoped auditor its plants');
+  assert.deepEqual(plan({ env: { S7T_TWIN_TOKEN: 'tw', S7T_AUDITOR_TOKEN: 'au' } }).tokens, ['tw'], 'an auditor token opens no twin endpoint');
 });
 
 test('planEndpoint: serves with its own role\'s tokens; a token of two roles, a taken path or a bad Redis URL make it unusable', () => {

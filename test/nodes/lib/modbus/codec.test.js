@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const codec = require('../../../../nodes/lib/modbus/codec');
-const tags = require('../../../../nodes/lib/core/tags');
+const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 
 test('decode unpacks the command and state words and the counters by the I/O table', () => {
   const cmd = tags.packRegister(0, { st: 1, sk: 1 });

@@ -83,6 +83,18 @@ test('publish: role, size and payload checked; a state feeds the snapshot; nothi
   assert.equal(will.code, 'E_MQTT_PUBLISH', 'a will without a client is refused');
 });
 
+test('each plant\'s commands are checked against its own table', async () => {
+  const path = require('node:path');
+  const { loadTable, demoTable } = require('../../../../nodes/lib/core/io-table');
+  const tank = loadTable({ file: path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables', 'tank.json') });
+  const s = setup({ tableOf: (plant) => (plant === 'tank1' ? tank : demoTable()) });
+  const { client } = await s.login('t', 'twin', 'tw');
+  assert.equal((await s.publish(client, 's7twin/tank1/cmd', { sp: 42.5, rcp: 'Milk' })).err, null);
+  assert.equal((await s.publish(client, 's7twin/tank1/cmd', { sp: 142.5 })).err.code, 'E_RANGE');
+  assert.equal((await s.publish(client, 's7twin/plant1/cmd', { sp: 42.5 })).err.code, 'E_TYPE', 'sp is the demo plant\'s StopButton');
+  assert.equal((await s.publish(client, 's7twin/plant1/cmd', { st: 1 })).err, null);
+});
+
 test('with payload checks off a bad command passes; the role is still checked', async () => {
   const s = setup({ validatePayloads: false });
   const { client: twin } = await s.login('t', 'twin', 'tw');

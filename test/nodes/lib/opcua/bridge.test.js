@@ -5,7 +5,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const tags = require('../../../../nodes/lib/core/tags');
+const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 const ot = require('../../../../nodes/lib/opcua/tags');
 const { bridgeTags } = require('../../../../nodes/lib/opcua/bridge');
 

@@ -1,5 +1,6 @@
 'use strict';
 /** nodes/lib/opcua/server-config.js: the cloud server's configuration, checked, and node-opcua's options from it. */
+const { demoTable } = require('../../../../nodes/lib/core/io-table');
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const os = require('node:os');
@@ -28,7 +29,7 @@ test('defaults, and the name it advertises: the bind address, or the host name w
 
 test('bad configurations are refused with E_CONFIG before anything listens', () => {
   for (const opts of [{ port: 0 }, { port: 70000 }, { port: 1.5 }, { minimumSamplingIntervalMs: -1 }, { probeSlots: -1 },
-    { probeSlots: cfgs.DEFAULTS.maxProbeSlots + 1 }, { probeSlots: 1.5 }, { users: { twin: { user: 'x' }, edge: { user: 'x' } } }]) {
+    { probeSlots: demoTable().PROBE_SLOTS + 1 }, { probeSlots: 1.5 }, { users: { twin: { user: 'x' }, edge: { user: 'x' } } }]) {
     assert.throws(() => cfgs.serverConfig(opts), (err) => err instanceof cfgs.OpcuaServerError && err.code === 'E_CONFIG', JSON.stringify(opts));
   }
   assert.throws(() => cfgs.serverConfig({ plant: 'a b' }), { code: 'E_PLANT' });

@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const ot = require('../../../../nodes/lib/opcua/tags');
-const tags = require('../../../../nodes/lib/core/tags');
+const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 
 test('cloud node ids follow ns=1;s=<plant>.<Name>; PLC node ids come from the table', () => {
   assert.equal(ot.cloudNodeId('c1'), 'ns=1;s=plant1.ConveyorBelt');

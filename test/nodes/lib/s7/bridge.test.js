@@ -6,7 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { EventEmitter } = require('node:events');
-const tags = require('../../../../nodes/lib/core/tags');
+const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 const clock = require('../../../../nodes/lib/core/clock');
 const { createS7Bridge, createScanMerger, statusOf, newCounters } = require('../../../../nodes/lib/s7/bridge');
 

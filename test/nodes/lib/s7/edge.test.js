@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const tags = require('../../../../nodes/lib/core/tags');
+const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 const { commandItems, probeItems, createStateDiffer } = require('../../../../nodes/lib/s7/edge');
 const { nodes7Address } = require('../../../../nodes/lib/s7/connection');
 
@@ -39,9 +39,8 @@ test('probeItems checks slot and UDInt range and addresses DB2/DB3', () => {
 
 test('nodes7Address covers every tag type of the table', () => {
   assert.equal(nodes7Address(tags.get('c1')), 'DB1,X2.0');
-  assert.equal(nodes7Address(tags.get('ng')), 'DB1,INT4');
-  assert.equal(nodes7Address(tags.get('nb')), 'DB1,DINT8');
-  assert.equal(nodes7Address({ addr: { db: 2, type: 'UDINT', byte: 8, bit: 0 } }), 'DB2,DWORD8');
+  assert.equal(nodes7Address(tags.get('ng')), 'DB1,BYTE4.2');
+  assert.equal(nodes7Address(tags.get('nb')), 'DB1,BYTE8.4');
 });
 
 test('the state differ reports everything first, then only changes, never noStream tags', () => {
@@ -58,4 +57,24 @@ test('the state differ reports everything first, then only changes, never noStre
   assert.deepEqual(d.update(buf).changed, {});
   d.reset();
   assert.equal(d.update(buf).first, true);
+});
+
+test('the tank: a command writes each type as its bytes, ranges checked first; the differ decodes three areas', () => {
+  const path = require('node:path');
+  const tank = require('../../../../nodes/lib/core/io-table').loadTable({ file: path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables',
+    'tank.json') });
+  assert.deepEqual(commandItems({ sp: 42.5, vlv: 1, rcp: 'A' }, tank), [
+    { short: 'sp', addr: 'DB11,BYTE0.4', value: [0x42, 0x2a, 0, 0] },
+    { short: 'vlv', addr: 'DB11,X4.0', value: true },
+    { short: 'rcp', addr: 'DB11,BYTE6.18', value: [16, 1, 0x41, ...Array(15).fill(0)] },
+  ]);
+  assert.throws(() => commandItems({ sp: 100.5 }, tank), { code: 'E_RANGE' });
+  assert.throws(() => commandItems({ vlv: 1, rcp: 7 }, tank), { code: 'E_TYPE' }, 'all or nothing');
+  assert.throws(() => commandItems({ lvl: 1 }, tank), { code: 'E_NOT_WRITABLE' });
+  const d = createStateDiffer(tank);
+  const areas = { DB10: Buffer.alloc(30), DB11: Buffer.alloc(24), M: Buffer.alloc(12) };
+  assert.equal(d.update(areas).first, true);
+  areas.M[2] = 1;
+  tank.writeTag(areas.DB10, tank.get('lvl'), 12.5);
+  assert.deepEqual(d.update(areas).changed, { lvl: 12.5, vo: 1 });
 });

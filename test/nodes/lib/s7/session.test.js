@@ -29,7 +29,7 @@ function setup(o = {}) {
   const data = [];
   const failures = [];
   const session = createSession({
-    client, queue, pacer, reads, counters, timeoutMs: o.timeoutMs || 1e5, ioAddr: IO, ioDb: 1,
+    client, queue, pacer, reads, counters, timeoutMs: o.timeoutMs || 1e5, ioAddrs: [IO],
     onData: (buf, extra) => data.push({ buf, extra }), onFail: (err) => failures.push(err),
   });
   const write = (items, opts = {}) => {
@@ -41,7 +41,7 @@ function setup(o = {}) {
   return { session, client, queue, reads, counters, data, failures, write, setTime: (v) => { t = v; } };
 }
 
-test('starts with a read; a good read reaches onData as a Buffer with the watched items', (t) => {
+test('starts with a read; a good read reaches onData as the I/O ranges\' Buffers with the watched items', (t) => {
   const s = setup();
   t.after(() => s.session.stop());
   s.reads.watch('DB3,DWORD0.64');
@@ -50,8 +50,8 @@ test('starts with a read; a good read reaches onData as a Buffer with the watche
   assert.deepEqual(s.client.itemLists, [[IO, 'DB3,DWORD0.64']], 'new items set before the read');
   s.client.answerRead({ io: [1, 2], extra: { 'DB3,DWORD0.64': [7], other: [9] } });
   assert.equal(s.data.length, 1);
-  assert.ok(Buffer.isBuffer(s.data[0].buf));
-  assert.deepEqual([...s.data[0].buf], [1, 2]);
+  assert.ok(Buffer.isBuffer(s.data[0].buf[0]));
+  assert.deepEqual([...s.data[0].buf[0]], [1, 2]);
   assert.deepEqual(s.data[0].extra, { 'DB3,DWORD0.64': [7] });
   assert.equal(s.counters.reads, 1);
 });

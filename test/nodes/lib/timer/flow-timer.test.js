@@ -52,6 +52,18 @@ test('cmd envelopes start one timer per timed pair; state stops them', () => {
   assert.deepEqual(res.map((r) => [r.variable, r.ms]).sort(), [['p2fw', 12], ['red', 12]]);
 });
 
+test('another plant\'s table times its own pairs: the tank\'s valve command and its feedback', () => {
+  const path = require('node:path');
+  const file = path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables', 'tank.json');
+  const tank = require('../../../../nodes/lib/core/io-table').loadTable({ file });
+  const now = clock();
+  const ft = createFlowTimer({ protocol: 'ws', now, table: tank });
+  assert.deepEqual(ft.handle({ payload: { k: 'cmd', src: 'twin-1', seq: 1, d: { sd: 1, dmg: 1 } } }).started, [], 'not the tank\'s tags');
+  assert.deepEqual(ft.handle({ payload: { k: 'cmd', src: 'twin-1', seq: 2, d: { vlv: 1, sp: 40 } } }).started, ['vo:twin-1:2']);
+  now.advance(7);
+  assert.deepEqual(ft.handle({ payload: { k: 'state', d: { vo: 1, lvl: 40 } } }).results.map((r) => [r.variable, r.ms]), [['vo', 7]]);
+});
+
 test('a with-condition sent in an earlier frame still counts; dmg=0 starts no reject timers', () => {
   const ft = createFlowTimer({ now: clock() });
   ft.envelope({ k: 'cmd', src: 't', seq: 1, d: { dmg: 1 } });

@@ -40,7 +40,7 @@ test('requestsOf lists the literal requires of a source, once each', () => {
 
 test('the bundle runs the very plant model in a browser-like context, in lock-step with the PLC program', () => {
   const { text, modules } = bundle(OPTS);
-  const wanted = ['twin/plant.js', 'nodes/lib/core/errors.js', 'nodes/lib/core/io-table.json', 'nodes/lib/core/tags.js', 'twin/recorder.js',
+  const wanted = ['twin/plant.js', 'nodes/lib/core/errors.js', 'nodes/lib/core/io-table.json', 'nodes/lib/core/io-table.js', 'twin/recorder.js',
     'nodes/lib/timer/flow-timer.js'];
   for (const m of wanted) assert.ok(modules.includes(m), `${m} is in the bundle`);
   assert.ok(!modules.some((m) => /link-endpoint|mqtt-server|cli\.js/.test(m)), 'nothing the page does not require');

@@ -9,6 +9,8 @@ const http = require('node:http');
 const envelope = require('../../../../nodes/lib/core/envelope');
 const { createRestEndpoint, errorStatus } = require('../../../../nodes/lib/web/rest');
 const { waitFor } = require('../../../../system/wait');
+const { createCommandAudit } = require('../../../../nodes/lib/history/command-audit');
+const { tokenId } = require('../../../../nodes/lib/access/auth');
 
 async function serve(t, opts = {}) {
   const relayed = [];
@@ -87,4 +89,46 @@ test('polls: the state as a snap with its version, 204 when nothing is new, the 
   assert.deepEqual(next.body.map((e) => [e.k, e.d]), [['state', { red: 1 }]]);
   assert.deepEqual(s.rest.latestState(), { grn: 1, red: 1 });
   assert.equal(s.rest.version, v + 1);
+});
+
+test('the command log: every POST cmd recorded as it arrives (who, from where), and its one answer as its outcome', async (t) => {
+  const entries = [];
+  const audit = createCommandAudit({ log: { append: (e) => { entries.push(e); return true; } } });
+  const s = await serve(t, { audit, plant: 'p7', lifetimeMs: 700 });
+  const pending = s.call('POST', '/cmd', 'tw', cmd(1, { cid: 'c' }));
+  await waitFor(() => s.relayed.length === 1);
+  assert.equal(entries.length, 1, 'recorded before the edge answered');
+  const arrived = entries[0];
+  assert.deepEqual([arrived.kind, arrived.via, arrived.plant, arrived.token, arrived.role, arrived.seq, arrived.dl],
+    ['cmd', 'rest', 'p7', tokenId('tw'), 'twin', 1, s.relayed[0].dl]);
+  assert.match(arrived.from, /^127\.0\.0\.1:\d+$/);
+  assert.ok(!JSON.stringify(entries).includes('"tw"'), 'never the token itself');
+  s.rest.fromEdge(edge.make('ack', { ref: { src: 'tw-r', seq: 1 } }));
+  await pending;
+  await s.call('POST', '/cmd', 'tw', cmd(1));
+  await s.call('POST', '/cmd', 'vw', cmd(2));
+  s.down();
+  await s.call('POST', '/cmd', 'tw', cmd(3));
+  const outcomes = entries.filter((e) => e.kind === 'outcome').map((e) => [e.src, e.seq, e.outcome, e.code]);
+  assert.deepEqual(outcomes, [
+    ['tw-r', 1, 'written', undefined], ['tw-r', 1, 'refused', 'E_DUPLICATE'],
+    ['rest-viewer', 0, 'refused', 'E_READ_ONLY'], ['tw-r', 3, 'refused', 'E_EDGE_DOWN'],
+  ]);
+  assert.equal(entries.filter((e) => e.kind === 'cmd').find((e) => e.src === 'rest-viewer').role, 'viewer');
+});
+
+test('a command is checked against the plant\'s table before it is relayed: 400 and its code, nothing relayed', async (t) => {
+  const path = require('node:path');
+  const file = path.join(__dirname, '..', '..', '..', '..', 'examples', 'tables', 'tank.json');
+  const tank = require('../../../../nodes/lib/core/io-table').loadTable({ file });
+  const s = await serve(t, { table: () => tank });
+  for (const [seq, d, code] of [[1, { st: 1 }, 'E_UNKNOWN_TAG'], [2, { lvl: 1 }, 'E_NOT_WRITABLE'], [3, { sp: 101 }, 'E_RANGE'], [4, { rcp: 5 }, 'E_TYPE']]) {
+    const res = await s.call('POST', '/cmd', 'tw', cmd(seq, { d }));
+    assert.deepEqual([res.status, res.body.e.code], [400, code], JSON.stringify(d));
+  }
+  assert.equal(s.relayed.length, 0);
+  const ok = s.call('POST', '/cmd', 'tw', cmd(5, { d: { sp: 42.5, rcp: 'Milk' } }));
+  await waitFor(() => s.relayed.length === 1);
+  s.rest.fromEdge(edge.make('ack', { ref: { src: 'tw-r', seq: 5 } }));
+  assert.equal((await ok).status, 200);
 });

@@ -8,7 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createRequests, CMD, STATE } = require('../../../../twin/transports/modbus/requests');
 const codec = require('../../../../nodes/lib/modbus/codec');
-const tags = require('../../../../nodes/lib/core/tags');
+const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 
 /** A client that records each request and leaves it pending until answered. */
 function fakeClient() {

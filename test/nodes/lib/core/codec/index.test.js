@@ -10,7 +10,11 @@ const assert = require('node:assert/strict');
 const msgpack = require('@msgpack/msgpack');
 const codec = require('../../../../../nodes/lib/core/codec');
 const envelope = require('../../../../../nodes/lib/core/envelope');
-const tags = require('../../../../../nodes/lib/core/tags');
+const { demoTable, createTable } = require('../../../../../nodes/lib/core/io-table');
+
+const tags = demoTable();
+/** A plant's table of these short names, in this order (one INT each: types do not change ids). */
+const tableOf = (...shorts) => createTable({ tags: shorts.map((s, i) => ({ name: s, short: s, type: 'INT', s7: `DB1,INT${2 * i}` })) });
 const { tagIds } = require('../../../../../nodes/lib/core/tag-ids');
 
 const { JSON_PROTOCOL, COMPACT_PROTOCOL } = codec;
@@ -88,7 +92,7 @@ test('every envelope kind there and back in the compact encoding, in far fewer b
 });
 
 test('every value type of a tag crosses unchanged: whole numbers of any size and sign, fractions, booleans, text', () => {
-  const table = { tags: [{ short: 'b' }, { short: 'i' }, { short: 'n' }, { short: 'u' }, { short: 'r' }, { short: 'lr' }, { short: 'z' }, { short: 'f' }] };
+  const table = tableOf('b', 'i', 'n', 'u', 'r', 'lr', 'z', 'f');
   const { a, b } = pair(table);
   const d = { b: true, i: -32768, n: -2147483648, u: 4294967295, r: 21.5, lr: Math.PI, z: 0, f: false };
   const env = envelope.createSender('edge-x').make('state', { d });
@@ -99,8 +103,8 @@ test('every value type of a tag crosses unchanged: whole numbers of any size and
 });
 
 test('tag ids are trusted only between equal numberings: another table\'s ids are refused (E_TABLE_MISMATCH), in step', () => {
-  const table = { tags: [{ short: 'a' }, { short: 'b' }, { short: 'c' }] };
-  const shifted = { tags: [{ short: 'x' }, ...table.tags] }; // a tag put in front: every id moves
+  const table = tableOf('a', 'b', 'c');
+  const shifted = tableOf('x', 'a', 'b', 'c'); // a tag put in front: every id moves
   const twin = envelope.createSender('twin-1');
   const w = codec.createCodec(COMPACT_PROTOCOL, { table: shifted });
   const r = codec.createCodec(COMPACT_PROTOCOL, { table });
@@ -127,7 +131,7 @@ test('tag ids are trusted only between equal numberings: another table\'s ids ar
 });
 
 test('a table not known yet (a function giving null): tags go as text, and come back by their names', () => {
-  const table = { tags: [{ short: 'a' }, { short: 'b' }] };
+  const table = tableOf('a', 'b');
   let known = null;
   const cloud = codec.createCodec(COMPACT_PROTOCOL, { table: () => known });
   const edge = codec.createCodec(COMPACT_PROTOCOL, { table });
@@ -242,4 +246,15 @@ test('a twin connection\'s times go in units of 100 µs: shorter frames, deadlin
   assert.ok(Math.abs(got.ts - ack.ts) <= 0.05);
   assert.ok(got.dl <= ack.dl && ack.dl - got.dl <= 0.1, `dl ${got.dl} vs ${ack.dl}`);
   sameEnvelope(fine.b.decode(precise, true), ack);
+});
+
+test('a kind the compact frame has no field for (the edge\'s table) goes as JSON text on a compact connection, and reads back', () => {
+  const { a, b } = pair(tags);
+  const env = envelope.createSender('edge-1').make('table', { t: { fingerprint: tags.fingerprint, definition: tags.definition } });
+  const frame = a.encode(env);
+  assert.equal(typeof frame, 'string');
+  assert.deepEqual(b.decode(Buffer.from(frame), false), env);
+  // The binary state is untouched: the next state of the same sender still decodes.
+  const next = envelope.createSender('edge-1', { seq: 1 }).make('state', { d: { c1: 1 } });
+  assert.deepEqual(b.decode(a.encode(next), true).d, { c1: 1 });
 });

@@ -1,7 +1,8 @@
 'use strict';
+/** The demo box-sorting plant's table (nodes/lib/core/io-table.json) through the table API. */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const T = require('../../../../nodes/lib/core/tags');
+const T = require('../../../../nodes/lib/core/io-table').demoTable();
 
 test('every tag has a unique short and long name and a parseable address', () => {
   assert.equal(new Set(T.tags.map((t) => t.short)).size, T.tags.length);

@@ -1,0 +1,104 @@
+'use strict';
+/**
+ * Reading the command log (lib/history/audit-log.js) back: the commands of a plant that arrived
+ * in a time window, each joined with its outcome, as rows (JSON) or CSV.
+ *
+ * The log is read from the start to its end on every query (a plant's commands are few next to
+ * its states; the log has no index). An outcome is matched to the newest command of the same
+ * plant, src and seq before it that has none yet; a command whose outcome is not in the log (the cloud stopped
+ * before it answered) has outcome null. Entries that are not commands or outcomes (`gap`, `cut`)
+ * are returned as notes, so a reader sees that the log says it is incomplete.
+ *
+ * Plain module over node:fs and node:readline.
+ */
+const fs = require('node:fs');
+const readline = require('node:readline');
+
+/** The CSV's columns, in order. */
+const COLUMNS = ['n', 'arrived', 'plant', 'via', 'token', 'role', 'user', 'from', 'src', 'seq', 'cid', 'key', 'deadline', 'ttl', 'values',
+  'outcome', 'first', 'code', 'msg', 'answered', 'plcAt'];
+
+const iso = (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString() : '');
+
+/**
+ * The rows of the commands that arrived in [from, to] for `plant` (any plant when '*' or empty).
+ * @param {string} file the log
+ * @param {{plant?: string|string[], from?: number, to?: number, limit?: number}} q plants: one,
+ *   a list (a token scoped to several), or '*'/empty for all; from/to in ms since the epoch
+ * @returns {Promise<{rows: object[], notes: object[], truncated: boolean, entries: number}>}
+ */
+async function queryCommands(file, q) {
+  const from = Number.isFinite(q.from) ? q.from : -Infinity;
+  const to = Number.isFinite(q.to) ? q.to : Infinity;
+  const limit = q.limit || 100000;
+  const plants = !q.plant || q.plant === '*' ? null : new Set([].concat(q.plant));
+  const rows = [];
+  const notes = [];
+  const waiting = new Map(); // plant+src+seq -> rows of that ref without an outcome, oldest first
+  let entries = 0;
+  let truncated = false;
+  let stream;
+  try {
+    stream = fs.createReadStream(file, { encoding: 'utf8' });
+    await new Promise((resolve, reject) => { stream.once('open', resolve); stream.once('error', reject); });
+  } catch (err) {
+    if (err.code === 'ENOENT') return { rows, notes, truncated, entries };
+    throw err;
+  }
+  const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
+  for await (const line of lines) {
+    let e;
+    try { e = JSON.parse(line); } catch { continue; } // scripts/audit-verify.js says which line is bad
+    if (!e || typeof e !== 'object') continue;
+    entries += 1;
+    if (e.kind !== 'cmd' && e.kind !== 'outcome') {
+      if (e.t >= from && e.t <= to) notes.push(e);
+      continue;
+    }
+    if (plants && !plants.has(e.plant)) continue;
+    const k = `${e.plant}\u0000${e.src}\u0000${e.seq}`;
+    if (e.kind === 'cmd') {
+      if (e.t < from || e.t > to) { waiting.delete(k); continue; }
+      if (rows.length >= limit) { truncated = true; continue; }
+      const row = {
+        n: e.n, arrived: e.t, plant: e.plant, via: e.via, token: e.token, role: e.role, user: e.user, from: e.from, src: e.src, seq: e.seq,
+        cid: e.cid, key: e.key, deadline: e.dl, ttl: e.ttl, values: e.d, outcome: null,
+      };
+      rows.push(row);
+      if (!waiting.has(k)) waiting.set(k, []);
+      waiting.get(k).push(row);
+      continue;
+    }
+    // The newest command of the ref still waiting: a duplicate is refused at once, before the
+    // answer of the command it repeats.
+    const list = waiting.get(k);
+    if (!list) continue;
+    const row = list.pop();
+    if (!list.length) waiting.delete(k);
+    Object.assign(row, { outcome: e.outcome, first: e.first, code: e.code, msg: e.msg, answered: e.t, plcAt: e.plcAt });
+  }
+  return { rows, notes, truncated, entries };
+}
+
+/** One CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
+function csvField(v) {
+  if (v === undefined || v === null) return '';
+  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  // A leading = + - @ would be run as a formula by a spreadsheet: a quote makes it text.
+  const safe = /^[=+\-@]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/**
+ * Rows as CSV text (a header line, then one line per command; times in ISO 8601 UTC).
+ * @param {object[]} rows queryCommands' rows
+ * @returns {string}
+ */
+function toCsv(rows) {
+  const TIMES = new Set(['arrived', 'deadline', 'answered', 'plcAt']);
+  const lines = [COLUMNS.join(',')];
+  for (const r of rows) lines.push(COLUMNS.map((c) => csvField(TIMES.has(c) ? iso(r[c]) : r[c])).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+module.exports = { COLUMNS, queryCommands, toCsv, csvField };

@@ -1,0 +1,79 @@
+'use strict';
+/**
+ * The command log of one Node-RED runtime: where its file is, and one writer and recorder per file
+ * for the whole process (lib/history/audit-log.js, lib/history/command-audit.js), shared by every
+ * node that takes commands (the twin endpoints, the REST nodes).
+ *
+ * A log stays open for as long as the process runs, across redeploys: a writer closed by one
+ * deploy and opened by the next could overlap, and two writers on one file would fork its chain.
+ *
+ * Plain module; the nodes pass their runtime's settings and log.
+ */
+const os = require('node:os');
+const path = require('node:path');
+const { createAuditLog } = require('./audit-log');
+const { createCommandAudit } = require('./command-audit');
+const clock = require('../core/clock');
+const registry = require('../runtime/registry');
+
+const FILE_NAME = 's7twin-audit.jsonl';
+const stores = new Map(); // absolute file -> {log, recorder, file}
+
+/**
+ * Where the command log is: S7T_AUDIT_FILE, else the settings' `s7twin.auditFile` (relative to the
+ * user directory), else `s7twin-audit.jsonl` in Node-RED's user directory. A runtime that names
+ * no user directory (a test harness; Node-RED itself always has one) logs into a folder of the
+ * system's temporary directory, never into the working directory.
+ * @param {{userDir?: string, s7twin?: {auditFile?: string}}} [settings] RED.settings
+ * @param {object} [env]
+ * @returns {string} an absolute path
+ */
+function auditFile(settings = {}, env = process.env) {
+  const dir = settings.userDir || path.join(os.tmpdir(), `s7twin-${process.pid}`);
+  const configured = env.S7T_AUDIT_FILE || (settings.s7twin && settings.s7twin.auditFile);
+  return path.resolve(dir, configured || FILE_NAME);
+}
+
+/**
+ * The runtime's log at `file` (opened on first use).
+ * @param {string} file absolute
+ * @param {{warn?: (text: string) => void}} [o] where a failing write is reported (the first
+ *   caller's; once per run of failures)
+ * @returns {{file: string, log: object, recorder: object, counters(): object}}
+ */
+function auditStore(file, o = {}) {
+  let s = stores.get(file);
+  if (s) return s;
+  const warn = o.warn || (() => {});
+  const log = createAuditLog({
+    file,
+    now: clock.now,
+    onError: (err) => warn(`E_AUDIT_WRITE: command log ${file}: ${err.message} (commands go on; entries wait and are retried)`),
+  });
+  const recorder = createCommandAudit({ log, now: clock.now });
+  s = {
+    file,
+    log,
+    recorder,
+    /** Counters for the stats and metrics (the log's and the recorder's, and the newest entry's number). */
+    counters: () => ({ audit: { ...log.counters, ...recorder.counters, entries: log.head().n } }),
+  };
+  stores.set(file, s);
+  registry.add({ id: `s7twin-audit:${file}`, type: 's7twin-audit', name: path.basename(file) }, s.counters);
+  registry.addCheck(`s7twin-audit:${file}`, () => (log.counters.failing > 0
+    ? `the command log cannot be written (${log.counters.failing} failed tries; the Node-RED log says why)` : null));
+  return s;
+}
+
+/**
+ * The runtime's command log as its settings place it, for a node (the twin endpoint's, the REST
+ * node's): opened, counted in /s7twin/stats and /s7twin/metrics, its failures in /s7twin/health.
+ * @param {object} settings RED.settings
+ * @param {(text: string) => void} warn RED.log.warn
+ * @returns {ReturnType<typeof auditStore>}
+ */
+function runtimeAudit(settings, warn) {
+  return auditStore(auditFile(settings), { warn });
+}
+
+module.exports = { FILE_NAME, auditFile, auditStore, runtimeAudit };

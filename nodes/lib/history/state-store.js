@@ -1,0 +1,181 @@
+'use strict';
+/**
+ * The plant history of the cloud: every state and snapshot the edge sends, one row per tag value,
+ * in an embedded SQLite database (node:sqlite, lib/history/sqlite.js) with a retention.
+ *
+ *   states(id, plant, t, ets, seq, kind, tag, value)   index (plant, t)
+ *
+ * `t` is the frame's arrival on the cloud's clock (ms since the epoch), `ets` the edge's own
+ * timestamp of it (the edge's clock), `seq` its sequence number, `kind` state or snap (a snap
+ * holds every streamed tag: sent on each reconnect of the edge), `value` the tag's value as it came
+ * (a BOOL as 0/1, numbers as SQLite numbers, a STRING tag's text as text: the column has no type
+ * affinity, so each value keeps its own).
+ *
+ * Writing never holds up the link: `add()` only queues rows; they go into the database together,
+ * in one transaction every `flushMs`. A failing write is counted and reported once per run of
+ * failures (`onError`); its rows are kept and tried again with the next batch, up to `maxPending`
+ * rows, past which new rows are dropped and counted. Rows older than the retention are deleted
+ * every `pruneMs`.
+ *
+ * Plain module; the cloud's edge endpoint node feeds one per runtime (lib/history/state-history.js).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { loadSqlite } = require('./sqlite');
+
+const DEFAULTS = {
+  retentionMs: 7 * 24 * 3600 * 1000, // 7 days
+  flushMs: 200, // rows wait at most this long for their transaction
+  pruneMs: 60 * 1000, // how often rows past the retention are deleted
+  maxPending: 200000, // rows waiting for the database; more are dropped and counted
+  maxRows: 500000, // rows one query returns at most (truncated: true past it)
+};
+
+const SCHEMA = `
+  PRAGMA journal_mode = WAL;
+  PRAGMA synchronous = NORMAL;
+  CREATE TABLE IF NOT EXISTS states (
+    id INTEGER PRIMARY KEY,
+    plant TEXT NOT NULL,
+    t INTEGER NOT NULL,
+    ets INTEGER,
+    seq INTEGER,
+    kind TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    value NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS states_plant_t ON states (plant, t);
+`;
+
+/**
+ * @param {object} opts DEFAULTS plus:
+ * @param {string} opts.file the database file (its folder is made if missing), or ':memory:'
+ * @param {() => number} [opts.now] the cloud's clock
+ * @param {(err: Error) => void} [opts.onError] a write failed (once per run of failures)
+ */
+function createStateStore(opts) {
+  const o = { ...DEFAULTS, ...opts };
+  const now = o.now || Date.now;
+  const onError = o.onError || (() => {});
+  const { DatabaseSync } = loadSqlite();
+  if (o.file !== ':memory:') fs.mkdirSync(path.dirname(o.file), { recursive: true });
+  const db = new DatabaseSync(o.file);
+  db.exec(SCHEMA);
+  const insert = db.prepare('INSERT INTO states (plant, t, ets, seq, kind, tag, value) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const prune = db.prepare('DELETE FROM states WHERE t < ?');
+  const counters = { frames: 0, rows: 0, written: 0, pending: 0, dropped: 0, writeErrors: 0, failing: 0, pruned: 0, queries: 0 };
+  let pending = [];
+  let timer = null;
+  let closed = false;
+
+  function flush() {
+    if (timer) { clearTimeout(timer); timer = null; }
+    if (!pending.length || closed) return;
+    const rows = pending;
+    pending = [];
+    try {
+      db.exec('BEGIN');
+      for (const r of rows) insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6]);
+      db.exec('COMMIT');
+      counters.written += rows.length;
+      counters.failing = 0;
+    } catch (err) {
+      try { db.exec('ROLLBACK'); } catch { /* no transaction open */ }
+      counters.writeErrors += 1;
+      if (counters.failing === 0) onError(err);
+      counters.failing += 1;
+      pending = rows.concat(pending).slice(0, o.maxPending); // tried again with the next batch
+    }
+    counters.pending = pending.length;
+  }
+
+  function pruneOld() {
+    try {
+      counters.pruned += Number(prune.run(now() - o.retentionMs).changes);
+    } catch (err) {
+      counters.writeErrors += 1;
+      onError(err);
+    }
+  }
+
+  pruneOld();
+  const pruner = setInterval(pruneOld, o.pruneMs);
+  pruner.unref?.();
+
+  return {
+    counters,
+    file: o.file,
+    /**
+     * A state or snap frame of a plant (anything else is ignored). Returns at once.
+     * @param {string} plant
+     * @param {{k: string, d: object, ts?: number, seq?: number}} env
+     * @param {number} [at] its arrival on the cloud's clock (default now)
+     */
+    add(plant, env, at) {
+      if (closed || typeof plant !== 'string' || !env || (env.k !== 'state' && env.k !== 'snap') || !env.d) return;
+      const t = at === undefined ? now() : at;
+      counters.frames += 1;
+      for (const [tag, v] of Object.entries(env.d)) {
+        if (pending.length >= o.maxPending) { counters.dropped += 1; continue; }
+        const value = typeof v === 'boolean' ? Number(v) : v;
+        if (typeof value !== 'string' && (typeof value !== 'number' || !Number.isFinite(value))) continue;
+        pending.push([plant, t, Number.isFinite(env.ts) ? env.ts : null, Number.isFinite(env.seq) ? env.seq : null, env.k, tag, value]);
+        counters.rows += 1;
+      }
+      counters.pending = pending.length;
+      if (!timer && pending.length) {
+        timer = setTimeout(flush, o.flushMs);
+        timer.unref?.();
+      }
+    },
+    /** Write what is queued now (a query does this first). */
+    flush,
+    /**
+     * The frames of a plant in [from, to], oldest first, each as it came: {t, ets, seq, k, d}.
+     * @param {{plant: string|string[], from: number, to: number, tags?: string[], limit?: number}} q plant '*': every plant
+     * @returns {{frames: object[], rows: number, truncated: boolean}}
+     */
+    query(q) {
+      flush();
+      counters.queries += 1;
+      const limit = Math.min(q.limit || o.maxRows, o.maxRows);
+      const where = ['t >= ?', 't <= ?'];
+      const args = [q.from, q.to];
+      if (q.plant !== '*') {
+        const plants = [].concat(q.plant);
+        where.push(`plant IN (${plants.map(() => '?').join(',')})`);
+        args.push(...plants);
+      }
+      if (q.tags && q.tags.length) {
+        where.push(`tag IN (${q.tags.map(() => '?').join(',')})`);
+        args.push(...q.tags);
+      }
+      const sql = `SELECT plant, t, ets, seq, kind, tag, value FROM states WHERE ${where.join(' AND ')} ORDER BY t, id LIMIT ?`;
+      const rows = db.prepare(sql).all(...args, limit + 1);
+      const truncated = rows.length > limit;
+      if (truncated) rows.pop();
+      const frames = [];
+      let last = null;
+      for (const r of rows) {
+        if (!last || last.t !== r.t || last.seq !== r.seq || last.k !== r.kind || last.plant !== r.plant) {
+          last = { plant: r.plant, t: r.t, ets: r.ets, seq: r.seq, k: r.kind, d: {} };
+          frames.push(last);
+        }
+        last.d[r.tag] = r.value;
+      }
+      return { frames, rows: rows.length, truncated };
+    },
+    /** Delete rows past the retention now (it also runs every pruneMs). */
+    prune: pruneOld,
+    /** Write what is queued, stop, close the database. */
+    close() {
+      if (closed) return;
+      flush();
+      closed = true;
+      clearInterval(pruner);
+      db.close();
+    },
+  };
+}
+
+module.exports = { DEFAULTS, createStateStore };

@@ -1,0 +1,66 @@
+'use strict';
+/**
+ * lib/history/audit-query.js: a plant's commands in a window, joined with their outcomes, as rows
+ * and as CSV.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { createAuditLog } = require('../../../../nodes/lib/history/audit-log');
+const { createCommandAudit } = require('../../../../nodes/lib/history/command-audit');
+const { queryCommands, toCsv, csvField, COLUMNS } = require('../../../../nodes/lib/history/audit-query');
+
+async function sample(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-auditq-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'audit.jsonl');
+  const log = createAuditLog({ file });
+  let clock = 1000;
+  const audit = createCommandAudit({ log, now: () => clock });
+  const who = { token: 'aaaabbbbcccc', role: 'twin' };
+  const cmd = (plant, seq, at) => audit.arrived({
+    via: 'ws', plant, who, from: '127.0.0.1:1', at, env: { k: 'cmd', src: 'tw', seq, d: { se: 1 }, dl: at + 1000 },
+  });
+  cmd('p1', 1, 1000);
+  cmd('p2', 1, 1001);
+  cmd('p1', 2, 2000);
+  clock = 2100;
+  audit.answered('p1', { k: 'ack', ts: 2050, ref: { src: 'tw', seq: 2 } });
+  audit.answered('p1', { k: 'err', ref: { src: 'tw', seq: 1 }, e: { code: 'E_EXPIRED', msg: 'late, "really"' } });
+  cmd('p1', 3, 3000); // never answered: the cloud stopped
+  log.append({ kind: 'gap', lost: 4, t: 3500 });
+  await log.flushed();
+  await log.close();
+  return file;
+}
+
+test('a plant\'s commands in a window, each with its outcome; other plants left out; notes for gaps', async (t) => {
+  const file = await sample(t);
+  const all = await queryCommands(file, { plant: 'p1' });
+  assert.deepEqual(all.rows.map((r) => [r.seq, r.outcome, r.code]), [[1, 'expired', 'E_EXPIRED'], [2, 'written', undefined], [3, null, undefined]]);
+  const two = all.rows[1];
+  assert.deepEqual([two.token, two.role, two.from, two.deadline, two.answered, two.plcAt, two.values],
+    ['aaaabbbbcccc', 'twin', '127.0.0.1:1', 3000, 2100, 2050, { se: 1 }]);
+  assert.deepEqual(all.notes.map((n) => [n.kind, n.lost]), [['gap', 4]]);
+  const win = await queryCommands(file, { plant: 'p1', from: 1500, to: 2500 });
+  assert.deepEqual(win.rows.map((r) => r.seq), [2]);
+  assert.deepEqual((await queryCommands(file, { plant: '*' })).rows.length, 4);
+  assert.deepEqual((await queryCommands(file, { plant: ['p2'] })).rows.map((r) => r.plant), ['p2']);
+  assert.deepEqual(await queryCommands(`${file}.missing`, { plant: 'p1' }), { rows: [], notes: [], truncated: false, entries: 0 });
+  const capped = await queryCommands(file, { plant: 'p1', limit: 2 });
+  assert.deepEqual([capped.rows.length, capped.truncated], [2, true]);
+});
+
+test('CSV: a header, one line per command, times in ISO 8601, fields quoted when they must be, no formulas', async (t) => {
+  const file = await sample(t);
+  const csv = toCsv((await queryCommands(file, { plant: 'p1' })).rows);
+  const lines = csv.trimEnd().split('\r\n');
+  assert.equal(lines[0], COLUMNS.join(','));
+  assert.equal(lines.length, 4);
+  assert.match(lines[1], /^1,1970-01-01T00:00:01\.000Z,p1,ws,aaaabbbbcccc,twin,,127\.0\.0\.1:1,tw,1,,,1970-01-01T00:00:02\.000Z,,"\{""se"":1\}",expired,,E_EXPIRED,"late, ""really""",/);
+  assert.equal(csvField('=cmd|calc'), "'=cmd|calc");
+  assert.equal(csvField('-5'), '-5');
+  assert.equal(csvField(null), '');
+});

@@ -1,0 +1,62 @@
+'use strict';
+/**
+ * lib/history/state-history.js on an Express app as Node-RED's admin API is one: viewer tokens and
+ * above read the plant history of their plants, edge tokens get 403; where the database is and how
+ * long it keeps states.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const express = require('express');
+const { createStateStore } = require('../../../../nodes/lib/history/state-store');
+const { installHistoryRoute, historyOptions } = require('../../../../nodes/lib/history/state-history');
+const { parseGrants } = require('../../../../nodes/lib/access/auth');
+
+const GRANTS = parseGrants('tw:twin:p1,vw:viewer:p1,ed:edge:p1,au:auditor:*,v2:viewer:p2');
+
+async function serve(t) {
+  const store = createStateStore({ file: ':memory:' });
+  const now = Date.now();
+  store.add('p1', { k: 'snap', seq: 1, d: { c1: 0, grn: 1 } }, now - 2000);
+  store.add('p1', { k: 'state', seq: 2, d: { c1: 1 } }, now - 1000);
+  store.add('p2', { k: 'state', seq: 1, d: { c1: 9 } }, now - 1000);
+  const app = express();
+  const handler = installHistoryRoute(app, { store: () => store, grants: () => GRANTS, adminAuth: false });
+  assert.equal(installHistoryRoute(app, {}), null, 'mounted once per app');
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  t.after(async () => { store.close(); await new Promise((r) => server.close(r)); });
+  const get = async (query, token) => {
+    const res = await fetch(`http://127.0.0.1:${server.address().port}/s7twin/history${query}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    return { status: res.status, body: await res.json() };
+  };
+  return { get, handler };
+}
+
+test('viewer, twin and auditor tokens read their plants\' history; edge tokens 403, strangers 401', async (t) => {
+  const s = await serve(t);
+  for (const tok of ['vw', 'tw', 'au']) {
+    const r = await s.get('?plant=p1', tok);
+    assert.equal(r.status, 200, tok);
+    assert.deepEqual(r.body.states.map((f) => [f.seq, f.k, f.d]), [[1, 'snap', { c1: 0, grn: 1 }], [2, 'state', { c1: 1 }]], tok);
+  }
+  assert.deepEqual((await s.get('?plant=p1&tags=grn', 'vw')).body.states.map((f) => f.d), [{ grn: 1 }]);
+  assert.deepEqual((await s.get('', 'v2')).body.states.map((f) => f.d), [{ c1: 9 }], 'its only plant when none is named');
+  const edge = await s.get('?plant=p1', 'ed');
+  assert.deepEqual([edge.status, edge.body.error.code], [403, 'E_FORBIDDEN']);
+  assert.equal((await s.get('?plant=p2', 'vw')).status, 403, 'another plant\'s');
+  assert.equal((await s.get('?plant=p1', 'nobody')).status, 401);
+  assert.equal((await s.get('?plant=p1')).status, 200, 'no editor login at all: the admin API is open, and so is this');
+  for (const q of ['?from=soon', '?tags=a;b', `?from=${Date.now() + 3600000}`, '?plant=../x']) {
+    const r = await s.get(q, 'vw');
+    assert.deepEqual([r.status, r.body.error.code], [400, 'E_HISTORY_QUERY'], q);
+  }
+  assert.equal(s.handler.counters.forbidden, 2);
+});
+
+test('historyOptions: the user directory by default, S7T_HISTORY_FILE and the retention in hours', () => {
+  assert.deepEqual(historyOptions({ userDir: '/u' }, {}), { file: path.resolve('/u/s7twin-history.sqlite'), retentionMs: 168 * 3600000 });
+  assert.deepEqual(historyOptions({ userDir: '/u' }, { S7T_HISTORY_FILE: 'h/x.db', S7T_HISTORY_RETENTION_H: '2' }),
+    { file: path.resolve('/u/h/x.db'), retentionMs: 7200000 });
+  assert.throws(() => historyOptions({ userDir: '/u' }, { S7T_HISTORY_RETENTION_H: '0' }), (e) => e.code === 'E_CONFIG');
+});

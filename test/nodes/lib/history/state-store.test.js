@@ -1,0 +1,93 @@
+'use strict';
+/**
+ * lib/history/state-store.js and lib/history/sqlite.js: states kept per plant and tag, read back
+ * as frames of a window, pruned past the retention, failures counted; node:sqlite loads without
+ * its ExperimentalWarning.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { createStateStore } = require('../../../../nodes/lib/history/state-store');
+
+function tmp(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-states-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, 'db', 'history.sqlite');
+}
+
+test('states go in per tag and come back as the frames of a window, oldest first, per plant and tag', (t) => {
+  let clock = 10000;
+  const store = createStateStore({ file: tmp(t), now: () => clock, flushMs: 60000 });
+  t.after(() => store.close());
+  store.add('p1', { k: 'snap', seq: 1, ts: 9990, d: { c1: 0, grn: false } }, 1000);
+  store.add('p1', { k: 'state', seq: 2, ts: 10990, d: { c1: 1 } }, 2000);
+  store.add('p2', { k: 'state', seq: 1, d: { c1: 7 } }, 2000);
+  store.add('p1', { k: 'state', seq: 3, d: { grn: true, msg: 'box 7 rejected' } }, 3000);
+  store.add('p1', { k: 'ack', ref: {} }, 3000);
+  store.add(undefined, { k: 'state', d: { c1: 1 } });
+  assert.equal(store.counters.written, 0, 'queued, not written yet');
+  const all = store.query({ plant: 'p1', from: 0, to: 5000 });
+  assert.deepEqual(all.frames, [
+    { plant: 'p1', t: 1000, ets: 9990, seq: 1, k: 'snap', d: { c1: 0, grn: 0 } },
+    { plant: 'p1', t: 2000, ets: 10990, seq: 2, k: 'state', d: { c1: 1 } },
+    { plant: 'p1', t: 3000, ets: null, seq: 3, k: 'state', d: { grn: 1, msg: 'box 7 rejected' } },
+  ]);
+  assert.equal(store.counters.written, 6, 'a query writes what waits first');
+  assert.deepEqual(store.query({ plant: 'p1', from: 1500, to: 2500 }).frames.map((f) => f.seq), [2]);
+  assert.deepEqual(store.query({ plant: 'p1', from: 0, to: 5000, tags: ['grn'] }).frames.map((f) => f.d), [{ grn: 0 }, { grn: 1 }]);
+  assert.deepEqual(store.query({ plant: ['p2'], from: 0, to: 5000 }).frames.map((f) => f.d), [{ c1: 7 }]);
+  assert.equal(store.query({ plant: '*', from: 0, to: 5000 }).frames.length, 4);
+  const capped = store.query({ plant: 'p1', from: 0, to: 5000, limit: 2 });
+  assert.deepEqual([capped.rows, capped.truncated], [2, true]);
+
+  clock = 2500 + 7 * 24 * 3600 * 1000; // a week later: the first two frames are past the retention
+  store.prune();
+  assert.deepEqual(store.query({ plant: 'p1', from: 0, to: 5000 }).frames.map((f) => f.seq), [3]);
+  assert.equal(store.counters.pruned, 4, 'of every plant');
+  assert.equal(typeof store.query({ plant: 'p1', from: 0, to: 5000 }).frames[0].d.msg, 'string', 'a STRING tag\'s text stays text');
+});
+
+test('rows written in the background and kept across a reopen', async (t) => {
+  const file = tmp(t);
+  const store = createStateStore({ file, flushMs: 10 });
+  store.add('p1', { k: 'state', seq: 1, d: { c1: 5 } }, Date.now());
+  const { waitFor } = require('../../../../system/wait');
+  await waitFor(() => store.counters.written === 1, 5000, 'the batch written');
+  store.close();
+  const again = createStateStore({ file });
+  t.after(() => again.close());
+  assert.deepEqual(again.query({ plant: 'p1', from: 0, to: Date.now() + 1000 }).frames.map((f) => f.d), [{ c1: 5 }]);
+});
+
+test('a write that fails (the database locked by another writer) is counted, reported once, and its rows go in with the next batch', (t) => {
+  const file = tmp(t);
+  const errors = [];
+  const store = createStateStore({ file, flushMs: 60000, onError: (e) => errors.push(e) });
+  t.after(() => store.close());
+  const { DatabaseSync } = require('../../../../nodes/lib/history/sqlite').loadSqlite();
+  const other = new DatabaseSync(file);
+  other.exec('BEGIN EXCLUSIVE');
+  store.add('p1', { k: 'state', seq: 1, d: { c1: 1 } }, 1);
+  store.flush();
+  store.add('p1', { k: 'state', seq: 2, d: { c1: 2 } }, 2);
+  store.flush();
+  assert.equal(store.counters.writeErrors, 2);
+  assert.equal(errors.length, 1, 'reported once per run of failures');
+  assert.equal(store.counters.pending, 2);
+  other.exec('ROLLBACK');
+  other.close();
+  store.add('p1', { k: 'state', seq: 3, d: { c1: Number.NaN } }, 3);
+  assert.deepEqual(store.query({ plant: 'p1', from: 0, to: 10 }).frames.map((f) => f.seq), [1, 2], 'in order; a value that is no finite number is no row');
+  assert.equal(store.counters.failing, 0);
+});
+
+test('node:sqlite loads with no ExperimentalWarning in the log; other warnings still show', () => {
+  const code = "require('./nodes/lib/history/sqlite').loadSqlite(); process.emitWarning('still here', 'ExperimentalWarning');";
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: path.join(__dirname, '..', '..', '..', '..'), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /SQLite/);
+  assert.match(r.stderr, /ExperimentalWarning: still here/);
+});
