@@ -116,7 +116,7 @@ test('WebSocket–S7 path end to end', async (t) => {
     ws.send(out.encode(cmd(1, { nope: 1 })));
     ws.send(out.encode(cmd(2, { c1: 1 })));
     ws.send(out.encode(cmd(3, { st: 7 })));
-    ws.send(out.encode(cmd(4, { st: 'yes' })));
+    ws.send(out.encode(cmd(4, { st: null })));
     const expected = ['E_DECODE', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_SCHEMA'];
     await waitFor(() => {
       const c = frames.filter((f) => f.k === 'err').map((f) => f.e.code);

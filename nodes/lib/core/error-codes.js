@@ -266,7 +266,7 @@ const CODES = {
   E_TABLE_MISMATCH: { area: 'table', by: ['cloud', 'edge', 'twin'], resync: false,
     means: 'An edge\'s I/O table differs from the one the cloud has for its plant (configured, or taught by another edge): give both ' +
       'the same table; the edge is refused until then. On a connection in the compact encoding, a frame naming tags by the numbers ' +
-      'of another table than this end\'s is refused the same way, never written: give the twin the plant\'s table, or use JSON.' },
+      'of another table than this end\'s is refused the same way, never written (our own ends name tags as text until they agree).' },
   E_ADDRESS: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
     means: 'An address in the I/O table (or the program\'s marker list) is not an S7 address: a data block (`DB5,REAL4`, `DB1,X0.6`, ' +
       '`DB2,S10.16`, `DB5.DBD4`) or the M area (`MW10`, `M2.0`); fix the tag named.' },

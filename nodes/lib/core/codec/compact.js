@@ -21,11 +21,12 @@
  * ref  [src, seq]: src as above, seq as the step from the previous ref of that sender
  * dl   time units from ts (rounded down: a deadline never moves later)
  * e    [code, msg]
- * tb   the key of the table numbering (lib/core/tag-ids.js): in the first frame of a direction
- *      that names a tag by its id (and again should the sender's table change). A receiver whose
- *      table numbers tags otherwise refuses every frame naming a tag by id (E_TABLE_MISMATCH): a
- *      command must never set another tag than the twin meant. A sender whose table is not
- *      known yet (the cloud before an edge has sent its table) names tags as text
+ * tb   the key of the sender's table numbering (lib/core/tag-ids.js): in the first frame of a
+ *      direction, and again should the sender's table change. A sender names tags by number only
+ *      once the other end has said the same key (until then, and for good when the two tables
+ *      differ, as text): a twin given no table, or another one, still works, in more bytes. A
+ *      receiver refuses a frame naming tags by the numbers of another numbering than its own
+ *      (E_TABLE_MISMATCH): a command must never set another tag than the twin meant
  *
  * The state of a direction (senders met, the previous ts) lives in one encoder at the sender and
  * one decoder at the receiver; WebSocket keeps frames in order, so both follow the same steps. A
@@ -89,22 +90,21 @@ function createSenderTable() {
 /**
  * d as a flat [key, value, …] array.
  * @param {object|null} ids the table's tag ids (null: tags as text)
- * @returns {{arr: Array, byId: boolean}} byId: some tag went by its id
+ * @returns {Array}
  */
 function encodeD(d, k, ids) {
   const arr = [];
-  let byId = false;
   for (const key of Object.keys(d)) {
     let wire = key;
     if (TAG_KINDS.has(k) && ids) {
       const id = ids.idOf(key);
-      if (id !== undefined) { wire = id; byId = true; }
+      if (id !== undefined) wire = id;
     } else if (SLOT_KINDS.has(k) && SLOT_RE.test(key)) {
       wire = Number(key);
     }
     arr.push(wire, d[key]);
   }
-  return { arr, byId };
+  return arr;
 }
 
 /**
@@ -138,9 +138,11 @@ function decodeD(arr, k, ids, peerKey) {
  * @param {object|(() => object|null)} table the I/O table the tag ids come from (`{tags: [{short}]}`),
  *   or a function giving it (null while not known: tags go as text)
  * @param {number} [unitUs] the time unit in µs (1 or 100)
+ * @param {() => string|undefined} [heard] the key the other end said (its decoder's peerKey, the
+ *   other direction of the same connection): tags go by number only when it is this table's
  * @returns {{encode(env: object): Uint8Array}}
  */
-function createEncoder(table, unitUs = 1) {
+function createEncoder(table, unitUs = 1, heard = () => undefined) {
   const per = 1000 / unitUs; // units per ms
   const senders = createSenderTable();
   const packer = new msgpack.Encoder();
@@ -153,9 +155,10 @@ function createEncoder(table, unitUs = 1) {
       const ids = tb ? tagIds(tb) : null;
       const se = senders.get(env.src);
       const t = Math.round(env.ts * per);
-      const dd = env.d === undefined ? null : encodeD(env.d, env.k, ids);
-      const key = dd && dd.byId && ids.key !== keySaid ? ids.key : undefined;
-      const a = [KIND_CODE.get(env.k), se ? se.i : env.src, se ? env.seq - se.seq : env.seq, t - last, dd && dd.arr];
+      const agreed = ids && heard() === ids.key ? ids : null;
+      const dd = env.d === undefined ? null : encodeD(env.d, env.k, agreed);
+      const key = ids && ids.key !== keySaid ? ids.key : undefined;
+      const a = [KIND_CODE.get(env.k), se ? se.i : env.src, se ? env.seq - se.seq : env.seq, t - last, dd];
       const more = [env.ref, env.dl, env.e, env.cid, env.ttl, key];
       let n = more.length;
       while (n > 0 && more[n - 1] === undefined) n -= 1;
@@ -208,6 +211,8 @@ function createDecoder(table, unitUs = 1) {
   let peerKey; // the key of the numbering the sender's tag ids are in
 
   return {
+    /** The key of the numbering the other end said it has (undefined until it said one). */
+    get peerKey() { return peerKey; },
     decode(bytes) {
       let a;
       try {

@@ -77,8 +77,9 @@ function createCodec(protocol, o = {}) {
   let dec = null;
   if (binary) {
     const table = typeof o.table === 'function' ? o.table : tableOf(o.table);
-    enc = compact.createEncoder(table, o.timeUnitUs || TIME_UNIT_US.link);
     dec = compact.createDecoder(table, o.timeUnitUs || TIME_UNIT_US.link);
+    // Tags go by number only once the other end has said its numbering is this one's.
+    enc = compact.createEncoder(table, o.timeUnitUs || TIME_UNIT_US.link, () => dec.peerKey);
   }
   return {
     name,

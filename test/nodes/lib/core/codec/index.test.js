@@ -9,6 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const msgpack = require('@msgpack/msgpack');
 const codec = require('../../../../../nodes/lib/core/codec');
+const compact = require('../../../../../nodes/lib/core/codec/compact');
 const envelope = require('../../../../../nodes/lib/core/envelope');
 const { demoTable, createTable } = require('../../../../../nodes/lib/core/io-table');
 
@@ -19,8 +20,16 @@ const { tagIds } = require('../../../../../nodes/lib/core/tag-ids');
 
 const { JSON_PROTOCOL, COMPACT_PROTOCOL } = codec;
 
-/** A connection's two ends in one direction. */
-const pair = (table) => ({ a: codec.createCodec(COMPACT_PROTOCOL, { table }), b: codec.createCodec(COMPACT_PROTOCOL, { table }) });
+/** A connection's two ends (a encodes, b decodes), each having heard the other's numbering. */
+function pair(table) {
+  const a = codec.createCodec(COMPACT_PROTOCOL, { table });
+  const b = codec.createCodec(COMPACT_PROTOCOL, { table });
+  // A frame each way first, as on a real connection: each end hears the other's numbering.
+  const hello = envelope.createSender('hello').make('sync');
+  a.decode(b.encode(hello), true);
+  b.decode(a.encode(hello), true);
+  return { a, b };
+}
 /** Equal, with times equal to the microsecond (the compact encoding's resolution). */
 function sameEnvelope(got, want) {
   const { ts, dl, ...rest } = want;
@@ -102,11 +111,12 @@ test('every value type of a tag crosses unchanged: whole numbers of any size and
   assert.deepEqual(b.decode(a.encode(odd), true).d, { nope: 1, b: 0 });
 });
 
-test('tag ids are trusted only between equal numberings: another table\'s ids are refused (E_TABLE_MISMATCH), in step', () => {
+test('tag numbers are trusted only between equal numberings: another table\'s are refused (E_TABLE_MISMATCH), in step', () => {
   const table = tableOf('a', 'b', 'c');
-  const shifted = tableOf('x', 'a', 'b', 'c'); // a tag put in front: every id moves
+  const shifted = tableOf('x', 'a', 'b', 'c'); // a tag put in front: every number moves
   const twin = envelope.createSender('twin-1');
-  const w = codec.createCodec(COMPACT_PROTOCOL, { table: shifted });
+  // An encoder sure the other end numbers as it does: a peer that got its tables wrong.
+  const w = compact.createEncoder(shifted, 1, () => tagIds(shifted).key);
   const r = codec.createCodec(COMPACT_PROTOCOL, { table });
   for (let i = 0; i < 2; i++) {
     assert.throws(() => r.decode(w.encode(twin.make('cmd', { d: { b: 1 } })), true), (err) => {
@@ -115,37 +125,46 @@ test('tag ids are trusted only between equal numberings: another table\'s ids ar
       return true;
     });
   }
-  // Frames that name no tag by id still cross, and their steps were kept.
+  // Frames that name no tag by number still cross, and their steps were kept.
   const plain = twin.make('cmd', { d: { nope: 1 } });
   sameEnvelope(r.decode(w.encode(plain), true), plain);
-  // The numbering's key goes once per direction, in the first frame naming a tag by id.
+  // Our own ends with different tables hear each other's key and name tags as text both ways.
+  const x = codec.createCodec(COMPACT_PROTOCOL, { table: shifted });
+  const y = codec.createCodec(COMPACT_PROTOCOL, { table });
+  const edge = envelope.createSender('edge');
+  assert.deepEqual(y.decode(x.encode(edge.make('state', { d: { a: 1 } })), true).d, { a: 1 });
+  assert.deepEqual(x.decode(y.encode(twin.make('cmd', { d: { b: 1 } })), true).d, { b: 1 });
+  const later = x.encode(edge.make('state', { d: { b: 0 } }));
+  assert.equal(msgpack.decode(later)[4][0], 'b', 'by name: the numberings differ');
+  assert.deepEqual(y.decode(later, true).d, { b: 0 });
+  // Equal numberings: each key said once, in the first frame, then tags by number.
   const { a, b } = pair(table);
-  const first = a.encode(twin.make('cmd', { d: { a: 1 } }));
-  const second = a.encode(twin.make('cmd', { d: { a: 0 } }));
-  assert.equal(msgpack.decode(first)[10], tagIds(table).key);
-  assert.equal(msgpack.decode(second).length, 5, 'no key, nor anything after d');
-  b.decode(first, true);
-  assert.deepEqual(b.decode(second, true).d, { a: 0 });
-  // A tag id before any key is not a compact envelope.
+  const byNumber = a.encode(twin.make('cmd', { d: { a: 0 } }));
+  assert.equal(msgpack.decode(byNumber)[4][0], 0);
+  assert.equal(msgpack.decode(byNumber).length, 5, 'no key, nor anything after d');
+  assert.deepEqual(b.decode(byNumber, true).d, { a: 0 });
+  // A tag number before any key is not a compact envelope.
   assert.throws(() => codec.createCodec(COMPACT_PROTOCOL, { table }).decode(msgpack.encode([1, 'twin-2', 1, 1, [0, 1]]), true), { code: 'E_DECODE' });
 });
 
-test('a table not known yet (a function giving null): tags go as text, and come back by their names', () => {
+test('a table not known yet (a function giving null): tags go as text; by number once it is known and agreed', () => {
   const table = tableOf('a', 'b');
   let known = null;
   const cloud = codec.createCodec(COMPACT_PROTOCOL, { table: () => known });
   const edge = codec.createCodec(COMPACT_PROTOCOL, { table });
+  cloud.decode(edge.encode(envelope.createSender('edge').make('sync')), true); // the edge's key
   const s = envelope.createSender('cloud');
   const before = cloud.encode(s.make('cmd', { d: { b: 1 } }));
+  assert.equal(msgpack.decode(before)[4][0], 'b');
   assert.deepEqual(edge.decode(before, true).d, { b: 1 });
-  known = table;
+  known = table; // the edge taught the cloud its table
   const after = cloud.encode(s.make('cmd', { d: { b: 0 } }));
+  assert.equal(msgpack.decode(after)[4][0], 1, 'by its number once the table is known');
   assert.deepEqual(edge.decode(after, true).d, { b: 0 });
-  assert.ok(msgpack.decode(after)[4][0] === 1, 'by its id once the table is known');
-  // A decoder whose table is not known yet refuses ids (it cannot tell what they name).
-  const e2 = codec.createCodec(COMPACT_PROTOCOL, { table });
+  // A decoder whose table is not known yet refuses numbers (it cannot tell what they name).
   const unknown = codec.createCodec(COMPACT_PROTOCOL, { table: () => null });
-  assert.throws(() => unknown.decode(e2.encode(envelope.createSender('edge').make('state', { d: { a: 1 } })), true), { code: 'E_TABLE_MISMATCH' });
+  const sure = compact.createEncoder(table, 1, () => tagIds(table).key);
+  assert.throws(() => unknown.decode(sure.encode(envelope.createSender('edge').make('state', { d: { a: 1 } })), true), { code: 'E_TABLE_MISMATCH' });
 });
 
 test('senders past the numbered ones go as text, and sequence steps, restarts and gaps come out exact', () => {
