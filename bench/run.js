@@ -24,11 +24,17 @@ const { writeReport } = require('./lib/report');
 const { createProgress } = require('./lib/progress');
 const { launchChromium, measureTwinPage } = require('./lib/browser');
 const faults = require('./lib/faults');
+const { linkBytesSampler } = require('./lib/link-bytes');
 const fleetBench = require('./lib/fleet-bench');
 
 const ROOT = path.join(__dirname, '..');
 /** Every path of the table (nodes/lib/core/paths.js), in its order. */
 const ALL_PROTOCOLS = paths.ids();
+/**
+ * What a run measures unless told: every path but the link paths (each of those starts a broker
+ * and a system of its own: `--protocols ws,ws-amqp,ws-kafka,ws-mqtt,ws-zmq`).
+ */
+const DEFAULT_PROTOCOLS = ALL_PROTOCOLS.filter((p) => paths.get(p).kind !== 'link');
 /** Paths that carry twin productions: the bundle's and the stock replicas that map the whole plant. */
 const carriesProductions = (p) => Boolean(paths.get(p) && paths.get(p).bench.productions);
 /** What the browser twin's page speaks (each a bench path of its own). */
@@ -95,7 +101,9 @@ function probeThink(o) {
 const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for the quick end-to-end run)
 
   --protocols <list>   ${BUNDLE_PROTOCOLS.join(',')} and the study's stock replicas
-                       ${paths.comparisons().join(',')} (default: every available path)
+                       ${paths.comparisons().join(',')} (default: every available path),
+                       and the ws path with its edge link over a broker, ${paths.links().join(',')}
+                       (only when named: each runs in a system of its own, with its broker)
   --profiles <list>    network profiles from the profile file (default local,wan)
   --profile-file <f>   JSON profiles (default bench/profiles.json)
   --users <list>       load levels (default 1,5,10,20,40,60,80,200,500,1000)
@@ -307,7 +315,7 @@ async function runBench(cli = {}) {
     throw Object.assign(new Error(`unknown profile "${p}" (have: ${have})`), { code: 'E_BENCH_ARGS' });
   }
   const avail = availablePaths();
-  const asked = cli.protocols || base.protocols || ALL_PROTOCOLS;
+  const asked = cli.protocols || base.protocols || DEFAULT_PROTOCOLS;
   for (const p of asked) if (!ALL_PROTOCOLS.includes(p)) throw Object.assign(new Error(`unknown protocol "${p}"`), { code: 'E_BENCH_ARGS' });
   o.protocols = asked;
   o.probeThink = probeThink(o);
@@ -326,6 +334,9 @@ async function runBench(cli = {}) {
 
   const protocolsFor = () => asked.filter((p) => avail[p]);
   const running = protocolsFor();
+  // One system per edge link: the paths over the WebSocket link together, each link path alone.
+  const groups = [running.filter((p) => paths.get(p).kind !== 'link'), ...running.filter((p) => paths.get(p).kind === 'link').map((p) => [p])]
+    .filter((g) => g.length);
   const bundleProtos = running.filter(carriesProductions);
   const probing = running.filter(hasProbe);
   const pageProtos = PAGE_PROTOCOLS.filter((p) => running.includes(p));
@@ -352,159 +363,182 @@ async function runBench(cli = {}) {
           pr.notes.push(`${p}: its twin client offers no probes (no probe variables on that path), so it has no probe or load figures; productions only`);
         }
       }
-      progress.phase(`${profileName}: starting PLC, cloud and edge Node-RED${def.links ? ', Toxiproxy' : ''}`);
-      let sys;
-      try {
-        sys = await startSystem({
-          profileName, links: def.links, protocols: running, tuning: o.tuning, scanMs: o.scanMs,
-          stockCycleMs: o.stockCycleMs, stockOpcuaSamplingMs: o.stockOpcuaSamplingMs, log: (l) => progress.log(l),
-          env: { S7T_LINK_ENCODING: o.encoding },
-        });
+      for (const group of groups) {
+        const link = paths.linkOf(group[0]);
+        const tag = link === 'ws' ? '' : ` (link over ${link})`;
+        const probing = group.filter(hasProbe);
+        const pageProtos = PAGE_PROTOCOLS.filter((p) => group.includes(p));
+        progress.phase(`${profileName}${tag}: starting PLC, cloud and edge Node-RED${def.links ? ', Toxiproxy' : ''}`);
+        let sys;
+        try {
+          sys = await startSystem({
+            profileName, links: def.links, protocols: group, tuning: o.tuning, scanMs: o.scanMs,
+            stockCycleMs: o.stockCycleMs, stockOpcuaSamplingMs: o.stockOpcuaSamplingMs, log: (l) => progress.log(l),
+            env: { S7T_LINK_ENCODING: o.encoding },
+          });
+        } catch (err) {
+          pr.errors.push(`system${tag} did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
+          log(err.message);
+          continue;
+        }
         // The WebSocket–S7 twins speak the run's encoding (the edge's link: S7T_LINK_ENCODING).
         if (sys.endpoints.ws) sys.endpoints.ws = { ...sys.endpoints.ws, encoding: o.encoding };
-      } catch (err) {
-        pr.errors.push(`system did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
-        log(err.message);
-        continue;
-      }
-      try {
-        // Short unique ids: the MQTT client truncates `s7twin-twin-<id>` to 23 characters, so a long
-        // common prefix would give every virtual twin the same client id (each login kicking out
-        // the one before).
-        const mk = (p) => (k) => createTransport(p, sys.endpoints, { id: `${k}x${Math.random().toString(36).slice(2, 7)}` });
-        // Paths connect asynchronously after start: wait until a probe makes it through each.
-        const live = [];
-        for (const p of probing) {
-          progress.phase(`${profileName}: waiting for the ${p} path`);
-          try {
-            const ms = await waitPathReady(mk(p), o.pathReadyMs, firstProbeSlot(p));
-            pr.notes.push(`${p}: first probe through after ${Math.round(ms)} ms`);
-            live.push(p);
-          } catch (err) {
-            pr.errors.push(`${p}: ${err.code || ''} ${err.message}`);
-          }
-        }
-
-        // Network floor through a twin of the same links.
-        progress.phase(`${profileName}: network floor (${o.floorSamples} TCP echoes)`);
-        let done = 0;
-        pr.floor = await measureFloor({
-          toxiproxy: sys.toxiproxy, links: def.links, samples: o.floorSamples, warmup: 5,
-          onProgress: (n) => { if (Math.floor(n / 10) > done) { progress.tick(Math.floor(n / 10) - done); done = Math.floor(n / 10); } },
-        });
-
-        // Probe series, interleaved blocks: ours beside the stock replicas, every path.
-        if (o.probes) {
-          const acc = {};
-          for (let got = 0, b = 0; got < o.probeSamples; b++) {
-            const n = Math.min(o.probeBlock, o.probeSamples - got);
-            const order = live.map((_, i) => live[(i + b) % live.length]);
-            for (const p of order) {
-              progress.phase(`${profileName}: probe round trips, ${p} (${got + n}/${o.probeSamples})`);
-              const r = await runLoad({
-                protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: firstProbeSlot(p),
-                keepSamples: true, warmupPerUser: b === 0 ? 3 : 0,
-              });
-              acc[p] = mergeProbe(acc[p], r);
-              progress.tick(Math.ceil(n / 10));
+        try {
+          // Short unique ids: the MQTT client truncates `s7twin-twin-<id>` to 23 characters, so a long
+          // common prefix would give every virtual twin the same client id (each login kicking out
+          // the one before).
+          const mk = (p) => (k) => createTransport(p, sys.endpoints, { id: `${k}x${Math.random().toString(36).slice(2, 7)}` });
+          // Paths connect asynchronously after start: wait until a probe makes it through each.
+          const live = [];
+          for (const p of probing) {
+            progress.phase(`${profileName}: waiting for the ${p} path`);
+            try {
+              const ms = await waitPathReady(mk(p), o.pathReadyMs, firstProbeSlot(p));
+              pr.notes.push(`${p}: first probe through after ${Math.round(ms)} ms`);
+              live.push(p);
+            } catch (err) {
+              pr.errors.push(`${p}: ${err.code || ''} ${err.message}`);
             }
-            got += n;
-            if (!live.length) break;
           }
-          pr.probe = acc;
-        }
 
-        // Twin productions: Table 1, 5, 3 and cycle time.
-        // Productions for every bundle path that is up: probing paths proved it with a probe,
-        // the others (OPC UA) are checked by runTwin itself (it waits for the PLC's snapshot).
-        const prodProtos = running.filter((p) => carriesProductions(p) && (live.includes(p) || !hasProbe(p)));
-        if (o.productions && prodProtos.length) {
-          progress.phase(`${profileName}: twin productions (${prodProtos.join(', ')})`);
-          const prods = await runProductions({
-            protocols: prodProtos, endpoints: sys.endpoints, createTransport: (p, extra) => createTransport(p, sys.endpoints, extra),
-            samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
-            maxBlocks: Math.max(3, Math.ceil(o.samples / o.boxes) * 2),
-            onProgress: (ev) => {
-              if (ev.phase !== 'block') return;
-              progress.tick(1);
-              progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`);
-            },
+          // Network floor through a twin of the same links.
+          progress.phase(`${profileName}: network floor (${o.floorSamples} TCP echoes)`);
+          let done = 0;
+          if (!pr.floor) pr.floor = await measureFloor({
+            toxiproxy: sys.toxiproxy, links: def.links, samples: o.floorSamples, warmup: 5,
+            onProgress: (n) => { if (Math.floor(n / 10) > done) { progress.tick(Math.floor(n / 10) - done); done = Math.floor(n / 10); } },
           });
-          for (const [p, r] of Object.entries(prods)) pr.productions[p] = { ...r, boxes: o.boxes };
-        }
 
-        // The browser twin in a real browser: the twin-side cost per protocol the page speaks
-        // (the study measured its Unity twin with the Unity Profiler).
-        if (o.browser && pageProtos.length && (!o.browserProfiles || o.browserProfiles.includes(profileName))) {
-          let browser = null;
-          try {
-            browser = await launchChromium();
-            for (const p of pageProtos) {
-              progress.phase(`${profileName}: browser twin over ${p} (${o.browserSeconds} s)`);
-              const ep = sys.endpoints.page;
-              const url = `${ep.url}?profile=fast&mqtt=${encodeURIComponent(ep.mqttUrl)}`;
-              try {
-                pr.browser[p] = await measureTwinPage(browser, { url, token: ep.token, protocol: p, mqtt: ep.mqtt, seconds: o.browserSeconds });
-              } catch (err) {
-                pr.errors.push(`browser twin over ${p}: ${err.code || ''} ${err.message.split('\n')[0]}`);
-              }
-              progress.tick(o.browserSeconds + 3);
-            }
-          } catch (err) {
-            pr.notes.push(`browser twin not measured: ${err.code || ''} ${err.message}`);
-          } finally {
-            if (browser) await browser.close().catch(() => {});
-          }
-        }
-
-        // Load levels: Table 4 and server cost.
-        if (o.load) {
-          const holding = new Set(live);
-          // The load generator (this process: every virtual twin) and Toxiproxy share the machine
-          // with the system under test; their cost is measured too, to show where the time goes.
-          const meter = createCostMeter({
-            cloud: sys.pids.cloud, edge: sys.pids.edge, plc: sys.pids.plc, toxiproxy: sys.toxiproxy && sys.toxiproxy.pid, load: process.pid,
-          });
-          for (const users of o.users) {
-            const order = [...holding];
-            for (const p of order) {
-              const slotBase = firstProbeSlot(p);
-              if (slotBase + users > PROBE_SLOTS[p]) { holding.delete(p); pr.loadCapped[p] = PROBE_SLOTS[p]; continue; }
-              progress.phase(`${profileName}: load ${users} twins, ${p} (${o.loadSeconds} s)`);
-              meter.start();
-              let r;
-              try {
-                r = await runLoad({
-                  protocol: p, users, makeTransport: mk(p), durationMs: o.loadSeconds * 1000, thinkMs: o.thinkMs, slotBase, keepSamples: true,
+          // Probe series, interleaved blocks: ours beside the stock replicas, every path.
+          if (o.probes) {
+            const acc = {};
+            for (let got = 0, b = 0; got < o.probeSamples; b++) {
+              const n = Math.min(o.probeBlock, o.probeSamples - got);
+              const order = live.map((_, i) => live[(i + b) % live.length]);
+              for (const p of order) {
+                progress.phase(`${profileName}: probe round trips, ${p} (${got + n}/${o.probeSamples})`);
+                const r = await runLoad({
+                  protocol: p, users: 1, makeTransport: mk(p), probesPerUser: n, ...o.probeThink, slotBase: firstProbeSlot(p),
+                  keepSamples: true, warmupPerUser: b === 0 ? 3 : 0,
                 });
-              } catch (err) {
-                r = { protocol: p, users, errors: users, errorPct: 100, summary: { n: 0 }, failure: `${err.code || ''} ${err.message}` };
+                acc[p] = mergeProbe(acc[p], r);
+                progress.tick(Math.ceil(n / 10));
               }
-              r.cost = meter.end();
-              (pr.load[p] = pr.load[p] || {})[users] = r;
-              progress.tick(o.loadSeconds);
-              const held = r.errorPct <= DEFAULTS.holdMaxErrorPct && r.summary.n > 0 && r.summary.p99 < DEFAULTS.holdMaxP99Ms;
-              if (!held && (users >= DEFAULTS.holdBeyond || r.errorPct > 50)) { holding.delete(p); pr.loadStopped[p] = users; }
+              got += n;
+              if (!live.length) break;
+            }
+            Object.assign(pr.probe, acc);
+          }
+
+          // Twin productions: Table 1, 5, 3 and cycle time.
+          // Productions for every bundle path that is up: probing paths proved it with a probe,
+          // the others (OPC UA) are checked by runTwin itself (it waits for the PLC's snapshot).
+          const prodProtos = group.filter((p) => carriesProductions(p) && (live.includes(p) || !hasProbe(p)));
+          if (o.productions && prodProtos.length) {
+            progress.phase(`${profileName}: twin productions (${prodProtos.join(', ')})`);
+            // What the link costs while it carries the productions: both ends and its broker.
+            const linkMeter = prodProtos.length === 1
+              ? createCostMeter({ cloud: sys.pids.cloud, edge: sys.pids.edge, broker: sys.link.broker && sys.link.broker.pid }) : null;
+            if (linkMeter) linkMeter.start();
+            const prods = await runProductions({
+              protocols: prodProtos, endpoints: sys.endpoints, createTransport: (p, extra) => createTransport(p, sys.endpoints, extra),
+              // The link's own bytes, where the run has one link path (a group of its own) or the ws path alone.
+              linkBytes: (p) => (paths.inTable('links').includes(p) && prodProtos.length === 1
+                ? linkBytesSampler(() => sys.pids.edge, sys.link.edgePorts) : null),
+              samplesWanted: o.samples, boxes: o.boxes, warmupBoxes: o.warmupBoxes, failLimit: o.failLimit,
+              maxBlocks: Math.max(3, Math.ceil(o.samples / o.boxes) * 2),
+              onProgress: (ev) => {
+                if (ev.phase !== 'block') return;
+                progress.tick(1);
+                progress.phase(`${profileName}: production block ${ev.block + 1}, ${ev.protocol} (${ev.samples}/${o.samples} samples)`);
+              },
+            });
+            const linkCost = linkMeter ? linkMeter.end() : null;
+            for (const [p, r] of Object.entries(prods)) {
+              pr.productions[p] = { ...r, boxes: o.boxes, ...(linkCost && r.link ? { link: { ...r.link, cost: linkCost } } : {}) };
             }
           }
-          meter.stop();
+
+          // The browser twin in a real browser: the twin-side cost per protocol the page speaks
+          // (the study measured its Unity twin with the Unity Profiler).
+          if (o.browser && pageProtos.length && (!o.browserProfiles || o.browserProfiles.includes(profileName))) {
+            let browser = null;
+            try {
+              browser = await launchChromium();
+              for (const p of pageProtos) {
+                progress.phase(`${profileName}: browser twin over ${p} (${o.browserSeconds} s)`);
+                const ep = sys.endpoints.page;
+                const url = `${ep.url}?profile=fast&mqtt=${encodeURIComponent(ep.mqttUrl)}`;
+                try {
+                  pr.browser[p] = await measureTwinPage(browser, { url, token: ep.token, protocol: p, mqtt: ep.mqtt, seconds: o.browserSeconds });
+                } catch (err) {
+                  pr.errors.push(`browser twin over ${p}: ${err.code || ''} ${err.message.split('\n')[0]}`);
+                }
+                progress.tick(o.browserSeconds + 3);
+              }
+            } catch (err) {
+              pr.notes.push(`browser twin not measured: ${err.code || ''} ${err.message}`);
+            } finally {
+              if (browser) await browser.close().catch(() => {});
+            }
+          }
+
+          // Load levels: Table 4 and server cost.
+          if (o.load) {
+            const holding = new Set(live);
+            // The load generator (this process: every virtual twin) and Toxiproxy share the machine
+            // with the system under test; their cost is measured too, to show where the time goes.
+            const meter = createCostMeter({
+              cloud: sys.pids.cloud, edge: sys.pids.edge, plc: sys.pids.plc, toxiproxy: sys.toxiproxy && sys.toxiproxy.pid, load: process.pid,
+            });
+            for (const users of o.users) {
+              const order = [...holding];
+              for (const p of order) {
+                const slotBase = firstProbeSlot(p);
+                if (slotBase + users > PROBE_SLOTS[p]) { holding.delete(p); pr.loadCapped[p] = PROBE_SLOTS[p]; continue; }
+                progress.phase(`${profileName}: load ${users} twins, ${p} (${o.loadSeconds} s)`);
+                meter.start();
+                let r;
+                try {
+                  r = await runLoad({
+                    protocol: p, users, makeTransport: mk(p), durationMs: o.loadSeconds * 1000, thinkMs: o.thinkMs, slotBase, keepSamples: true,
+                  });
+                } catch (err) {
+                  r = { protocol: p, users, errors: users, errorPct: 100, summary: { n: 0 }, failure: `${err.code || ''} ${err.message}` };
+                }
+                r.cost = meter.end();
+                (pr.load[p] = pr.load[p] || {})[users] = r;
+                progress.tick(o.loadSeconds);
+                const held = r.errorPct <= DEFAULTS.holdMaxErrorPct && r.summary.n > 0 && r.summary.p99 < DEFAULTS.holdMaxP99Ms;
+                if (!held && (users >= DEFAULTS.holdBeyond || r.errorPct > 50)) { holding.delete(p); pr.loadStopped[p] = users; }
+              }
+            }
+            meter.stop();
+          }
+        } finally {
+          progress.phase(`${profileName}: stopping`);
+          pr.flowTimers = { ...(pr.flowTimers || {}), ...collectFlowTimers(sys.procs.cloud.timerDir) };
+          // Process logs (tails) go into the results: a runtime that fell over under load says why.
+          // One system per link: its logs and its exits named after it (ws: the profile's own).
+          const who = `${profileName}${link === 'ws' ? '' : `-${link}`}`;
+          for (const [name, proc] of Object.entries(sys.procs)) {
+            pr.exited = pr.exited || {};
+            (results.logs = results.logs || {})[`${who}-${name}.log`] = proc.logs().slice(-200000);
+            if (!proc.child || proc.child.exitCode === null) continue;
+            pr.exited[`${who}-${name}`] = proc.child.exitCode;
+            pr.errors.push(`${name} process exited during the run (code ${proc.child.exitCode}); see logs/${who}-${name}.log`);
+          }
+          await sys.stop();
         }
-      } finally {
-        progress.phase(`${profileName}: stopping`);
-        pr.flowTimers = collectFlowTimers(sys.procs.cloud.timerDir);
-        // Process logs (tails) go into the results: a runtime that fell over under load says why.
-        for (const [name, proc] of Object.entries(sys.procs)) {
-          pr.exited = pr.exited || {};
-          if (proc.child && proc.child.exitCode !== null) pr.exited[name] = proc.child.exitCode;
-          (results.logs = results.logs || {})[`${profileName}-${name}.log`] = proc.logs().slice(-200000);
-        }
-        for (const [name, code] of Object.entries(pr.exited || {})) {
-          pr.errors.push(`${name} process exited during the run (code ${code}); see logs/${profileName}-${name}.log`);
-        }
-        await sys.stop();
       }
     }
-    if (o.faults && o.faults.length) results.faults = await runFaultSection(o, profileDefs, progress);
+    if (o.faults && o.faults.length) {
+      // The WebSocket link's suite beside every bundle path, then each link path named, alone.
+      if (groups.some((g) => paths.linkOf(g[0]) === 'ws')) results.faults = await runFaultSection(o, profileDefs, progress);
+      for (const p of running.filter((id) => paths.get(id).kind === 'link')) {
+        (results.linkFaults = results.linkFaults || {})[p] = await runFaultSection(o, profileDefs, progress, p);
+      }
+    }
     if (o.fleet) results.fleet = await runFleetSection(o, progress);
   } finally {
     progress.stop();
@@ -516,22 +550,25 @@ async function runBench(cli = {}) {
 }
 
 /**
- * The fault suite on a system of its own (every bundle path, Toxiproxy in both links with no
- * latency: the 'proxied' profile), so the measured sections above never see a fault.
- * @returns {Promise<{profile: string, options: object, results: object[]}|{error: string}>}
+ * The fault suite on a system of its own (Toxiproxy in both links with no latency: the 'proxied'
+ * profile), so the measured sections above never see a fault: every bundle path over the
+ * WebSocket link, or one link path (the edge↔cloud link over its transport) alone.
+ * @param {string} [linkPath] a link path id (ws-amqp…): its suite instead of the WebSocket link's
+ * @returns {Promise<{profile: string, options: object, results: object[], link?: string}|{error: string}>}
  */
-async function runFaultSection(o, profileDefs, progress) {
+async function runFaultSection(o, profileDefs, progress, linkPath) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-faults-'));
   const inputLog = faults.inputLogFile(dir);
-  progress.phase(`faults: starting PLC, cloud and edge Node-RED, Toxiproxy (${o.faults.join(', ')})`);
+  const over = linkPath ? `, link over ${paths.linkOf(linkPath)}` : '';
+  progress.phase(`faults${over}: starting PLC, cloud and edge Node-RED, Toxiproxy (${o.faults.join(', ')})`);
   let sys;
   try {
     sys = await startSystem({
-      profileName: 'proxied', links: profileDefs.proxied.links, protocols: BUNDLE_PROTOCOLS, tuning: o.tuning, scanMs: o.scanMs,
-      plcInputLog: inputLog, log: (l) => progress.log(l),
+      profileName: 'proxied', links: profileDefs.proxied.links, protocols: linkPath ? [linkPath] : BUNDLE_PROTOCOLS, tuning: o.tuning,
+      scanMs: o.scanMs, plcInputLog: inputLog, log: (l) => progress.log(l),
     });
-    const list = await faults.runFaults(sys, { faults: o.faults, inputLog, log: (l) => progress.phase(l) });
-    return { profile: 'proxied', options: { ...faults.DEFAULTS }, results: list };
+    const list = await faults.runFaults(sys, { faults: o.faults, inputLog, protocol: linkPath, log: (l) => progress.phase(l) });
+    return { profile: 'proxied', options: { ...faults.DEFAULTS }, results: list, ...(linkPath ? { link: linkPath } : {}) };
   } catch (err) {
     return { error: `${err.code || ''} ${err.message.split('\n')[0]}` };
   } finally {

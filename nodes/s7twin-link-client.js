@@ -1,11 +1,13 @@
 'use strict';
 /**
  * Config node: the edge's one link to the cloud's edge endpoint (lib/link/dialer.js), shared by
- * the link-in and link-out nodes that use it.
+ * the link-in and link-out nodes that use it: a WebSocket to the cloud (the default), or a
+ * session on a message bus (AMQP, Kafka, MQTT) or a ZeroMQ connection (lib/link/transports/).
  */
 const { createDialer } = require('./lib/link/dialer');
+const { transportId, TRANSPORTS } = require('./lib/link/transports');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
-const { positiveOr } = require('./lib/core/props');
+const { positiveOr, prop } = require('./lib/core/props');
 const registry = require('./lib/runtime/registry');
 const { caFile } = require('./lib/access/tls');
 const { plantTableFor } = require('./lib/core/table/config');
@@ -17,7 +19,15 @@ module.exports = function register(RED) {
     node.kind = 'client';
     node.users = new Set();
     const token = (node.credentials && node.credentials.token) || process.env.S7T_EDGE_TOKEN || '';
-    node.url = config.url || 'ws://127.0.0.1:1880/s7twin/edge';
+    let transport = 'ws';
+    try { transport = transportId(prop(config.transport)); } catch (err) { node.error(`${err.code}: ${err.message}`); }
+    node.transport = transport;
+    // WebSocket: the cloud's edge endpoint; a message bus: the broker's URL (the ZeroMQ cloud's
+    // address), from the node, else S7T_LINK_URL, else the development default.
+    node.url = transport === 'ws'
+      ? config.url || 'ws://127.0.0.1:1880/s7twin/edge'
+      : prop(config.brokerUrl) || process.env.S7T_LINK_URL || TRANSPORTS[transport].url;
+    const creds = node.credentials || {};
     // The plant this edge serves (one edge per plant): the node's, else S7T_PLANT, else plant1.
     node.plant = String(config.plant || '').trim() || process.env.S7T_PLANT || DEFAULT_PLANT;
     // TLS: a wss:// cloud whose certificate a private CA signed is verified with
@@ -32,9 +42,12 @@ module.exports = function register(RED) {
       node.dialer = createDialer({
         table,
         ...(ca ? { ca } : {}),
+        transport,
         url: node.url,
         plant: node.plant,
         token,
+        username: creds.brokerUser || process.env.S7T_LINK_USER || undefined,
+        password: creds.brokerPassword || process.env.S7T_LINK_PASSWORD || undefined,
         src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
         pingMs: positiveOr(config.pingS, 10) * 1000,
         maxPayload: positiveOr(config.maxPayloadKiB, 64) * 1024,
@@ -43,7 +56,7 @@ module.exports = function register(RED) {
         backoff: { initialMs: positiveOr(config.backoffInitialMs, 200), maxMs: positiveOr(config.backoffMaxMs, 5000) },
       });
     } catch (err) {
-      node.error(`${err.code || 'E_URL'}: ${err.message} (URL: ${config.url}, plant: ${node.plant})`);
+      node.error(`${err.code || 'E_URL'}: ${err.message} (URL: ${node.url}, plant: ${node.plant})`);
       node.status({ fill: 'red', shape: 'dot', text: err.message });
       node.register = () => {};
       node.deregister = () => {};
@@ -88,7 +101,7 @@ module.exports = function register(RED) {
   }
 
   RED.nodes.registerType('s7twin-link-client', LinkClientNode, {
-    credentials: { token: { type: 'password' } },
+    credentials: { token: { type: 'password' }, brokerUser: { type: 'text' }, brokerPassword: { type: 'password' } },
   });
   registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
 };

@@ -1,18 +1,51 @@
 'use strict';
 /**
- * Config node: a WebSocket endpoint of the link on Node-RED's own HTTP server (the cloud side).
+ * Config node: an endpoint of the link on the cloud side: a WebSocket endpoint on Node-RED's own
+ * HTTP server, or for the edge's link another transport (lib/link/transports/: AMQP, Kafka, MQTT
+ * or ZeroMQ, taking the edge's sessions on a broker or a bound port).
  * The endpoint logic lives in lib/link/endpoint.js, what the node decides before it serves in
  * lib/link/server-setup.js, the endpoints of this instance in lib/link/server-set.js; this file
  * wires them to Node-RED: credentials, the users (link-in/link-out nodes), status and the stats
  * registry.
  */
-const { createEndpoint } = require('./lib/link/endpoint');
-const { TOKEN_ENV, fullPath, planEndpoint, endpointOptions, endpointStatus, createRefusalLog } = require('./lib/link/server-setup');
+const { createEndpoint, DEFAULTS } = require('./lib/link/endpoint');
+const { TOKEN_ENV, fullPath, planEndpoint, listenerOptions, endpointOptions, endpointStatus, createRefusalLog } = require('./lib/link/server-setup');
+const { listen, TRANSPORTS } = require('./lib/link/transports');
 const { createEndpointSet } = require('./lib/link/server-set');
 const registry = require('./lib/runtime/registry');
 const { runtimeAudit } = require('./lib/history/audit-store');
 const { installAuditRoute } = require('./lib/history/audit-http');
 const { historyOptions, historyStore, installHistoryRoute } = require('./lib/history/state-history');
+
+/**
+ * The edge endpoint's sessions over a message bus: its listener on the broker (the bound port),
+ * started now and kept connected; the users hear when the broker comes and goes.
+ * @returns {object|null} the listener (lib/link/transports/index.js listen), null if it cannot be
+ *   made (a bad URL, a missing client: said in the node's status and log)
+ */
+function startListener(node, config, ep, transport, onStatus) {
+  const label = TRANSPORTS[transport].label;
+  let listener;
+  try {
+    const where = listenerOptions(transport, config, node.credentials, process.env);
+    listener = listen(transport, {
+      ...where,
+      admitRequest: ep.admitRequest,
+      maxPayload: DEFAULTS.hardMaxPayload, // past it the session is cut (1009); the endpoint answers a frame over its own limit
+      onStatus(up, err) {
+        if (up) node.log(`edge link over ${label}: connected to ${where.url}`);
+        else node.warn(`edge link over ${label}: ${where.url} lost (${err ? err.message : 'closed'}); the edges reconnect once it is back`);
+        onStatus();
+      },
+    });
+    listener.start().catch((err) => node.warn(`edge link over ${label}: ${where.url} not reachable yet (${err.code || ''} ${err.message}); retrying`));
+  } catch (err) {
+    node.error(`${err.code || 'E_LINK_TRANSPORT'}: ${err.message}`);
+    node.status({ fill: 'red', shape: 'dot', text: err.code || 'transport' });
+    return null;
+  }
+  return listener;
+}
 
 module.exports = function register(RED) {
   const endpoints = createEndpointSet(RED.server);
@@ -42,6 +75,7 @@ module.exports = function register(RED) {
       env: process.env,
       otherTokens: endpoints.otherTokens(node.role),
       pathTaken: endpoints.has(node.path),
+      transport: config.transport,
     });
     // Every grant this instance knows: the REST node (s7twin-rest) takes those of its plant.
     node.grants = plan.grants;
@@ -58,16 +92,23 @@ module.exports = function register(RED) {
       node.statusInfo = () => ({ kind: 'error', text: plan.unusable.text });
       return;
     }
-    const { backplane } = plan;
+    const { backplane, transport } = plan;
     const ep = createEndpoint({
-      ...endpointOptions(config, { role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane }),
+      ...endpointOptions(config, {
+        role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane, transport,
+      }),
       audit: node.role === 'twin' ? audit().recorder : undefined,
     });
     node.endpoint = ep;
     endpoints.add(node);
-    registry.add(node, () => (ep.fleet
-      ? { ...ep.counters, fleet: { member: ep.fleet.id, backplane: backplane ? 'redis' : 'local', ...ep.fleet.counters } }
-      : ep.counters));
+    const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
+    const peers = () => each((u) => u.linkStatus && u.linkStatus(node.statusInfo()));
+    const listener = transport === 'ws' ? null : startListener(node, config, ep, transport, peers);
+    registry.add(node, () => ({
+      ...ep.counters,
+      ...(ep.fleet ? { fleet: { member: ep.fleet.id, backplane: backplane ? 'redis' : 'local', ...ep.fleet.counters } } : {}),
+      ...(listener ? { transport: { id: transport, up: listener.up, ...listener.counters } } : {}),
+    }));
     if (backplane) {
       const bp = backplane.backplane;
       node.log(`fleet member ${ep.fleet.id} on Redis ${bp.url}`);
@@ -75,7 +116,6 @@ module.exports = function register(RED) {
       bp.on('up', () => node.log(`fleet backplane (Redis ${bp.url}) connected`));
     }
 
-    const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
     if (node.role === 'edge') {
       let states = null;
       try { states = history(); } catch (err) { node.warn(`${err.code || 'E_HISTORY_STORE'}: no plant history: ${err.message}`); }
@@ -83,14 +123,13 @@ module.exports = function register(RED) {
     }
     ep.on('envelope', (env, id, plantOf) => each((u) => u.linkEnvelope && u.linkEnvelope(env, id, plantOf)));
     ep.on('invalid', (err, id, extra) => each((u) => u.invalid && u.invalid(err, id, extra)));
-    const peers = () => each((u) => u.linkStatus && u.linkStatus(node.statusInfo()));
     ep.on('connect', peers);
     ep.on('ready', peers);
     ep.on('disconnect', peers);
     ep.on('refused', createRefusalLog({ log: (t) => node.log(t), warn: (t) => node.warn(t) }));
 
     /** Status for the users: connected while at least one peer is. */
-    node.statusInfo = () => endpointStatus(node.role, ep);
+    node.statusInfo = () => endpointStatus(node.role, ep, listener);
     node.register = (u) => { node.users.add(u); if (u.linkStatus) u.linkStatus(node.statusInfo()); };
     node.deregister = (u) => { node.users.delete(u); };
     /** Send to clientId if it is a peer of THIS endpoint, else route/fan out by plant (see lib). */
@@ -103,12 +142,15 @@ module.exports = function register(RED) {
     node.on('close', (removed, done) => {
       registry.remove(node);
       endpoints.remove(node);
-      ep.close().then(() => (backplane ? backplane.release() : undefined)).then(() => done(), () => done());
+      ep.close()
+        .then(() => (listener ? listener.close() : undefined))
+        .then(() => (backplane ? backplane.release() : undefined))
+        .then(() => done(), () => done());
     });
   }
 
   RED.nodes.registerType('s7twin-link-server', LinkServerNode, {
-    credentials: { token: { type: 'password' }, viewerToken: { type: 'password' } },
+    credentials: { token: { type: 'password' }, viewerToken: { type: 'password' }, brokerUser: { type: 'text' }, brokerPassword: { type: 'password' } },
   });
   registry.install(RED.httpAdmin, RED.auth.needsPermission('s7twin.read'));
 };

@@ -19,7 +19,6 @@ const { createRestEndpoint } = require('./lib/web/rest');
 const { plantTables } = require('./lib/core/io-table');
 const { plantTokens } = require('./lib/access/auth');
 const { DEFAULT_PLANT } = require('./lib/core/plants');
-const { positiveOr } = require('./lib/core/props');
 const { mount, cleanPath } = require('./lib/web/http');
 const { statusSetter } = require('./lib/runtime/status');
 const registry = require('./lib/runtime/registry');
@@ -53,7 +52,6 @@ module.exports = function register(RED) {
       tokens,
       viewerTokens,
       src: `cloud-rest-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
-      answerTimeoutMs: positiveOr(config.timeoutS, 5) * 1000,
       state: twins.endpoint && twins.endpoint.latestState ? twins.endpoint.latestState(node.plant) : {},
       plant: node.plant,
       audit: runtimeAudit(RED.settings, (t) => RED.log.warn(t)).recorder,

@@ -54,12 +54,12 @@ function partTab(name) {
 }
 
 /**
- * Tab id → the bundle paths that run on it, from the table's flow tabs.
+ * Tab id → the paths that run on it (bundle paths and the link paths over them), from the table's flow tabs.
  * @returns {Map<string, Set<string>>}
  */
 function tabPaths() {
   const out = new Map();
-  for (const id of paths.bundle()) {
+  for (const id of paths.ids().filter(paths.onBundleFlows)) {
     for (const names of Object.values(paths.get(id).tabs)) {
       for (const name of names) {
         const tab = partTab(name);
@@ -114,7 +114,7 @@ function availablePaths() {
   const out = {};
   for (const id of paths.ids()) {
     const p = paths.get(id);
-    if (p.kind === 'bundle') {
+    if (paths.onBundleFlows(id)) {
       const all = Object.values(p.tabs).flat();
       out[id] = all.every((name) => tabs.has(partTab(name))) && fs.existsSync(path.join(ROOT, p.transport));
     } else {

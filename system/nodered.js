@@ -31,11 +31,12 @@ const FATAL = /\[(?:info|warn|error)\] (?:Failed to start|Waiting for missing ty
  * @param {boolean} [o.keepUserDir] leave the user directory when stopped (default: removed)
  * @param {number} [o.timeoutMs] how long to wait for "Started flows"
  * @returns {Promise<{pid:number, port:number, url:string, userDir:string, timerDir:string, child:object,
- *   logs:()=>string, stop:()=>Promise<void>}>}
+ *   logs:()=>string, stop:(o?: {keep?: boolean})=>Promise<void>}>} stop({keep: true}) leaves the user directory
  */
 async function startNodeRed(o) {
   const port = o.port || (await freePort());
   const userDir = o.userDir || fs.mkdtempSync(path.join(os.tmpdir(), `s7t-${o.role}-`));
+  fs.mkdirSync(userDir, { recursive: true }); // a given one may be gone (a stop that removed it before a restart)
   let flowFile = o.flows;
   if (o.flows && typeof o.flows !== 'string') {
     flowFile = path.join(userDir, 'flows.json');
@@ -65,7 +66,9 @@ async function startNodeRed(o) {
     removeDir();
     throw err;
   }
-  const stop = async () => { await p.stop(); removeDir(); };
+  // keep: the user directory stays (a restart of this instance takes it again, as a real one
+  // finds its disk); the last stop removes it.
+  const stop = async ({ keep = false } = {}) => { await p.stop(); if (!keep) removeDir(); };
   return { ...p, port, url: `http://127.0.0.1:${port}`, userDir, timerDir, stop };
 }
 

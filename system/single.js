@@ -19,6 +19,7 @@ const { startToxiproxy } = require('./toxiproxy');
 const { startNodeRed } = require('./nodered');
 const { createPlcProcess } = require('./plc');
 const flows = require('./flows');
+const { linkPathOf, startLink } = require('./link');
 
 const HOST = '127.0.0.1';
 /**
@@ -37,6 +38,9 @@ function credentialsFor(name, plant) {
     mqttTwin: { username: 'twin', password: `${name}-twin-pw` },
     mqttPlc: { username: 'plc', password: `${name}-plc-pw` },
     mqttMonitor: { username: 'monitor', password: `${name}-monitor-pw` },
+    // The link over the bundle's MQTT broker: the plant's edge and the cloud's end of it.
+    mqttEdge: { username: 'edge', password: `${name}-edge-pw` },
+    mqttLink: { username: 'link', password: `${name}-link-pw` },
     opcuaTwin: { user: 'twin', password: `${name}-twin-ua` },
     opcuaEdge: { user: 'edge', password: `${name}-edge-ua` },
   };
@@ -87,7 +91,11 @@ function commonEnv(c, scanMs) {
     S7T_TWIN_TOKEN: c.twinToken,
     S7T_VIEWER_TOKEN: c.viewerToken,
     S7T_EDGE_TOKEN: c.edgeToken,
-    S7T_MQTT_USERS: [c.mqttTwin, c.mqttPlc, c.mqttMonitor].map((u) => `${u.username}:${u.password}:${u.username}`).join(','),
+    S7T_MQTT_USERS: [
+      ...[c.mqttTwin, c.mqttPlc, c.mqttMonitor].map((u) => `${u.username}:${u.password}:${u.username}`),
+      ...(c.mqttEdge ? [`${c.mqttEdge.username}:${c.mqttEdge.password}:edge@${c.plant}`] : []),
+      ...(c.mqttLink ? [`${c.mqttLink.username}:${c.mqttLink.password}:link`] : []),
+    ].join(','),
     S7T_MQTT_PLC_USER: c.mqttPlc.username,
     S7T_MQTT_PLC_PASSWORD: c.mqttPlc.password,
     S7T_MQTT_MONITOR_USER: c.mqttMonitor.username,
@@ -163,7 +171,7 @@ function twinEndpoints(c, twinPorts) {
  * stacks, and the caller's extra flows (another plant's tabs: system/flows.js plantTabs).
  */
 function roleFlows(role, want, o) {
-  const bundleWanted = want.some((id) => paths.get(id).kind === 'bundle');
+  const bundleWanted = want.some(paths.onBundleFlows);
   let base;
   if (o.parts) base = Object.assign(flows.partFlows(o.parts[role] || []), { disabledTabs: [] });
   else base = flows.withPathsDisabled(bundleWanted ? flows.bundleFlows(role) : [], want);
@@ -178,7 +186,8 @@ function roleFlows(role, want, o) {
  * S7T_IO_TABLE naming its table). The cloud serves it with the tabs the caller gave in
  * `extraFlows` (plantTabs for its OPC UA and Modbus servers, and an I/O table node naming the
  * plant) and a token scoped to it (S7T_TOKENS).
- * @param {object} sys what startSystem made so far: {c, scanMs, want, plantPorts, common, stoppers, log}
+ * @param {object} sys what startSystem made so far: {c, scanMs, want, plantPorts, common, stoppers, log, link}
+ *   (link: the link over another transport, system/link.js, which its edge takes too)
  * @param {object} p
  * @param {string} p.plant its id
  * @param {object} p.table its table (a table)
@@ -188,7 +197,11 @@ function roleFlows(role, want, o) {
  * @returns {Promise<{plant: string, plc: object, edge: object, plcPorts: object}>}
  */
 async function startPlant(sys, p) {
-  const { c, want, plantPorts } = sys;
+  const { c, want, plantPorts, link } = sys;
+  if (link && link.path.linkLogin === 'mqtt') {
+    // The link's MQTT users are the first plant's (its edge's role names its plant).
+    throw Object.assign(new Error(`another plant over the ${link.path.id} link: its edge would need an MQTT user of its own`), { code: 'E_SYSTEM_ARGS' });
+  }
   const ports = { ...plantPorts, ...(p.ports || {}) };
   const plcOpts = plcOptions(want, { scanMs: sys.scanMs }, { ...c, plant: p.plant }, ports);
   const plc = createPlcProcess({ ...plcOpts, table: p.table.definition });
@@ -211,6 +224,7 @@ async function startPlant(sys, p) {
       S7T_PLC_MODBUS_PORT: String(pp.modbus || ''),
       ...servicePortsEnv(ports),
       ...paths.edgeEnv({ host: HOST, ...ports, plcHost: HOST, plcS7: pp.s7, plcOpcua: pp.opcua || '', plcModbus: pp.modbus || '' }),
+      ...(link ? link.edgeEnv(ports) : {}),
     },
   });
   sys.stoppers.push(() => edge.stop());
@@ -221,7 +235,9 @@ async function startPlant(sys, p) {
 /**
  * Start the system.
  * @param {object} o
- * @param {string[]} [o.protocols] path ids to run (nodes/lib/core/paths.js; default: the bundle's)
+ * @param {string[]} [o.protocols] path ids to run (nodes/lib/core/paths.js; default: the bundle's);
+ *   at most one link path (ws-amqp, ws-kafka, ws-mqtt, ws-zmq: the edge↔cloud link over that
+ *   transport, its broker started here; system/link.js), and then not beside ws or http
  * @param {{cloud?: string[], edge?: string[]}} [o.parts] run these flow parts (flows/parts/) instead
  *   of the assembled flows with the unwanted paths' tabs disabled
  * @param {object|null} [o.links] {'twin-cloud': {up, down}, 'cloud-edge': {up, down}}: Toxiproxy
@@ -250,6 +266,7 @@ async function startSystem(o = {}) {
   for (const id of want) {
     if (!paths.get(id)) throw Object.assign(new Error(`unknown protocol path "${id}" (have: ${paths.ids().join(', ')})`), { code: 'E_SYSTEM_ARGS' });
   }
+  const linkPath = linkPathOf(want);
   const stoppers = [];
   const stop = async () => {
     for (const s of stoppers.reverse()) await s().catch((err) => log(`stop: ${err.message}`));
@@ -259,13 +276,18 @@ async function startSystem(o = {}) {
     // Order matters for ports: the cloud binds its ports first, and only then does Toxiproxy
     // create its proxies on ephemeral ports. (Proxies made earlier can take a port that was
     // picked for the cloud but not yet bound: a twin then reaches the wrong service.)
-    const cloudPorts = await freePorts(Object.keys(paths.SERVICES), HOST);
-    if (o.cloudPort) cloudPorts.http = o.cloudPort;
     let tp = null;
     if (o.links) {
       tp = await startToxiproxy();
       stoppers.push(() => tp.stop());
     }
+    // The link's broker before the cloud's ports are picked (it starts for seconds, and a port
+    // picked but not yet bound can be taken meanwhile); the system's ports then take its port.
+    const link = linkPath ? await startLink(linkPath, { tp, credentials: c, log }) : null;
+    if (link) stoppers.push(() => link.stop());
+    const cloudPorts = await freePorts(Object.keys(paths.SERVICES), HOST);
+    if (o.cloudPort) cloudPorts.http = o.cloudPort;
+    if (link && link.service) cloudPorts[link.service] = link.port;
     const common = commonEnv(c, scanMs);
     const cloudFlows = roleFlows('cloud', want, o);
     const edgeFlows = roleFlows('edge', want, o);
@@ -277,7 +299,7 @@ async function startSystem(o = {}) {
       flows: cloudFlows.flows,
       env: {
         ...common, ...servicePortsEnv(cloudPorts), S7T_MQTT_HOST: HOST, S7T_OPCUA_HOST: HOST, S7T_MODBUS_HOST: HOST,
-        ...(o.cloudEnv || {}), ...(o.env || {}),
+        ...(link ? link.cloudEnv(cloudPorts) : {}), ...(o.cloudEnv || {}), ...(o.env || {}),
       },
     };
     const procs = {};
@@ -295,11 +317,14 @@ async function startSystem(o = {}) {
         const a = await tp.createProxy({ name: `twin-${svc}`, upstream: `${HOST}:${port}` });
         await tp.addLatency(a.name, o.links['twin-cloud'] || {});
         twinPorts[svc] = a.port;
-        const b = await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}` });
+        // The link's broker has its plant-side proxy already (system/link.js).
+        const b = (link && link.plantProxy(svc)) || await tp.createProxy({ name: `plant-${svc}`, upstream: `${HOST}:${port}` });
         await tp.addLatency(b.name, o.links['cloud-edge'] || {});
         plantPorts[svc] = b.port;
       }
     }
+    // A link over a broker has a second hop, broker → cloud: cut with the plant's in a link fault.
+    const brokerProxies = link && tp ? link.proxies : [];
 
     // A restart comes back on the same ports, as a real PLC does.
     const plc = o.plc || createPlcProcess(plcOptions(want, { scanMs, plcInputLog: o.plcInputLog }, c, plantPorts));
@@ -323,6 +348,7 @@ async function startSystem(o = {}) {
         S7T_PLC_MODBUS_PORT: String(ports.modbus || ''),
         ...servicePortsEnv(plantPorts),
         ...paths.edgeEnv({ host: HOST, ...plantPorts, plcHost: HOST, plcS7: ports.s7, plcOpcua: ports.opcua || '', plcModbus: ports.modbus || '' }),
+        ...(link ? link.edgeEnv(plantPorts) : {}),
         ...(o.env || {}),
       },
     };
@@ -343,10 +369,16 @@ async function startSystem(o = {}) {
       plc,
       get pids() { return { cloud: procs.cloud.pid, edge: procs.edge.pid, plc: procs.plc.pid }; },
       toxiproxy: tp,
-      plantProxies: tp ? Object.keys(cloudPorts).map((svc) => `plant-${svc}`) : [],
+      plantProxies: tp ? [...Object.keys(cloudPorts).map((svc) => `plant-${svc}`), ...brokerProxies] : [],
+      /** The edge↔cloud link: its transport, its broker (if the launcher started one), the ports the edge reaches it on. */
+      link: {
+        transport: linkPath ? linkPath.link : 'ws',
+        broker: link && link.broker,
+        edgePorts: (linkPath ? linkPath.services.filter((svc) => svc !== 'http') : ['http']).map((svc) => plantPorts[svc]),
+      },
       stop,
       /** Another plant beside this one (startPlant): its PLC and edge, stopped with the system. */
-      addPlant: (p) => startPlant({ c, scanMs, want, plantPorts, common, stoppers, log }, p),
+      addPlant: (p) => startPlant({ c, scanMs, want, plantPorts, common, stoppers, log, link }, p),
       /**
        * Signal one process (the fault suite: SIGKILL, SIGSTOP, SIGCONT).
        * @param {'cloud'|'edge'|'plc'} name
@@ -362,9 +394,15 @@ async function startSystem(o = {}) {
         if (name === 'plc') {
           await plc.stop().catch(() => {}); // reaps a killed child
           procs.plc = await plc.start();
+        } else if (name === 'edge') {
+          // The edge comes back with its own disk, as a real one does: its idempotency keys
+          // (lib/s7/key-store.js) are there, so no key is written twice across the restart.
+          const { userDir } = procs.edge;
+          await procs.edge.stop({ keep: true }).catch(() => {}); // reaps a killed child
+          procs.edge = await startNodeRed({ ...edgeOpts, userDir });
         } else {
           await procs[name].stop().catch(() => {}); // reaps a killed child, removes its user dir
-          procs[name] = await startNodeRed(name === 'cloud' ? cloudOpts : edgeOpts);
+          procs[name] = await startNodeRed(cloudOpts);
         }
         return procs[name];
       },

@@ -11,7 +11,11 @@
  *   path at start-up) and nothing older than what is already applied (an acknowledged write
  *   undone) ever shows in the PLC's inputs;
  * - after the fault, commands are acknowledged again (time measured), and the PLC ends with the
- *   last acknowledged command's inputs (or a later one's).
+ *   last acknowledged command's inputs (or a later one's);
+ * - every command carries an idempotency key (the transport's default) and one in doubt is sent
+ *   again with it: no command's inputs are applied twice (again after another command's, or
+ *   after the PLC restarted), and the run counts the commands sent more than once, those
+ *   answered as a repeat of an earlier attempt, and those whose inputs reached the PLC.
  *
  * Each command sets all ten inputs to a pattern unique within a run (command i: the binary of
  * i mod 1023 + 1), so every change in the input log names the command that made it.
@@ -113,6 +117,9 @@ function patternOf(values) {
  * @param {object} o
  * @param {string[]} [o.faults] ids of FAULTS (default all, in their order)
  * @param {string} o.inputLog the PLC's input log file (the one given to startSystem)
+ * @param {string} [o.protocol] the path the twin streams over (default ws; a link path, ws-amqp…,
+ *   is the ws path's twin with the edge's link over another transport)
+ * @param {Object<string, number>} [o.holdMs] fault id → how long it holds (default each fault's own)
  * @param {(line: string) => void} [o.log]
  * @returns {Promise<object[]>} one result per fault (see analyse)
  */
@@ -121,7 +128,7 @@ async function runFaults(sys, o) {
   const log = opts.log || (() => {});
   const ids = opts.faults || Object.keys(FAULTS);
   for (const id of ids) if (!FAULTS[id]) throw Object.assign(new Error(`unknown fault "${id}" (${Object.keys(FAULTS).join(', ')})`), { code: 'E_BENCH_ARGS' });
-  const twin = createTwin(sys.endpoints.ws, opts);
+  const twin = createTwin(sys.endpoints[opts.protocol || 'ws'], opts);
   await twin.connect();
   const results = [];
   try {
@@ -129,7 +136,7 @@ async function runFaults(sys, o) {
       log(`fault ${id}: ${FAULTS[id].label}`);
       const r = await runOne(sys, twin, id, opts, log);
       log(`fault ${id}: ${r.sent} commands, answers ${JSON.stringify(r.answers)}, unanswered ${r.unanswered}, late ${r.appliedLate}, ` +
-        `recovered in ${r.recoveryMs} ms`);
+        `sent again ${r.retried}, repeats ${r.repeats}, applied ${r.applied}, applied twice ${r.appliedTwice}, recovered in ${r.recoveryMs} ms`);
       results.push(r);
     }
   } finally {
@@ -149,7 +156,7 @@ function createTwin(endpoint, opts) {
   t.onSent(({ seq, image }) => cmds.set(seq, { seq, pattern: patternOf(image), sentAt: clock.now(), answer: null }));
   t.onAnswer((a) => {
     const c = cmds.get(a.seq);
-    if (c) c.answer = { code: a.ok ? 'ack' : a.code, msg: a.msg, dl: a.dl, at: clock.now() };
+    if (c) c.answer = { code: a.ok ? 'ack' : a.code, msg: a.msg, dl: a.dl, at: clock.now(), attempts: a.attempts || 1, repeat: a.repeat === true };
   });
   return {
     cmds,
@@ -200,7 +207,7 @@ async function runOne(sys, twin, id, opts, log) {
     log(`fault ${id}: ${f.restart} restarted in ${restartMs} ms`);
   } else {
     await f.inject(sys);
-    await sleep(f.holdMs);
+    await sleep((opts.holdMs && opts.holdMs[id]) || f.holdMs);
     await f.heal(sys);
     healAt = clock.now();
   }
@@ -254,6 +261,8 @@ function analyse(cmds, entries, o) {
   let notCommanded = 0;
   let wentBack = 0;
   let transients = 0;
+  let appliedTwice = 0;
+  const applied = new Set(); // seqs of the commands whose inputs reached the PLC
   let lastApplied = null;
   entries.forEach((e, k) => {
     if (e.tp === null) { lastApplied = null; return; } // a PLC process starting afresh
@@ -276,6 +285,12 @@ function analyse(cmds, entries, o) {
       wentBack += 1;
       problems.push(`inputs went back from command #${lastApplied.seq} to #${c.seq}`);
     }
+    // A command applied again after another one (or after the PLC restarted): written twice.
+    if (c !== lastApplied && applied.has(c.seq)) {
+      appliedTwice += 1;
+      problems.push(`command #${c.seq} was applied a second time at ${e.t.toFixed(1)}`);
+    }
+    applied.add(c.seq);
     lastApplied = c;
     const a = c.answer;
     const code = a ? a.code : null;
@@ -306,6 +321,10 @@ function analyse(cmds, entries, o) {
     answers,
     unanswered,
     duplicates: o.duplicates || 0,
+    retried: cmds.filter((c) => c.answer && c.answer.attempts > 1).length,
+    repeats: cmds.filter((c) => c.answer && c.answer.repeat).length,
+    applied: applied.size,
+    appliedTwice,
     appliedLate,
     appliedRefused,
     notCommanded,

@@ -31,6 +31,9 @@ const DEFAULTS = {
  * @param {number} o.samplesWanted stop after the block in which every protocol reached this many samples
  * @param {number} [o.maxBlocks]
  * @param {number} [o.boxes]
+ * @param {(protocol: string) => (() => Promise<{sent: number, received: number}>)|null} [o.linkBytes]
+ *   a sampler of the bytes on the edge↔cloud link that carries the protocol's productions
+ *   (bench/lib/link-bytes.js), sampled around each measured production
  * @param {(ev:object)=>void} [o.onProgress]
  * @param {(line:string)=>void} [o.log]
  * @returns {Promise<Object<string, {samples:Object<string, number[]>, order:number[], expired:Object, errors:number,
@@ -56,6 +59,8 @@ async function runProductions(o) {
       // bytes bought (Table 3's bytes per unit of work)
       bytes: { in: 0, out: 0, framesIn: 0, framesOut: 0, durationMs: 0, boxes: 0, inputChanges: 0, stateChanges: 0 },
       where: emptyWhere(), // where those bytes went, by direction and kind (./where-bytes.js)
+      // the edge↔cloud link's TCP bytes during the measured productions (edge → cloud, cloud → edge)
+      link: { sent: 0, received: 0, boxes: 0 },
     };
   }
 
@@ -108,7 +113,16 @@ async function runProductions(o) {
       const acc = out[p];
       acc.productions += 1;
       try {
+        const sample = o.linkBytes ? o.linkBytes(p) : null;
+        const before = sample ? await sample().catch(() => null) : null;
         const { r, cycleMs } = await one(p, boxes, b + 1);
+        const after = before ? await sample().catch(() => null) : null;
+        // Counted only where the link's connections were the same before and after (no reconnect).
+        if (before && after && after.sockets === before.sockets && after.sent >= before.sent && after.received >= before.received) {
+          acc.link.sent += after.sent - before.sent;
+          acc.link.received += after.received - before.received;
+          acc.link.boxes += (r.packed || 0) + (r.rejected || 0);
+        }
         for (const v of vars) {
           acc.samples[v].push(...(r.samples[v] || []));
           acc.expired[v] += (r.summary && r.summary[v] && r.summary[v].expired) || 0;

@@ -105,6 +105,7 @@ function summarize(results) {
           seconds: dur,
         },
         where: r.where || null,
+        link: r.link && r.link.boxes ? linkPerBox(r.link) : null,
       };
     }
     p.browser = {};
@@ -140,6 +141,52 @@ function perUnit(b) {
     outPerInputChange: per(b.out, b.inputChanges),
     inPerStateChange: per(b.in, b.stateChanges),
   };
+}
+
+/**
+ * The edge↔cloud link over each transport: its bytes per box (Table 3 for the link), beside the
+ * round trip the twin saw (Table 1's overall mean).
+ */
+function linkLines(s) {
+  const rows = [];
+  for (const [name, p] of Object.entries(s.profiles)) {
+    for (const proto of paths.inTable('links')) {
+      const r = p.productions[proto];
+      if (!r || !r.link) continue;
+      const o = r.variables.overall;
+      const c = r.link.cost || {};
+      const cpu = (k) => fmt(c[k] && c[k].cpuPct);
+      rows.push([name, label(proto), r.link.boxes, fmt(r.link.upPerBox, 0), fmt(r.link.downPerBox, 0), fmt(r.link.bothPerBox, 0), fmt(o.mean), fmt(o.p99),
+        cpu('cloud'), cpu('edge'), cpu('broker'), fmt(c.broker && c.broker.rssPeakMB, 0)]);
+    }
+  }
+  if (!rows.length) return [];
+  const out = ['## The edge↔cloud link: bytes per box', ''];
+  out.push([
+    'The same productions, seen on the edge↔cloud link rather than the twin\'s connection: TCP payload of the edge\'s connections',
+    'to the link (the cloud\'s edge endpoint, the broker, the ZeroMQ router), from the kernel\'s counters (`ss`; bench/lib/link-bytes.js),',
+    'over every measured production, per box sorted. ↑ edge → cloud (states, answers, syncs), ↓ cloud → edge (commands, sync answers,',
+    'and for a broker its acknowledgements). Everything a transport puts around a frame is in it; TCP/IP headers are not. Beside it the',
+    'twin\'s round trip (Table 1, overall), and what the link\'s ends cost over the productions: CPU % of one core of the cloud\'s and the',
+    'edge\'s Node-RED and of the broker\'s process (RabbitMQ\'s Erlang VM, Kafka\'s JVM; MQTT\'s broker runs in the cloud\'s process,',
+    'ZeroMQ has none), from /proc like Table 4.',
+  ].join(' '), '');
+  const head = ['profile', 'link', 'boxes', 'B/box ↑', 'B/box ↓', 'B/box both', 'round trip mean (ms)', 'p99 (ms)',
+    'cloud CPU %', 'edge CPU %', 'broker CPU %', 'broker RSS MB'];
+  out.push(table(head, rows), '');
+  for (const name of Object.keys(s.profiles)) {
+    const p = s.profiles[name];
+    const have = paths.inTable('links').filter((k) => p.productions[k] && p.productions[k].link);
+    const r = ratios(have.map((k) => [k, p.productions[k].link.bothPerBox]), 'B/box');
+    if (r) out.push(`- ${name}, link bytes per box: leanest ${r}`);
+  }
+  out.push('');
+  return out;
+}
+
+/** The edge↔cloud link's TCP bytes per box sorted (bench/lib/link-bytes.js), each way. */
+function linkPerBox(l) {
+  return { boxes: l.boxes, upPerBox: l.sent / l.boxes, downPerBox: l.received / l.boxes, bothPerBox: (l.sent + l.received) / l.boxes, cost: l.cost || null };
 }
 
 /** The browser twin's cost over one protocol, without the raw arrays. */
@@ -439,7 +486,7 @@ function markdown(s, plotFiles) {
   // Our paths in the study's column order, then the stock replicas that carried productions in
   // this run, beside them.
   const studyOrder = Object.keys(STUDY.table5.rows.local);
-  const t5ours = paths.inTable('table5').filter((p) => paths.get(p).kind === 'bundle')
+  const t5ours = paths.inTable('table5').filter((p) => paths.get(p).kind !== 'comparison')
     .sort((a, b) => (studyOrder.indexOf(studyKey(a)) + 1 || 1e9) - (studyOrder.indexOf(studyKey(b)) + 1 || 1e9));
   const t5stock = paths.inTable('table5')
     .filter((p) => paths.get(p).kind === 'comparison' && Object.values(s.profiles).some((x) => x.productions[p]));
@@ -576,6 +623,7 @@ function markdown(s, plotFiles) {
     L.push('');
     L.push(...whereLines(s, label));
   }
+  for (const line of linkLines(s)) L.push(line);
 
   // The related study's three paths beside ours.
   const rel = STUDY.related && STUDY.related.table1;
@@ -703,6 +751,7 @@ function markdown(s, plotFiles) {
   L.push('');
 
   if (s.faults) for (const line of faultLines(s.faults)) L.push(line);
+  for (const f of Object.values(s.linkFaults || {})) for (const line of faultLines(f)) L.push(line);
   if (s.fleet) for (const line of fleetLines(s.fleet)) L.push(line);
 
   if (plotFiles.length || (s.plotErrors || []).length) {
@@ -725,24 +774,32 @@ function markdown(s, plotFiles) {
  * @returns {string[]} markdown lines
  */
 function faultLines(f) {
-  const L = ['## Faults', ''];
+  const L = [f.link ? `## Faults, ${label(f.link)}` : '## Faults', ''];
   if (f.error) { L.push(`The fault suite did not run: ${f.error}`, ''); return L; }
   const o = f.options || {};
+  const beside = f.link
+    ? `with the edge↔cloud link over ${label(f.link).replace(/^.* link over /, '')} (a link fault cuts every hop it has: edge → broker and broker → cloud over a broker), alone in its system`
+    : 'the MQTT, OPC UA and Modbus paths run beside it';
   L.push(`A twin sends one command every ${o.intervalMs} ms (lifetime ${o.ttlMs} ms, all ten inputs, a pattern unique to each command) ` +
-    'over the WebSocket–S7 path while one fault at a time hits the system; the MQTT, OPC UA and Modbus paths run beside it, ' +
-    'Toxiproxy sits in both links (no latency). The columns from "unanswered" to "undone" come from the twin\'s answers and the ' +
-    'virtual PLC\'s input log (one line per scan whose inputs changed), and must all be 0. "First non-ack answer": from the start ' +
-    'of the fault until the twin is first told something is wrong. "Acknowledged again": from the end of the fault (link healed, ' +
-    'process resumed, or the kill, whose restart is counted in) until the first command sent after it is acknowledged.', '');
+    `over the WebSocket–S7 path while one fault at a time hits the system; ${beside}, ` +
+    'Toxiproxy sits in both links (no latency). Every command carries an idempotency key, and one whose outcome is in doubt is sent ' +
+    'again with it (docs/bridge.md): "sent again" counts those commands, "answered as a repeat" those the edge answered with the ' +
+    'key\'s first outcome instead of writing again, "applied" those whose inputs reached the PLC. The columns from "applied twice" to ' +
+    '"undone" come from the twin\'s answers and the virtual PLC\'s input log (one line per scan whose inputs changed), and must all ' +
+    'be 0. "First non-ack answer": from the start of the fault until the twin is first told something is wrong. "Acknowledged ' +
+    'again": from the end of the fault (link healed, process resumed, or the kill, whose restart is counted in) until the first ' +
+    'command sent after it is acknowledged.', '');
   const codes = ['ack', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_EXPIRED', 'E_PLC_DOWN'];
   const rows = (f.results || []).map((r) => {
     const other = Object.entries(r.answers).filter(([c]) => !codes.includes(c)).map(([c, n]) => `${c} ${n}`).join(', ') || '0';
-    return [r.label, r.sent, ...codes.map((c) => r.answers[c] || 0), other, r.unanswered, r.duplicates, r.appliedLate, r.appliedRefused,
-      r.notCommanded, r.wentBack, r.finalOk ? 'yes' : '**no**',
+    const keys = r.retried === undefined ? ['–', '–', '–', '–'] : [r.retried, r.repeats, r.applied, r.appliedTwice];
+    return [r.label, r.sent, ...codes.map((c) => r.answers[c] || 0), other, ...keys, r.unanswered, r.duplicates, r.appliedLate,
+      r.appliedRefused, r.notCommanded, r.wentBack, r.finalOk ? 'yes' : '**no**',
       r.detectedMs === null ? '–' : fmt(r.detectedMs / 1000), r.restartMs === null ? '–' : fmt(r.restartMs / 1000),
       r.recoveryMs === null ? '**never**' : fmt(r.recoveryMs / 1000)];
   });
-  L.push(table(['fault', 'commands', 'ack', 'outcome unknown', 'edge down', 'expired', 'PLC down', 'other answers', 'unanswered',
+  L.push(table(['fault', 'commands', 'ack', 'outcome unknown', 'edge down', 'expired', 'PLC down', 'other answers',
+    'sent again (same key)', 'answered as a repeat', 'applied', 'applied twice', 'unanswered',
     'two answers', 'applied after deadline', 'applied though refused', 'inputs no command set', 'undone', 'PLC ends with the last acknowledged',
     'first non-ack answer after (s)', 'restart (s)', 'acknowledged again after (s)'], rows), '');
   const notes = (f.results || []).filter((r) => r.problems.length || r.transients);

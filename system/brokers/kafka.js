@@ -51,13 +51,20 @@ function clusterId() {
 function serverProperties(o) {
   const jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required ' +
     `username="${o.username}" password="${o.password}" user_${o.username}="${o.password}";`;
+  // More client listeners, each telling its clients another address (a proxy in front of it):
+  // a Kafka client connects to the address the broker advertises, not the one it bootstrapped from.
+  const extra = o.listeners || [];
+  const listeners = [`SASL_PLAINTEXT://${o.host}:${o.port}`, `CONTROLLER://${o.host}:${o.controllerPort}`, ...extra.map((l) => `${l.name}://${o.host}:${l.port}`)];
+  const advertised = [`SASL_PLAINTEXT://${o.advertisedHost}:${o.port}`, ...extra.map((l) => `${l.name}://${o.advertisedHost}:${l.advertisedPort}`)];
+  const protocols = ['SASL_PLAINTEXT:SASL_PLAINTEXT', 'CONTROLLER:SASL_PLAINTEXT', ...extra.map((l) => `${l.name}:SASL_PLAINTEXT`)];
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@${o.advertisedHost}:${o.controllerPort}`,
-    `listeners=SASL_PLAINTEXT://${o.host}:${o.port},CONTROLLER://${o.host}:${o.controllerPort}`,
-    `advertised.listeners=SASL_PLAINTEXT://${o.advertisedHost}:${o.port}`,
-    'listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT',
+    `listeners=${listeners.join(',')}`,
+    `advertised.listeners=${advertised.join(',')}`,
+    `listener.security.protocol.map=${protocols.join(',')}`,
+    ...extra.map((l) => `listener.name.${l.name.toLowerCase()}.plain.sasl.jaas.config=${jaas}`),
     'inter.broker.listener.name=SASL_PLAINTEXT',
     'controller.listener.names=CONTROLLER',
     'sasl.enabled.mechanisms=PLAIN',
@@ -112,6 +119,9 @@ function format(java, classpath, dir, props) {
  *   (required when `host` is a wildcard address)
  * @param {string} [o.username] default s7t
  * @param {string} [o.password] default a fresh random one
+ * @param {Array<{name: string, port?: number, advertisedPort: number}>} [o.listeners] more client
+ *   listeners (SASL/PLAIN too), each on its own port (0 or absent: a free one, in `ports[name]`)
+ *   and telling its clients to connect to advertisedPort (a proxy in front of it)
  * @param {string} [o.heap] JVM -Xmx, default 512m
  * @param {number} [o.timeoutMs] start-up limit
  * @returns {Promise<{name:string, version:string, url:string, host:string, port:number, brokers:string[],
@@ -128,7 +138,17 @@ async function startKafka(o = {}) {
   }
   if (o.heap !== undefined && !/^\d+[mg]$/.test(o.heap)) throw new BrokerError('E_BROKER_OPTION', `heap: a JVM size such as 512m or 1g, got ${o.heap}`);
   const cred = credentials(o);
-  const p = await ports({ client: o.port, controller: o.controllerPort }, host);
+  const extra = o.listeners || [];
+  for (const l of extra) {
+    if (!/^[A-Z][A-Z0-9_]{0,31}$/.test(l.name || '') || ['SASL_PLAINTEXT', 'CONTROLLER'].includes(l.name)) {
+      throw new BrokerError('E_BROKER_OPTION', `listeners: a name of A-Z 0-9 _ other than SASL_PLAINTEXT and CONTROLLER, got ${l.name}`);
+    }
+    if (!(Number.isInteger(l.advertisedPort) && l.advertisedPort > 0 && l.advertisedPort <= 65535)) {
+      throw new BrokerError('E_BROKER_OPTION', `listeners: ${l.name} needs the port its clients are told (advertisedPort), got ${l.advertisedPort}`);
+    }
+  }
+  const p = await ports({ client: o.port, controller: o.controllerPort, ...Object.fromEntries(extra.map((l) => [l.name, l.port])) }, host);
+  const listeners = extra.map((l) => ({ ...l, port: p[l.name] }));
   const java = findProgram('java');
   const version = kafkaVersion();
   if (!java || !version) {
@@ -144,7 +164,7 @@ async function startKafka(o = {}) {
   const t0 = performance.now();
   try {
     const properties = serverProperties({
-      host, advertisedHost, port: p.client, controllerPort: p.controller, ...cred, logDir: path.join(dir, 'data'),
+      host, advertisedHost, port: p.client, controllerPort: p.controller, listeners, ...cred, logDir: path.join(dir, 'data'),
     });
     fs.writeFileSync(props, properties, { mode: 0o600 });
     fs.writeFileSync(path.join(dir, 'log4j2.properties'), LOG4J);

@@ -17,7 +17,8 @@ test('a clean run: every command answered, applied in order before its deadline,
   const cmds = [cmd(1, 0), cmd(2, 50), cmd(3, 100)];
   const r = analyse(cmds, [entry(1, 1), entry(2, 6), entry(3, 11)], O);
   assert.deepEqual({ ...r, problems: undefined, samples: undefined }, {
-    sent: 3, answers: { ack: 3 }, unanswered: 0, duplicates: 0, appliedLate: 0, appliedRefused: 0, notCommanded: 0,
+    sent: 3, answers: { ack: 3 }, unanswered: 0, duplicates: 0, retried: 0, repeats: 0, applied: 3, appliedTwice: 0,
+    appliedLate: 0, appliedRefused: 0, notCommanded: 0,
     wentBack: 0, transients: 0, finalOk: true, inputChanges: 3, problems: undefined, samples: undefined,
   });
 });
@@ -48,6 +49,19 @@ test('a PLC that restarts (a log line with no scan before it) starts the order a
   assert.equal(r.finalOk, true);
 });
 
+test('a command applied again after another one, or after the PLC restarted, is applied twice; retries and repeats are counted', () => {
+  const cmds = [cmd(1, 0), cmd(2, 50), cmd(3, 100), cmd(4, 150)];
+  cmds[1].answer = { ...cmds[1].answer, attempts: 2, repeat: true }; // sent again with its key, the edge answered the first outcome
+  const restart = { t: 300, tp: null, scan: 0, in: patternValues(-1) };
+  const twice = analyse(cmds, [entry(1, 1), entry(2, 6), entry(3, 11), entry(2, 20), entry(3, 25)], O);
+  assert.equal(twice.appliedTwice, 2, 'command 2 and then 3 came back after others');
+  const afterRestart = analyse(cmds, [entry(1, 1), entry(4, 16), restart, entry(4, 40)], O);
+  assert.equal(afterRestart.appliedTwice, 1, 'command 4 written again into the restarted PLC');
+  assert.deepEqual([afterRestart.retried, afterRestart.repeats, afterRestart.applied], [1, 1, 2]);
+  const once = analyse(cmds, [entry(1, 1), entry(2, 6), entry(3, 11), entry(4, 16)], O);
+  assert.equal(once.appliedTwice, 0);
+});
+
 test('patterns: ten inputs, never all off, 1023 distinct', () => {
   const seen = new Set();
   for (let i = 0; i < 1023; i += 1) {
@@ -63,13 +77,14 @@ test('the report has a faults section: one row per fault, problems listed, an er
   const { faultLines } = require('../../bench/lib/report');
   const r = (id, extra) => ({
     id, label: `${id} label`, sent: 10, answers: { ack: 8, E_EDGE_DOWN: 1, E_WEIRD: 1 }, unanswered: 0, duplicates: 0, appliedLate: 0,
-    appliedRefused: 0, notCommanded: 0, wentBack: 0, transients: 0, finalOk: true, problems: [], detectedMs: 1300, restartMs: null, recoveryMs: 800, ...extra,
+    appliedRefused: 0, notCommanded: 0, wentBack: 0, transients: 0, finalOk: true, problems: [], detectedMs: 1300, restartMs: null, recoveryMs: 800,
+    retried: 2, repeats: 1, applied: 9, appliedTwice: 0, ...extra,
   });
   const killed = r('plc-kill', { restartMs: 5200, recoveryMs: null, finalOk: false, problems: ['inputs 0 at 1 match no command'] });
   const lines = faultLines({ options: { intervalMs: 50, ttlMs: 1000 }, results: [r('stall'), killed] });
   const md = lines.join('\n');
   assert.match(md, /^## Faults$/m);
-  assert.match(md, /\| stall label \| 10 \| 8 \| 0 \| 1 \| 0 \| 0 \| E_WEIRD 1 \| 0 \| 0 \| 0 \| 0 \| 0 \| 0 \| yes \| 1\.3 \| – \| 0\.8 \|/);
+  assert.match(md, /\| stall label \| 10 \| 8 \| 0 \| 1 \| 0 \| 0 \| E_WEIRD 1 \| 2 \| 1 \| 9 \| 0 \| 0 \| 0 \| 0 \| 0 \| 0 \| 0 \| yes \| 1\.3 \| – \| 0\.8 \|/);
   assert.match(md, /\| plc-kill label .*\| \*\*no\*\* \| 1\.3 \| 5\.2 \| \*\*never\*\* \|/);
   assert.match(md, /- plc-kill: inputs 0 at 1 match no command/);
   assert.match(faultLines({ error: 'E_X it broke' }).join('\n'), /did not run: E_X it broke/);

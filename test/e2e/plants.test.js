@@ -46,7 +46,7 @@ test('the tank beside the demo plant in one cloud: every path carries the tank\'
         // The tank's REST endpoint, on the cloud's one link (the demo plant's is /s7twin/rest).
         {
           id: 'rest.tank', type: 's7twin-rest', z: 'opc.cloud.tab.tank', name: 'tank REST', server: 'ws.cloud.twins', edge: 'ws.cloud.edge',
-          path: '/s7twin/rest-tank', plant: TANK.plant, timeoutS: 5, x: 200, y: 600, wires: [[]],
+          path: '/s7twin/rest-tank', plant: TANK.plant, x: 200, y: 600, wires: [[]],
         },
       ],
     },

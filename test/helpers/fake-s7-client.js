@@ -7,8 +7,10 @@
 
 /**
  * @param {{ioAddr?: string, ioBytes?: number}} [o]
- * @returns {object} the client, plus `connects`, `itemLists`, `reads`, `writes`, `destroyed` to
- *   look at and `up()`, `refuse(err)`, `drop()`, `answerRead()`, `answerWrite()` to drive it
+ * @returns {object} the client, plus `connects`, `itemLists`, `reads`, `writes`, `held`, `destroyed`
+ *   to look at, `beforeSend` (called right before a write's bytes would go out, after the request
+ *   was built: a test moves its clock there) and `up()`, `refuse(err)`, `drop()`, `answerRead()`,
+ *   `answerWrite()` to drive it
  */
 function createFakeS7Client(o = {}) {
   const ioAddr = o.ioAddr || 'DB1,BYTE0.16';
@@ -18,16 +20,20 @@ function createFakeS7Client(o = {}) {
     itemLists: [], // every list setItems() was given
     reads: [], // pending read callbacks
     writes: [], // pending writes: {items, cb}
+    held: [], // writes whose gate said no right before they would have gone out: never sent
     destroyed: false,
     takesWrites: true, // false: write() refuses as nodes7 does with a write in progress
+    beforeSend: null,
     maxPdu: 240,
     connect(onDone, onClose) { c.connects.push({ onDone, onClose }); },
     setItems(list) { c.itemLists.push(list); },
     read(cb) { c.reads.push(cb); },
-    write(items, cb) {
-      if (!c.takesWrites) return false;
+    write(items, cb, gate) {
+      if (!c.takesWrites) return 'busy';
+      if (c.beforeSend) c.beforeSend(items);
+      if (gate && !gate()) { c.held.push(items); return 'late'; }
       c.writes.push({ items, cb });
-      return true;
+      return 'sent';
     },
     destroy() { c.destroyed = true; },
 
@@ -42,8 +48,11 @@ function createFakeS7Client(o = {}) {
       const values = { [ioAddr]: io || new Array(ioBytes).fill(0), ...extra };
       c.reads.shift()(bad, values, pdus);
     },
-    /** Answer the oldest write (bad: the PLC refused it). */
-    answerWrite(bad = false) { c.writes.shift().cb(bad); },
+    /**
+     * Answer the oldest write (bad: not done; `timedOut`: the PLC never answered, as nodes7 reports
+     * a write its own timer gave up on).
+     */
+    answerWrite(bad = false, info = {}) { c.writes.shift().cb(bad, info); },
   };
   return c;
 }

@@ -205,7 +205,7 @@ function pick2(changed, keys = STREAMED) {
  * behind it: a command is checked against the tag dictionary (else an err, nothing written),
  * written to plc/program.js on a scan timer and acknowledged; every scan's changes come back as
  * a state frame, as the edge sends them.
- * @param {{tokens?: string[], viewerTokens?: string[], scanMs?: number, answerTimeoutMs?: number, edge?: 'up'|'down'|'silent'}} [opts]
+ * @param {{tokens?: string[], viewerTokens?: string[], scanMs?: number, answerSlackMs?: number, edge?: 'up'|'down'|'silent'}} [opts]
  * @returns {Promise<{url:string, rest:object, relayed:object[], outputs:object, setEdge:(m:string)=>void, close:()=>Promise<void>}>}
  */
 async function startRestHarness(opts = {}) {
@@ -219,7 +219,7 @@ async function startRestHarness(opts = {}) {
     tokens: opts.tokens || ['T'],
     viewerTokens: opts.viewerTokens || [],
     src: 'cloud-rest-test',
-    answerTimeoutMs: opts.answerTimeoutMs,
+    ...(opts.answerSlackMs === undefined ? {} : { answerSlackMs: opts.answerSlackMs }),
     state: backend.outputs(),
     relay(env) {
       relayed.push(env);

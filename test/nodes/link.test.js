@@ -7,7 +7,7 @@ const { describe, it, before, after, afterEach } = require('node:test');
 const assert = require('node:assert/strict');
 const helper = require('node-red-node-test-helper');
 const tags = require('../../nodes/lib/core/io-table').demoTable();
-const { openClient, waitFor } = require('../helpers/nodes');
+const { openClient, waitFor, freePort } = require('../helpers/nodes');
 
 const nodes = [
   require('../../nodes/s7twin-link-server'), require('../../nodes/s7twin-link-client'),
@@ -264,6 +264,46 @@ describe('s7twin link nodes (real Node-RED runtime, raw ws twins)', () => {
     assert.equal(cloudGot[1].payload.seq, 2, 'sequence numbers continue across the reconnect');
     assert.equal(esrv.endpoint.counters.duplicates, 0);
     assert.equal(esrv.endpoint.tracker.stats.restarts, 0);
+  });
+
+  it('edge link over ZeroMQ: the server binds, the client connects with its token; a command and a state cross; '
+    + 'the transport\'s counters in the stats; a twin endpoint refuses another transport than WebSocket', async () => {
+    const port = await freePort();
+    const flow = [
+      { id: TAB, type: 'tab', label: 'edge' },
+      { id: 'esrv', type: 's7twin-link-server', role: 'edge', path: '/s7twin/edge', transport: 'zmq', brokerUrl: `tcp://127.0.0.1:${port}` },
+      { id: 'cin', type: 's7twin-link-in', z: TAB, mode: 'server', server: 'esrv', x: 100, y: 100, wires: [['cloudGot']] },
+      { id: 'cloudGot', type: 'helper', z: TAB, x: 300, y: 100, wires: [] },
+      { id: 'cout', type: 's7twin-link-out', z: TAB, mode: 'server', server: 'esrv', x: 300, y: 150, wires: [] },
+      { id: 'lc', type: 's7twin-link-client', transport: '${S7T_TEST_UNSET_TRANSPORT}', url: wsUrl('/s7twin/edge'), backoffInitialMs: 50, backoffMaxMs: 400 },
+      { id: 'lz', type: 's7twin-link-client', transport: 'zmq', brokerUrl: `tcp://127.0.0.1:${port}`, backoffInitialMs: 50, backoffMaxMs: 400 },
+      { id: 'ein', type: 's7twin-link-in', z: TAB, mode: 'client', client: 'lz', snapshotOnConnect: true, x: 100, y: 300, wires: [['edgeGot']] },
+      { id: 'edgeGot', type: 'helper', z: TAB, x: 300, y: 300, wires: [] },
+      { id: 'enc', type: 's7twin-envelope', z: TAB, mode: 'encode', kind: 'state', src: 'edge-test', output: 'object', x: 100, y: 400, wires: [['eout']] },
+      { id: 'eout', type: 's7twin-link-out', z: TAB, mode: 'client', client: 'lz', x: 300, y: 400, wires: [] },
+      { id: 'tsrv', type: 's7twin-link-server', role: 'twin', path: '/s7twin/twin', transport: 'amqp' },
+    ];
+    await helper.load(nodes, flow, { esrv: { token: EDGE_TOKEN }, lz: { token: EDGE_TOKEN }, tsrv: { token: TWIN_TOKEN } });
+    const cloudGot = [];
+    const edgeGot = [];
+    helper.getNode('cloudGot').on('input', (m) => cloudGot.push(m));
+    helper.getNode('edgeGot').on('input', (m) => edgeGot.push(m));
+    assert.equal(helper.getNode('lc').transport, 'ws', 'a ${NAME} of a variable not set means the default, WebSocket');
+    assert.equal(helper.getNode('lz').dialer.transport, 'zmq');
+    assert.equal(helper.getNode('tsrv').statusInfo().text, 'twins use WebSocket');
+    const esrv = helper.getNode('esrv');
+    await waitFor(() => esrv.endpoint.edgeReady('plant1'), 20000, 'the edge over ZeroMQ ready');
+    await waitFor(() => edgeGot.some((m) => m.topic === 'snapshot'), 20000, 'a snapshot request on connect');
+    helper.getNode('enc').receive({ payload: { c1: 1 } });
+    await waitFor(() => cloudGot.some((m) => m.payload.k === 'state'), 20000, 'the state at the cloud');
+    helper.getNode('cout').receive({ payload: env('cmd', 'twin-x', 1, { st: 1 }) });
+    await waitFor(() => edgeGot.some((m) => m.topic === 'cmd'), 20000, 'the command at the edge');
+    const res = await helper.request().get('/s7twin/stats').expect(200);
+    const stats = res.body.nodes.find((n) => n.id === 'esrv').counters;
+    assert.equal(stats.transport.id, 'zmq');
+    assert.equal(stats.transport.up, true);
+    assert.equal(stats.transport.sessions, 1);
+    assert.equal(esrv.statusInfo().kind, 'connected');
   });
 
   it('lists every s7twin node\'s counters on GET /s7twin/stats', async () => {

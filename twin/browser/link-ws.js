@@ -10,9 +10,11 @@
  * token over HTTP first (twin/browser/session.js) and this transport simply retries with
  * exponential back-off and jitter (../transports/reconnect.js). As in the headless transport,
  * inputs that change while the link is down are kept in the input image, and after a reconnect
- * the whole image goes out as one `cmd`: the PLC sees the plant as it is now, never a late button
- * press. Every command gets exactly one answer, and a doubtful one (E_OUTCOME_UNKNOWN,
- * E_EXPIRED, …) brings a resync at once, as in the HTTP transport (../transports/answers.js).
+ * what this twin changed and has no ack for goes out as one `cmd` (never a late button press, and
+ * never an input another twin set since). Every command carries an idempotency key and gets
+ * exactly one answer: one whose outcome is in doubt goes again with the same key until the edge
+ * says what happened (../transports/retries.js), and a doubtful answer brings a resync at once,
+ * as in the HTTP transport (../transports/answers.js).
  *
  * Encoding: the compact one (MessagePack with the I/O table's tag ids) unless `encoding: 'json'`
  * (?encoding=json on the page); the endpoint's choice in the opening handshake decides
@@ -59,6 +61,9 @@ function endpointUrl(o) {
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {string} [opts.encoding] 'compact' (default) or 'json'
  * @param {object} [opts.table] the plant's I/O table (the compact encoding's tag ids; default the demo plant's)
+ * @param {number} [opts.ttl] lifetime asked for each command, ms (default 1 s)
+ * @param {boolean} [opts.keys] idempotency keys and retries (default true)
+ * @param {object} [opts.retry] ../transports/retries.js options
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
  * @param {typeof WebSocket} [opts.WebSocket] default the global one
@@ -79,7 +84,9 @@ function createTransport(opts = {}) {
   let ws = null;
   const isOpen = () => Boolean(ws && ws.readyState === OPEN);
   const src = `twin-${o.id || Math.random().toString(36).slice(2, 10)}`;
-  const link = createEnvelopes({ src, stats, countError, atOnce: true, resend: (d) => sendCmd(d), canSend: isOpen });
+  const link = createEnvelopes({
+    src, stats, countError, atOnce: true, ttl: o.ttl, keys: o.keys, retry: o.retry, resend: (d) => sendCmd(d), canSend: isOpen, write,
+  });
   const rc = createReconnect({
     stats,
     backoff: createBackoff(o.backoff || {}),
@@ -88,11 +95,15 @@ function createTransport(opts = {}) {
   });
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
 
-  function sendCmd(d) {
-    const frame = codec.encode(link.command(d));
+  function write(env) {
+    const frame = codec.encode(env);
     ws.send(frame);
     stats.sent += 1;
     stats.bytesOut += typeof frame === 'string' ? utf8.encode(frame).length : frame.length;
+  }
+
+  function sendCmd(d) {
+    write(link.command(d));
   }
 
   function onMessage(ev) {
@@ -131,8 +142,11 @@ function createTransport(opts = {}) {
       stats.encoding = codec.name;
       stats.state = 'connected';
       stats.failedAttempts = 0;
-      // Back after a drop: bring the PLC up to date with the plant as it is now.
-      if (rc.up() && Object.keys(link.image).length) sendCmd({ ...link.image });
+      // Back after a drop: commands in doubt ask first, then what changed meanwhile goes out.
+      const again = rc.up();
+      link.answers.connected();
+      const owed = link.answers.unsent();
+      if (again && Object.keys(owed).length) sendCmd(owed);
       firstConnect.resolve();
     };
     sock.onmessage = onMessage;
@@ -164,11 +178,12 @@ function createTransport(opts = {}) {
     send(values) {
       if (!values || Object.keys(values).length === 0) return;
       Object.assign(link.image, values);
-      if (isOpen()) sendCmd(values);
-      else stats.coalesced += 1;
+      if (isOpen()) { sendCmd(values); return; }
+      link.answers.changedWhileDown(values);
+      stats.coalesced += 1;
     },
     onValues: link.onValues,
-    /** cb({seq, ok, code, msg, dl}) once per command sent. */
+    /** cb({seq, ok, code, msg, dl, repeat, attempts}) once per command sent. */
     onAnswer: link.answers.onAnswer,
     get inFlight() { return link.answers.inFlight; },
     /** Close for good: no reconnect, every timer cleared. */
@@ -177,12 +192,12 @@ function createTransport(opts = {}) {
       stats.state = 'closed';
       firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
       const sock = ws;
-      if (!sock || sock.readyState === CLOSED) return Promise.resolve();
+      if (!sock || sock.readyState === CLOSED) { link.answers.close(); return Promise.resolve(); }
       return new Promise((resolve) => {
         const t = setTimeout(resolve, 1000);
         sock.addEventListener('close', () => { clearTimeout(t); resolve(); });
         sock.close(1000, 'page closed');
-      });
+      }).then(() => link.answers.close());
     },
     stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: link.sender.seq, inFlight: link.answers.inFlight }; },
     get src() { return link.sender.src; },

@@ -13,8 +13,10 @@
  * Commands go out one at a time, in order (two POSTs on two sockets could overtake each other).
  * Polls go on a second keep-alive connection: one poll in flight, the next `pollMs` after the
  * previous one started. When the endpoint cannot be reached the transport retries with
- * exponential back-off and jitter (nodes/lib/core/backoff.js); after that the whole input image goes
- * out as one command, as the other transports do. 401 is final (E_UNAUTHORIZED). Every command
+ * exponential back-off and jitter (nodes/lib/core/backoff.js); after that what the twin changed and has
+ * no ack for goes out as one command, as the other transports do. Commands carry idempotency keys
+ * (the `key` of the envelope); one whose outcome is in doubt goes again with the same key
+ * (./retries.js). 401 is final (E_UNAUTHORIZED). Every command
  * gets one answer (onAnswer), and after a doubtful one (E_EXPIRED, E_OUTCOME_UNKNOWN, …) the
  * inputs the PLC shows differently from the twin's image go out again at once (./answers.js).
  *
@@ -50,6 +52,9 @@ const utf8 = new TextEncoder();
  * @param {string} [opts.token] sent as Authorization: Bearer
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {number} [opts.pollMs]
+ * @param {number} [opts.ttl] lifetime asked for each command, ms (default 1 s)
+ * @param {boolean} [opts.keys] idempotency keys and retries (default true)
+ * @param {object} [opts.retry] ./retries.js options
  * @param {(r: {method:string, url:string, headers:object, body?:string}) => Promise<{status:number, text:string}>} [opts.request]
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log]
@@ -70,7 +75,10 @@ function createTransport(opts = {}) {
     bodyBytesOut: 0, bodyBytesIn: 0, version: 0, inFlight: 0,
   };
   const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'http' });
-  const link = createEnvelopes({ src: `twin-${id}`, stats, countError, atOnce: true, resend: (d) => commands.resend(d), canSend: () => stats.connected });
+  const link = createEnvelopes({
+    src: `twin-${id}`, stats, countError, atOnce: true, ttl: o.ttl, keys: o.keys, retry: o.retry,
+    resend: (d) => commands.resend(d), attempt: (make) => commands.attempt(make), canSend: () => stats.connected,
+  });
   const rc = createReconnect({ stats, backoff });
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
   const refused = () => fail(new TransportError('E_UNAUTHORIZED', `the REST endpoint refused the token (HTTP 401) at ${base}`));
@@ -87,7 +95,9 @@ function createTransport(opts = {}) {
   function up() {
     if (stats.connected) return;
     stats.state = 'connected';
-    if (rc.up()) commands.sendImage();
+    const again = rc.up();
+    link.answers.connected();
+    if (again) commands.sendImage();
   }
 
   function down(err) {
@@ -128,7 +138,7 @@ function createTransport(opts = {}) {
       commands.send(values);
     },
     onValues: link.onValues,
-    /** cb({seq, ok, code, msg, dl}) once per command sent. */
+    /** cb({seq, ok, code, msg, dl, repeat, attempts}) once per command sent. */
     onAnswer: link.answers.onAnswer,
     /** Commands sent and not answered yet. */
     get inFlight() { return link.answers.inFlight; },
@@ -139,6 +149,7 @@ function createTransport(opts = {}) {
       poller.stop();
       firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
       if (request.close) request.close();
+      link.answers.close();
       return Promise.resolve();
     },
     stats() {

@@ -19,12 +19,15 @@
  *
  * Reconnects with exponential back-off and jitter (./reconnect.js). Inputs that change while the
  * link is down are not queued frame by frame (a late "button pressed" is worse than none): the
- * twin's input image is kept, and after a reconnect the whole image goes out as one `cmd`, so the
- * PLC sees the plant as it is now. A refused token (HTTP 401, or 403 for this plant) is not retried.
+ * twin's input image is kept, and after a reconnect what this twin changed and has no ack for goes
+ * out as one `cmd` (never its whole image: an input another twin set since is not this one's to
+ * set back). A refused token (HTTP 401, or 403 for this plant) is not retried.
  *
  * Every command gets exactly one answer here (onAnswer): the cloud's ack or err, or, for a
  * command in flight when this connection drops, E_OUTCOME_UNKNOWN made here (nobody can answer it
- * any more). After a doubtful answer the twin resyncs from the next state (./answers.js).
+ * any more). Commands carry idempotency keys: one whose outcome is in doubt goes again with the
+ * same key (after a reconnect, if need be) until the edge says what happened (./retries.js). After
+ * a doubtful answer the twin resyncs from the next state (./answers.js).
  *
  * The parts: ./envelopes.js (commands, answers, what the cloud sends) and ./ws/connection.js
  * (the socket, its heartbeat, failover and reconnects).
@@ -46,7 +49,8 @@ const DEFAULTS = {
   pingMs: 15000, // client ping; no pong within one period → terminate and reconnect
   maxPayload: envelope.MAX_FRAME_BYTES, // larger frames from the cloud are refused
   maxErrorCodes: 50, // distinct err codes remembered
-  ttl: undefined, // lifetime asked for each command, ms (default: the endpoint's, 1 s)
+  ttl: undefined, // lifetime asked for each command, ms (default 1 s, the endpoint's default)
+  keys: true, // idempotency keys, and commands in doubt tried again (./retries.js)
   encoding: 'compact', // 'compact' (MessagePack, tag ids) or 'json' (nodes/lib/core/codec)
 };
 
@@ -89,6 +93,8 @@ function configure(opts) {
  * @param {number} [opts.ttl] lifetime asked for each command, ms
  * @param {string} [opts.encoding] 'compact' (default) or 'json'
  * @param {object} [opts.table] the plant's I/O table (the compact encoding's tag ids; default the demo plant's)
+ * @param {boolean} [opts.keys] idempotency keys and retries (default true)
+ * @param {object} [opts.retry] ./retries.js options (askForMs …)
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
  * @param {(line: string) => void} [opts.log] where err codes from the cloud are reported
  */
@@ -105,8 +111,9 @@ function createTransport(opts = {}) {
   let codec = createCodec();
   let mine = {}; // the values of the twin's last command: what a state echoes back of them
   const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'ws transport' });
-  let dirty = false; // inputs changed while down
-  const link = createEnvelopes({ src: `twin-${id}`, stats, countError, ttl, resend: (d) => sendCmd(d), canSend: () => conn.isOpen });
+  const link = createEnvelopes({
+    src: `twin-${id}`, stats, countError, ttl, keys: o.keys, retry: o.retry, resend: (d) => sendCmd(d), canSend: () => conn.isOpen, write,
+  });
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
   const conn = createConnection({
     urls, options: o, stats, backoff: createBackoff(o.backoff || {}),
@@ -114,9 +121,10 @@ function createTransport(opts = {}) {
       codec = createCodec(protocol, { table, timeUnitUs: TIME_UNIT_US.twin }); // fresh per connection: the compact one's state starts anew
       stats.encoding = codec.name;
       wire.use(sock);
-      // Back after a drop: bring the PLC up to date with the plant as it is now.
-      if (again && (dirty || Object.keys(link.image).length)) sendCmd({ ...link.image });
-      dirty = false;
+      // Back after a drop: commands in doubt ask first, then what changed meanwhile goes out.
+      link.answers.connected();
+      const owed = link.answers.unsent();
+      if (again && Object.keys(owed).length) sendCmd(owed);
       firstConnect.resolve();
     },
     onMessage,
@@ -171,19 +179,23 @@ function createTransport(opts = {}) {
     },
     /**
      * Send one frame with every input that changed in one tick.
-     * @returns {number|null} the command's seq, or null when it waits for the connection (the
-     *   image goes out whole after the reconnect)
+     * @returns {number|null} the command's seq, or null when it waits for the connection (it goes
+     *   out with the other changes made meanwhile after the reconnect)
      */
     send(values) {
       if (!values || Object.keys(values).length === 0) return null;
       Object.assign(link.image, values);
       if (conn.isOpen) return sendCmd(values);
-      dirty = true;
+      link.answers.changedWhileDown(values);
       stats.coalesced += 1;
       return null;
     },
     onValues: link.onValues,
-    /** cb({seq, ok, code, msg, dl}) once per command sent: its ack, err, or E_OUTCOME_UNKNOWN (dl: the deadline the cloud gave it, when the answer says). */
+    /**
+     * cb({seq, ok, code, msg, dl, repeat, attempts}) once per command sent: its ack, err, or
+     * E_OUTCOME_UNKNOWN (dl: the deadline the cloud gave it, when an answer said; repeat: the edge
+     * answered a later attempt with the outcome of an earlier one).
+     */
     onAnswer: link.answers.onAnswer,
     /** cb({seq, d, image}) for every command, the twin's own resyncs included, just before it goes out. */
     onSent: link.onSent,
@@ -198,7 +210,7 @@ function createTransport(opts = {}) {
     /** Close for good: no reconnect, every timer cleared. */
     close() {
       firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
-      return conn.close('twin done');
+      return conn.close('twin done').then(() => link.answers.close());
     },
     stats() {
       const b = wire.bytes();

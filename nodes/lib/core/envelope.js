@@ -21,6 +21,13 @@
  *      lib/core/clock.js): the cloud sets it from the frame's arrival plus its lifetime; the edge
  *      never writes the frame after it, judged with the link's clock-offset estimate. A dl a
  *      twin sends is overwritten. Answers (ack, err, probe-res) echo the request's dl.
+ * key  (cmd) optional idempotency key the twin chooses (1..64 visible ASCII characters), unique per
+ *      plant for as long as it may send the command again: the edge writes a key at most once and
+ *      answers every later command with that key with the first outcome. The edge's answers to
+ *      a keyed command echo the key (an answer the cloud made itself does not).
+ * ask  (cmd with a key) true: never write this; only answer with the outcome of the key (a key the
+ *      edge has not seen is closed as E_EXPIRED, so a late copy of it is never written either)
+ * repeat (ack, err) true: the answer of an earlier command with the same key; nothing was written now
  *
  * Link control between the cloud's edge endpoint and the edge (never passed to the flows):
  * sync     the edge's heartbeat; its ts is the send time t1 on the edge's clock
@@ -41,7 +48,12 @@ const REQUEST_KINDS = new Set(['cmd', 'probe']);
 /** Kinds that answer a request (they carry its ref). */
 const ANSWER_KINDS = new Set(['ack', 'err', 'probe-res']);
 const MAX_FRAME_BYTES = 64 * 1024; // default size limit; a whole-plant snapshot is ~300 bytes
+/** A request's lifetime when it asks for none (ttl), ms: the endpoints' default, the twins' too. */
+const DEFAULT_LIFETIME_MS = 1000;
 const SRC_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
+// Visible ASCII: a UUID, a ULID, base64 or a twin's own scheme fit; no space or control character
+// reaches a log line or the edge's key file.
+const KEY_RE = /^[\x21-\x7e]{1,64}$/;
 /** The longest text a value may be: an S7 STRING holds at most 254 characters (the table checks each tag's own length). */
 const MAX_TEXT = 254;
 
@@ -109,6 +121,7 @@ function validate(env) {
   if (env.dl !== undefined && (typeof env.dl !== 'number' || !Number.isFinite(env.dl))) {
     throw new EnvelopeError('E_SCHEMA', 'dl must be a number (ms since the epoch)', ref);
   }
+  validateKey(env, ref);
   if (env.k === 'sync-res' && (!env.ref || !env.d || !Number.isFinite(env.d.t1) || !Number.isFinite(env.d.t2))) {
     throw new EnvelopeError('E_SCHEMA', 'a "sync-res" frame needs ref and d {t1, t2}', ref);
   }
@@ -127,6 +140,31 @@ function validate(env) {
   return env;
 }
 
+/** The idempotency fields: key (cmd and its answers), ask (cmd), repeat (answers). */
+function validateKey(env, ref) {
+  if (env.key !== undefined) {
+    if (env.k !== 'cmd' && env.k !== 'ack' && env.k !== 'err') throw new EnvelopeError('E_SCHEMA', `a "${env.k}" frame carries no key`, ref);
+    if (typeof env.key !== 'string' || !KEY_RE.test(env.key)) throw new EnvelopeError('E_SCHEMA', 'key must be 1..64 visible ASCII characters', ref);
+  }
+  if (env.ask !== undefined && (env.k !== 'cmd' || env.ask !== true || env.key === undefined)) {
+    throw new EnvelopeError('E_SCHEMA', 'ask is true on a cmd with a key, or left out', ref);
+  }
+  if (env.repeat !== undefined && ((env.k !== 'ack' && env.k !== 'err') || env.repeat !== true)) {
+    throw new EnvelopeError('E_SCHEMA', 'repeat is true on an ack or err, or left out', ref);
+  }
+}
+
+/**
+ * A command's values in one canonical text (keys sorted, a BOOL's true/false as 1/0), to tell
+ * whether two commands with the same idempotency key ask for the same thing.
+ * @param {object} d
+ * @returns {string}
+ */
+function canonicalValues(d) {
+  const keys = Object.keys(d || {}).sort();
+  return JSON.stringify(keys.map((k) => [k, typeof d[k] === 'boolean' ? Number(d[k]) : d[k]]));
+}
+
 /**
  * A sender: stamps src, a sequence number and a timestamp on each frame it makes.
  * @param {string} src sender id
@@ -142,7 +180,7 @@ function createSender(src, opts = {}) {
     /**
      * Build one envelope.
      * @param {string} k kind
-     * @param {object} [fields] d, ref, e, cid, ttl, dl, t (a table frame's table)
+     * @param {object} [fields] d, ref, e, cid, ttl, dl, key, ask, repeat, t (a table frame's table)
      */
     make(k, fields = {}) {
       seq += 1;
@@ -153,6 +191,9 @@ function createSender(src, opts = {}) {
       if (fields.cid !== undefined) env.cid = fields.cid;
       if (fields.ttl !== undefined) env.ttl = fields.ttl;
       if (fields.dl !== undefined) env.dl = fields.dl;
+      if (fields.key !== undefined) env.key = fields.key;
+      if (fields.ask !== undefined) env.ask = fields.ask;
+      if (fields.repeat !== undefined) env.repeat = fields.repeat;
       if (fields.t !== undefined) env.t = fields.t;
       return env;
     },
@@ -206,6 +247,8 @@ function createTracker(opts = {}) {
       return 'accept';
     },
     forget(src) { last.delete(src); },
+    /** Senders remembered. */
+    get size() { return last.size; },
     /** Forget every sender (a new connection: nothing of the old one is replayed on it). */
     reset() { last.clear(); },
     lastSeq(src) { return last.get(src); },
@@ -218,5 +261,6 @@ function stringify(env) {
 }
 
 module.exports = {
-  VERSION, SRC_RE, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, EnvelopeError, parse, validate, createSender, createTracker, stringify,
+  VERSION, SRC_RE, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, DEFAULT_LIFETIME_MS, KEY_RE,
+  EnvelopeError, parse, validate, createSender, createTracker, stringify, canonicalValues,
 };

@@ -132,20 +132,24 @@ const CODES = {
   E_SLOT: { area: 'answer', by: ['edge'], resync: false,
     means: 'The probe names a slot outside the PLC\'s probe slots (0..1023): use a slot in range.' },
   E_EDGE_DOWN: { area: 'answer', by: ['cloud'], resync: true,
-    means: 'No edge of the plant is connected to the cloud (or to any instance of the fleet), or its link has not finished its first ' +
-      'clock exchange: the request was not delivered; check the edge, which redials by itself.' },
+    means: 'No edge of the plant is connected to the cloud (or to any instance of the fleet), its link has not finished its first ' +
+      'clock exchange, or (a fleet with Redis unreachable) the plant\'s lease could not be renewed: the request was not delivered; ' +
+      'check the edge, which redials by itself (or Redis).' },
   E_PLC_DOWN: { area: 'answer', by: ['edge'], resync: true,
     means: 'The edge has no connection to the PLC: nothing was written; check the PLC\'s address and network (the edge reconnects by ' +
       'itself and sends a snapshot when it is back).' },
   E_BUSY: { area: 'answer', by: ['cloud', 'edge'], resync: true,
-    means: 'Too many requests already wait (100,000 for the edge\'s answers at the cloud or between fleet instances, 4,096 writes for ' +
-      'the PLC at the edge): the request was not relayed; slow the senders down.' },
+    means: 'Too many requests already wait (100,000 for their answers at the twin endpoint, for the edge\'s answers at the cloud or ' +
+      'between fleet instances, 4,096 writes for the PLC at the edge), or the edge holds as many idempotency keys as it keeps ' +
+      '(100,000 of the last 10 min): the request was not relayed or written; slow the senders down.' },
   E_EXPIRED: { area: 'answer', by: ['edge'], resync: true,
-    means: 'The request\'s deadline (its `ttl`, 1 s by default) passed before it could be written, on arrival at the edge or while it ' +
-      'waited in the PLC\'s write queue: nothing was written.' },
+    means: 'The request\'s deadline (its `ttl`, 1 s by default) passed, or was nearer than the request\'s way to the PLC, before it ' +
+      'could be written (on arrival at the edge, in the PLC\'s write queue, or right before its bytes went out); or an `ask` named a ' +
+      'key the edge never saw, which is now closed: nothing was written.' },
   E_OUTCOME_UNKNOWN: { area: 'answer', by: ['cloud', 'edge', 'twin'], resync: true,
-    means: 'The answer cannot come (the link or the S7 connection dropped with the request sent, or no answer came by its deadline): ' +
-      'it may or may not have been written; read the next state.' },
+    means: 'The answer cannot come (the link or the S7 connection dropped or was closed with the request sent, the PLC did not answer ' +
+      'the write request in time, or no answer came by its deadline): it may or may not have been written. A command with a key: ' +
+      'send it again with the same key (within its deadline, else as an `ask`) and the edge says what happened; else read the next state.' },
   E_WRITE: { area: 'answer', by: ['edge', 'twin'], resync: false,
     means: 'The PLC refused the write (over S7: check the CPU\'s protection level and PUT/GET access, docs/deploy.md), or an OPC UA ' +
       'Write request failed: nothing was written.' },
@@ -158,10 +162,18 @@ const CODES = {
     means: 'An error without a code of its own reached an answer (the edge\'s `err`, or a refused MQTT message at the PLC): ' +
       'a bug; report it with its message.' },
   E_DUPLICATE: { area: 'answer', by: ['cloud'], resync: false,
-    means: 'The REST endpoint already received a command with this `src` and `seq` (HTTP 409): give every command a fresh `seq`.' },
+    means: 'A request with this `src` and `seq` is still waiting for its answer (two twins with one id, or a twin restarted with a ' +
+      'fixed id before its old request was answered), or the REST endpoint already received it (HTTP 409): it was not relayed; ' +
+      'give every twin its own id and every request a fresh `seq`.' },
+  E_KEY_REUSED: { area: 'answer', by: ['edge'], resync: false,
+    means: 'The command\'s idempotency key was used before for a command with other values: nothing was written; give every command ' +
+      'its own key (a key is remembered for 10 minutes).' },
+  E_KEY_STORE: { area: 'answer', by: ['edge'], resync: true,
+    means: 'The edge could not record the command\'s idempotency key in its key file (disk full, no permission; the node logs which ' +
+      'file): nothing was written; fix the edge\'s disk or S7T_KEY_DIR.' },
   E_TIMEOUT: { area: 'answer', by: ['cloud', 'edge', 'twin'], resync: false,
-    means: 'No answer in time: the REST endpoint got none from the edge within 5 s (HTTP 504; the command may have been written), ' +
-      'an S7 read or write of the edge timed out (the connection is rebuilt), or a Modbus twin\'s request timed out.' },
+    means: 'No answer in time: an S7 read or write of the edge timed out (the connection is rebuilt; a write sent before it is ' +
+      'answered E_OUTCOME_UNKNOWN), or a Modbus twin\'s request timed out.' },
   E_NO_STATE: { area: 'answer', by: ['cloud'], resync: false,
     means: 'The REST endpoint has no plant state yet, since no edge has reported since it started (HTTP 503): wait for the edge.' },
   E_CLOSED: { area: 'answer', by: ['cloud', 'edge', 'twin'], resync: false,
@@ -189,6 +201,21 @@ const CODES = {
   E_HTTP: { area: 'access', by: ['edge', 'twin'], resync: false,
     means: 'The endpoint answered the WebSocket upgrade with another HTTP status (503: the endpoint is full); the status is in the ' +
       'message, and the link retries with back-off.' },
+  E_LINK_HANDSHAKE: { area: 'access', by: ['edge'], resync: false,
+    means: 'A link session over a message bus had no answer to its hello within the handshake time (3 s): no cloud takes sessions on ' +
+      'that broker (its link server is not running, or listens on another broker or transport), or the link is cut; the edge retries with back-off.' },
+  E_LINK_NO_CLOUD: { area: 'access', by: ['edge'], resync: false,
+    means: 'RabbitMQ returned the link\'s message: no cloud consumes the queue it went to (the cloud instance of the session is gone); ' +
+      'the edge dials a new session at once.' },
+  E_LINK_MESSAGE: { area: 'access', by: ['cloud', 'edge'], resync: false,
+    means: 'A message on the link\'s broker topic or queue is not a link message (counted as `malformed` and dropped): something ' +
+      'else publishes there; give the link its own topics or queues and broker users.' },
+  E_LINK_KAFKA_TOPIC: { area: 'access', by: ['cloud', 'edge'], resync: false,
+    means: 'A link topic on Kafka had no leader within the connect time (the broker is still starting, or does not create topics ' +
+      'itself): create the `s7twin.link.*` topics, one partition each; the link retries.' },
+  E_LINK_KAFKA_FETCH: { area: 'access', by: ['cloud', 'edge'], resync: false,
+    means: 'Kafka refused a fetch of a link topic (its error code is in the message): the end that asked reconnects with back-off; ' +
+      'check the topic and the user\'s rights to read it.' },
   E_RATE_LIMIT: { area: 'access', by: ['cloud'], resync: false,
     means: 'A peer sent more than its rate (200 frames or requests a second, bursts of 400) and was disconnected (WebSocket close 1008, ' +
       'Modbus exception 06, OPC UA BadTcpServerTooBusy; logged for MQTT): slow the client down, or raise the node\'s limit.' },
@@ -246,6 +273,15 @@ const CODES = {
       'name: fix it.' },
   E_PLANT: { area: 'config', by: ['cloud', 'edge', 'twin'], resync: false,
     means: 'A plant id is not 1–64 characters of `[A-Za-z0-9_.-]` (for OPC UA node ids `[A-Za-z0-9_-]`): rename the plant.' },
+  E_LINK_TRANSPORT: { area: 'config', by: ['cloud', 'edge'], resync: false,
+    means: 'The link transport is not one of ws, amqp, kafka, mqtt, zmq (`S7T_LINK_TRANSPORT` or the link node\'s Transport), or a ' +
+      'link server of role twin was given another transport than WebSocket (twins always connect over WebSocket).' },
+  E_LINK_URL: { area: 'config', by: ['cloud', 'edge'], resync: false,
+    means: 'The link\'s broker address does not fit its transport: amqp://host:port[/vhost], kafka://host:port, mqtt://host:port, ' +
+      'or tcp://address:port for ZeroMQ (`S7T_LINK_URL` or the link node\'s Broker URL).' },
+  E_LINK_CLIENT_MISSING: { area: 'config', by: ['cloud', 'edge'], resync: false,
+    means: 'The npm client of the chosen link transport is not installed: run the `npm install` the message names (amqplib, ' +
+      '@platformatic/kafka, zeromq) in the Node-RED user directory, then restart Node-RED.' },
   E_URL: { area: 'config', by: ['edge'], resync: false,
     means: 'The link client\'s cloud URL list is empty or holds something that is not a `ws://` or `wss://` URL: fix `S7T_CLOUD_URL`.' },
   E_NO_CREDENTIAL: { area: 'config', by: ['cloud', 'edge'], resync: false,

@@ -15,7 +15,15 @@
  *   label       the name a reader sees
  *   kind        'bundle': a path of this bundle (its flows ship in flows/, its transport in
  *               twin/transports/); 'comparison': a stack the benchmark runs beside ours and the
- *               bundle never ships (the study's own stacks, built from the stock nodes it used)
+ *               bundle never ships (the study's own stacks, built from the stock nodes it used);
+ *               'link': a bundle path (its `wire`) with the edge↔cloud link over another
+ *               transport (`link`, nodes/lib/link/transports/): the same flows, twin transport and
+ *               nodes, told by S7T_LINK_TRANSPORT which transport to take; a system runs one link
+ *               transport at a time
+ *   link        link paths: the link transport (amqp, kafka, mqtt, zmq)
+ *   linkLogin   link paths: the login on the link's broker: 'broker' (the broker the launcher
+ *               starts, the same user for both ends) or 'mqtt' (the bundle's broker: the edge's
+ *               and the cloud's own MQTT users, roles edge and link)
  *   transport   the twin's client, a file from the package root that exports createTransport
  *   wire        the protocol its transport speaks where the transport is another path's
  *   tabs        bundle paths: the flow tabs it runs on, per role (flows/parts/<name>.json); a tab
@@ -29,6 +37,8 @@
  *   edge        environment the edge's flows read to reach the cloud, templates over `{host}`, the
  *               services' ports as the edge sees them, `{plcHost}` and the PLC's ports
  *               (`{plcS7}`, `{plcOpcua}`, `{plcModbus}`)
+ *   cloud       link paths: environment the cloud's flows read to reach the link's broker, templates
+ *               over `{host}` and the services' ports as the cloud sees them
  *   plc         the virtual PLC interfaces it needs: `opcua`, `modbus`, `mqtt` (a client that
  *               publishes to a cloud service, with the PLC's login or none)
  *   probeSlots  probe slots a twin may use over it, from slot 0 ('all': every PLC slot);
@@ -52,6 +62,11 @@ const SERVICES = {
   stockMqtt: { env: 'S7T_STOCK_MQTT_PORT' },
   stockOpcua: { env: 'S7T_STOCK_OPCUA_PORT' },
   stockModbus: { env: 'S7T_STOCK_MODBUS_PORT' },
+  // The link transports' listeners: the cloud binds ZeroMQ's; the launcher starts the brokers
+  // (`broker`: system/brokers/). Their flows read them in S7T_LINK_URL (`via`).
+  linkZmq: { env: 'S7T_LINK_ZMQ_PORT', via: 'S7T_LINK_URL' },
+  rabbitmq: { env: 'S7T_RABBITMQ_PORT', via: 'S7T_LINK_URL', broker: 'rabbitmq' },
+  kafka: { env: 'S7T_KAFKA_PORT', via: 'S7T_LINK_URL', broker: 'kafka' },
 };
 
 /** The logins a twin transport takes, and the options each becomes. */
@@ -70,9 +85,43 @@ const TABLES = {
   table5: 'Table 5, local vs WAN',
   targets: 'a target: its WAN mean below the study\'s (the WebSocket–S7 path\'s targets are the report\'s own rows)',
   related: 'HTTP, MQTT over TCP and MQTT over WebSocket beside the related study',
+  links: 'the edge↔cloud link over each transport: bytes on the link per box',
   stock: 'our paths beside the study\'s stock stacks',
   page: 'the browser twin\'s twin-side cost',
 };
+
+/**
+ * The ws path with its edge↔cloud link over another transport: a row of the table.
+ * @param {string} link the transport id (nodes/lib/link/transports/)
+ * @param {string} name the transport as the report names it
+ * @param {string[]} services the link's listener or broker (SERVICES)
+ * @param {string} url the link's address, a template over {host} and the services' ports
+ * @param {'broker'|'mqtt'|null} login the link's login on its broker (none: ZeroMQ has no broker)
+ */
+function linkPath(link, name, services, url, login) {
+  return {
+    id: `ws-${link}`,
+    label: `WebSocket–S7, link over ${name}`,
+    kind: 'link',
+    link,
+    linkLogin: login,
+    wire: 'ws',
+    transport: 'twin/transports/ws.js',
+    tabs: { cloud: ['cloud-ws', 'cloud-twin-ui', ...(link === 'mqtt' ? ['cloud-mqtt'] : [])], edge: ['edge-ws'] },
+    docs: 'docs/link-transports.md',
+    services: ['http', ...services],
+    twin: { url: 'ws://{host}:{http}/s7twin/twin', login: 'token', plant: true },
+    edge: { S7T_CLOUD_URL: 'ws://{host}:{http}/s7twin/edge', S7T_LINK_TRANSPORT: link, S7T_LINK_URL: url },
+    cloud: { S7T_LINK_TRANSPORT: link, S7T_LINK_URL: url },
+    plc: {},
+    probeSlots: 'all',
+    bench: {
+      probes: true, productions: true, firstSlot: 1, study: 'ws',
+      tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'links'],
+      bytes: 'the twin\'s frame payloads, as on the ws path (the link\'s own bytes: the links table)',
+    },
+  };
+}
 
 const PATHS = [
   {
@@ -89,7 +138,7 @@ const PATHS = [
     probeSlots: 'all',
     bench: {
       probes: true, productions: true, firstSlot: 1, study: 'ws', page: true,
-      tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'stock', 'page'],
+      tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'stock', 'page', 'links'],
       bytes: 'TCP bytes of the connection (the opening handshake and WebSocket framing included)',
     },
   },
@@ -190,6 +239,12 @@ const PATHS = [
       bytes: 'TCP bytes of the keep-alive connections (request and response headers included)',
     },
   },
+  // The WebSocket–S7 path with the edge↔cloud link over each message transport
+  // (docs/link-transports.md): the twins and the flows are the ws path's.
+  linkPath('amqp', 'AMQP (RabbitMQ)', ['rabbitmq'], 'amqp://{host}:{rabbitmq}', 'broker'),
+  linkPath('kafka', 'Kafka', ['kafka'], 'kafka://{host}:{kafka}', 'broker'),
+  linkPath('mqtt', 'MQTT', ['mqtt'], 'mqtt://{host}:{mqtt}', 'mqtt'),
+  linkPath('zmq', 'ZeroMQ', ['linkZmq'], 'tcp://{host}:{linkZmq}', null),
   {
     // The study's WebSocket–S7 stack: its own twin client, probe slot 0 only, no productions.
     id: 'stock',
@@ -298,6 +353,15 @@ const bundle = () => PATHS.filter((p) => p.kind === 'bundle').map((p) => p.id);
 /** Ids of the comparison stacks (benchmark only: the study's replicas). */
 const comparisons = () => PATHS.filter((p) => p.kind === 'comparison').map((p) => p.id);
 
+/** Ids of the link paths: the ws path with its link over another transport. */
+const links = () => PATHS.filter((p) => p.kind === 'link').map((p) => p.id);
+
+/** Does the path run on the bundle's flows (a bundle path, or a link path over one)? */
+const onBundleFlows = (id) => Boolean(get(id)) && (get(id).kind === 'bundle' || get(id).kind === 'link');
+
+/** The link transport a path's edge↔cloud link takes: its own for a link path, else WebSocket. */
+const linkOf = (id) => (get(id) && get(id).link) || 'ws';
+
 /**
  * Ids of the paths that are rows of one of the report's tables (TABLES), in the table's order.
  * @param {string} table
@@ -351,15 +415,30 @@ function twinOptions(id, o) {
 }
 
 /**
- * The environment an edge's flows read to reach the given paths (every path when none is given).
+ * The environment an edge's flows read to reach the given paths (every path but the link paths,
+ * which each choose the edge's one link, when none is given).
  * @param {object} vars host, the services' ports, plcHost, plcS7, plcOpcua, plcModbus
  * @param {string[]} [only] path ids
  * @returns {Object<string, string>}
  */
-function edgeEnv(vars, only = ids()) {
+function edgeEnv(vars, only = ids().filter((id) => get(id).kind !== 'link')) {
   const out = {};
   for (const id of only) for (const [k, v] of Object.entries(get(id).edge)) out[k] = expand(v, vars);
   return out;
 }
 
-module.exports = { PATHS, STUDY_STACKS, SERVICES, LOGINS, TABLES, ids, get, bundle, comparisons, inTable, wireOf, probeSlots, expand, twinOptions, edgeEnv };
+/**
+ * The environment a link path's cloud flows read to reach its broker (its `cloud` templates), or {}.
+ * @param {string} id
+ * @param {object} vars host and the services' ports as the cloud sees them
+ * @returns {Object<string, string>}
+ */
+function cloudEnv(id, vars) {
+  const p = get(id);
+  return Object.fromEntries(Object.entries((p && p.cloud) || {}).map(([k, v]) => [k, expand(v, vars)]));
+}
+
+module.exports = {
+  PATHS, STUDY_STACKS, SERVICES, LOGINS, TABLES, ids, get, bundle, comparisons, links, onBundleFlows, linkOf,
+  inTable, wireOf, probeSlots, expand, twinOptions, edgeEnv, cloudEnv,
+};

@@ -16,10 +16,12 @@
  * - lease(key, owner, ttlMs) → true while `owner` holds `key` (taken if free, its expiry renewed
  *   if already held by owner; SET NX PX in one script), unlease(key, owner) (only the holder's);
  * - mergeState(key, channel, fields, text) → version: merge fields into the hash `key`, count its
- *   version up and publish `<version> <text>` on `channel`, as ONE atomic step (a Lua script), so
- *   that whoever reads the hash and then takes messages newer than its version misses nothing
- *   and sees nothing twice (lib/fleet/member.js watch);
- * - readState(key) → {version, values};
+ *   version up and publish `<version>:<epoch> <text>` on `channel`, as ONE atomic step (a Lua
+ *   script), so that whoever reads the hash and then takes messages newer than its version misses
+ *   nothing and sees nothing twice (lib/fleet/states.js). The epoch names the hash's history: set
+ *   once, when the hash is made (a random id), it changes when the hash starts again from nothing
+ *   (Redis restarted without persistence), and versions count up within one epoch only;
+ * - readState(key) → {epoch, version, values} (epoch null while the hash does not exist);
  * - events: 'up' (connected, or reconnected: subscriptions are back, state read before may be
  *   stale), 'down' (lost: nothing published meanwhile reaches this instance);
  * - close().
@@ -29,8 +31,10 @@
  * (the connection broke with it in flight; nothing is resent either: a request published twice
  * would reach the edge twice).
  */
+const crypto = require('node:crypto');
 const { EventEmitter } = require('node:events');
 const { codedError } = require('../core/errors');
+const clock = require('../core/clock');
 
 const BackplaneError = codedError('BackplaneError');
 
@@ -41,15 +45,22 @@ const DEFAULTS = {
 };
 
 const VERSION_FIELD = '~v'; // the hash field that counts versions (tag short names never start with '~')
+const EPOCH_FIELD = '~e'; // the hash field naming its history (set once, when the hash is made)
+
+/** A fresh epoch: random, so a hash made again from nothing never gets an epoch it had before. */
+const newEpoch = () => crypto.randomBytes(6).toString('hex');
 
 /**
- * Merge ARGV[3..] (field, value pairs) into the hash KEYS[1], count its version, publish
- * "<version> ARGV[2]" on channel ARGV[1]; returns the version.
+ * Merge ARGV[4..] (field, value pairs) into the hash KEYS[1], set its epoch to ARGV[3] if it has
+ * none, count its version, publish "<version>:<epoch> ARGV[2]" on channel ARGV[1]; returns the
+ * version.
  */
 const MERGE_SCRIPT = `
-if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
+redis.call('HSETNX', KEYS[1], '${EPOCH_FIELD}', ARGV[3])
+if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
 local v = redis.call('HINCRBY', KEYS[1], '${VERSION_FIELD}', 1)
-redis.call('PUBLISH', ARGV[1], v .. ' ' .. ARGV[2])
+local e = redis.call('HGET', KEYS[1], '${EPOCH_FIELD}')
+redis.call('PUBLISH', ARGV[1], v .. ':' .. e .. ' ' .. ARGV[2])
 return v`;
 
 /** Take the lease KEYS[1] for ARGV[1] for ARGV[2] ms if free, or renew it if ARGV[1] holds it. */
@@ -64,15 +75,28 @@ const UNLEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-/** A hash as stored (string values) to {version, values}. */
+/** A hash as stored (string values) to {epoch, version, values}. */
 function decodeState(hash) {
   const values = {};
   let version = 0;
+  let epoch = null;
   for (const [k, v] of Object.entries(hash || {})) {
     if (k === VERSION_FIELD) { version = Number(v) || 0; continue; }
+    if (k === EPOCH_FIELD) { epoch = v; continue; }
     try { values[k] = JSON.parse(v); } catch { /* not ours: skipped */ }
   }
-  return { version, values };
+  return { epoch, version, values };
+}
+
+/**
+ * A message of a states channel: `<version>:<epoch> <text>`.
+ * @param {string} message
+ * @returns {{version: number, epoch: string, text: string}|null} null if it is not one
+ */
+function parseStateMessage(message) {
+  const m = /^(\d+):([^ ]+) /.exec(message);
+  if (!m || !Number.isSafeInteger(Number(m[1]))) return null;
+  return { version: Number(m[1]), epoch: m[2], text: message.slice(m[0].length) };
 }
 
 /** Field/value pairs to store: values as JSON (numbers and booleans). */
@@ -114,7 +138,7 @@ function createLocalBackplane() {
       return Promise.resolve();
     },
     lease(key, owner, ttlMs) {
-      const t = Date.now();
+      const t = clock.now();
       const cur = leases.get(key);
       if (cur && cur.until > t && cur.owner !== owner) return Promise.resolve(false);
       leases.set(key, { owner, until: t + ttlMs });
@@ -127,19 +151,19 @@ function createLocalBackplane() {
     },
     holder(key) {
       const cur = leases.get(key);
-      return Promise.resolve(cur && cur.until > Date.now() ? cur.owner : null);
+      return Promise.resolve(cur && cur.until > clock.now() ? cur.owner : null);
     },
     mergeState(key, channel, fields, text) {
-      const h = hashes.get(key) || { version: 0, values: {} };
+      const h = hashes.get(key) || { epoch: newEpoch(), version: 0, values: {} };
       Object.assign(h.values, fields);
       h.version += 1;
       hashes.set(key, h);
-      publish(channel, `${h.version} ${text}`);
+      publish(channel, `${h.version}:${h.epoch} ${text}`);
       return Promise.resolve(h.version);
     },
     readState(key) {
       const h = hashes.get(key);
-      return Promise.resolve(h ? { version: h.version, values: { ...h.values } } : { version: 0, values: {} });
+      return Promise.resolve(h ? { epoch: h.epoch, version: h.version, values: { ...h.values } } : { epoch: null, version: 0, values: {} });
     },
     close() { closed = true; channels.clear(); return Promise.resolve(); },
   });
@@ -273,7 +297,7 @@ function createRedisBackplane(o) {
     lease: (key, owner, ttlMs) => wrap(cmd.s7tLease(key, owner, Math.max(1, Math.round(ttlMs)))).then((r) => r === 1),
     unlease: (key, owner) => wrap(cmd.s7tUnlease(key, owner)).then(() => undefined),
     holder: (key) => wrap(cmd.get(key)),
-    mergeState: (key, channel, fields, text) => wrap(cmd.s7tMerge(key, channel, text, ...encodeFields(fields))).then(Number),
+    mergeState: (key, channel, fields, text) => wrap(cmd.s7tMerge(key, channel, text, newEpoch(), ...encodeFields(fields))).then(Number),
     readState: (key) => wrap(cmd.hgetall(key)).then(decodeState),
     async close() {
       closed = true;
@@ -319,4 +343,6 @@ function acquireBackplane(url) {
   };
 }
 
-module.exports = { DEFAULTS, VERSION_FIELD, BackplaneError, createLocalBackplane, createRedisBackplane, acquireBackplane, decodeState };
+module.exports = {
+  DEFAULTS, VERSION_FIELD, EPOCH_FIELD, BackplaneError, createLocalBackplane, createRedisBackplane, acquireBackplane, decodeState, parseStateMessage,
+};

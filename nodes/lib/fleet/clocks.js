@@ -29,7 +29,7 @@ function createMemberClocks(o) {
     let m = members.get(from);
     const isNew = !m;
     if (!m) { m = { est: clock.createOffsetEstimator(), heardAt: 0 }; members.set(from, m); counters.members = members.size; }
-    m.heardAt = Date.now();
+    m.heardAt = clock.now();
     return isNew;
   }
 
@@ -39,7 +39,7 @@ function createMemberClocks(o) {
 
   const timer = setInterval(() => {
     syncAll();
-    const t = Date.now();
+    const t = clock.now();
     for (const [mid, m] of members) if (t - m.heardAt > o.memberTimeoutMs) members.delete(mid);
     counters.members = members.size;
   }, o.syncMs);

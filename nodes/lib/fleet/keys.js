@@ -4,9 +4,10 @@
  * names (`<plant>` a plant id, lib/core/plants.js; `<member>` an instance's id):
  *
  *   s7twin:<plant>:edge     key    lease: the holding member's id, PX = link timeout
- *   s7twin:<plant>:latest   hash   latest plant state: tag short name → JSON value, `~v` version
+ *   s7twin:<plant>:latest   hash   latest plant state: tag short name → JSON value, `~v` version,
+ *                                  `~e` epoch (the hash's history: new when it is made again from nothing)
  *   s7twin:<plant>:req      chan   requests for the holder: {o: origin, p: plant, e: envelope}
- *   s7twin:<plant>:state    chan   `<version> {o: holder, e: envelope}` (state and snap frames)
+ *   s7twin:<plant>:state    chan   `<version>:<epoch> {o: holder, e: envelope}` (state and snap frames)
  *   s7twin:<plant>:table    hash   the plant's I/O table as its edge taught it: f fingerprint, d definition, `~v` version
  *   s7twin:tables           chan   `<version> {p: plant, f: fingerprint, d: definition}` (lib/fleet/tables.js)
  *   s7twin:member:<member>  chan   answers to an origin {t:'ans', p, e}; clock answers {t:'sync-res', f, t1, t2, t3}

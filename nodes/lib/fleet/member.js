@@ -61,7 +61,7 @@ function createFleetMember(o) {
   const counters = {
     members: 0, forwarded: 0, forwardRefused: 0, remoteRequests: 0, notHolder: 0, noClock: 0,
     replies: 0, unroutableReplies: 0, remoteAnswers: 0, lateAnswers: 0, unknownOutcomes: 0,
-    statesPublished: 0, statesIn: 0, snapsFromStore: 0, badMessages: 0, leaseLost: 0, backplaneErrors: 0,
+    statesPublished: 0, statesIn: 0, snapsFromStore: 0, badMessages: 0, leaseLost: 0, backplaneErrors: 0, duplicates: 0,
     tablesAnnounced: 0, tablesIn: 0, tableRefused: 0,
   };
   let closed = false;

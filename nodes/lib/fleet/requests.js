@@ -110,7 +110,13 @@ function createFleetRequests(o) {
         o.onEnvelope(sender.error('E_BUSY', msg, { src: env.src, seq: env.seq }, env.cid), plant);
         return;
       }
-      if (!forwarded.add(env, 'fleet', { plant })) return; // the same request twice: held already
+      if (!forwarded.add(env, 'fleet', { plant })) {
+        // The same request twice: its one answer is for the first; this one gets its own.
+        counters.duplicates += 1;
+        const msg = `a ${env.k} ${env.src}#${env.seq} of plant ${plant} already waits for another instance's answer: this one was not relayed`;
+        o.onEnvelope(sender.error('E_DUPLICATE', msg, { src: env.src, seq: env.seq }, env.cid, env.dl), plant);
+        return;
+      }
       counters.forwarded += 1;
       const notDelivered = (why) => {
         if (!forwarded.answer(env, plant)) return; // answered meanwhile

@@ -22,7 +22,7 @@ const ACCEPTS = { twin: ['twin', 'viewer'], edge: ['edge'] };
  * @param {string} [o.plant] the plant of the plain token lists (default plant1)
  * @param {Array<{token, role, plants}>} [o.grants] scoped tokens (lib/access/auth.js parseGrants)
  * @returns {{admit(req): ({plant: string, viewer: boolean, who: {token: string, role: string}}|{status: number, text: string, reason: string}),
- *   onlyPlant: string|null, resolvePlant(plant?: string): string|null}}
+ *   admitCredentials(token, plant?): (the same), onlyPlant: string|null, resolvePlant(plant?: string): string|null}}
  * @throws {AuthError} E_TOKENS a token listed for two roles, a bad plant id
  */
 function createAdmission(o) {
@@ -37,24 +37,34 @@ function createAdmission(o) {
   const served = new Set(mine.flatMap((g) => (g.plants === ANY_PLANT ? [ANY_PLANT] : g.plants)));
   const onlyPlant = served.size === 1 && !served.has(ANY_PLANT) ? [...served][0] : null;
 
+  /**
+   * A token and the plant it asks for (any transport's): the peer's plant, whether it is
+   * read-only and who it is (its token's fingerprint and role, for the command log), or the
+   * refusal as an HTTP status (the WebSocket answers with it, a message bus
+   * sends it back in its refusal).
+   * @param {string} token
+   * @param {string|null|undefined} asked the plant named, if any
+   */
+  function admitCredentials(token, asked) {
+    const grant = check(typeof token === 'string' ? token : '');
+    if (!grant) return { status: 401, text: 'Unauthorized', reason: 'token' };
+    const where = grantPlant(grant, asked);
+    if (!where.plant) {
+      return { status: where.status, text: `${where.status === 403 ? 'Forbidden' : 'Bad Request'}: ${where.message}`, reason: where.reason };
+    }
+    return { plant: where.plant, viewer: grant.role === 'viewer', who: { token: grant.id, role: grant.role } };
+  }
+
   return {
     onlyPlant,
     /** The plant a frame goes to: the one named, else the only one served (null: say which). */
     resolvePlant: (plant) => (typeof plant === 'string' && plant ? plant : onlyPlant),
+    admitCredentials,
     /**
-     * An upgrade request: the peer's plant, whether it is read-only and who it is (its token's
-     * fingerprint and role, for the command log), or the HTTP refusal.
+     * An upgrade request: its bearer token (or `?token=`) and its `?plant=`.
      * @param {import('http').IncomingMessage} req
      */
-    admit(req) {
-      const grant = check(requestToken(req));
-      if (!grant) return { status: 401, text: 'Unauthorized', reason: 'token' };
-      const where = grantPlant(grant, requestPlant(req));
-      if (!where.plant) {
-        return { status: where.status, text: `${where.status === 403 ? 'Forbidden' : 'Bad Request'}: ${where.message}`, reason: where.reason };
-      }
-      return { plant: where.plant, viewer: grant.role === 'viewer', who: { token: grant.id, role: grant.role } };
-    },
+    admit: (req) => admitCredentials(requestToken(req), requestPlant(req)),
   };
 }
 

@@ -3,7 +3,10 @@
  * The edge side of the link: dials the cloud's edge endpoint and keeps that one connection up.
  * No Node-RED here: the `s7twin-link-client` config node wraps it.
  *
- * - token as `Authorization: Bearer`, noDelay, no per-message deflate (lib/link/ws-transport.js);
+ * - over WebSocket (the default): token as `Authorization: Bearer`, noDelay, no per-message
+ *   deflate (lib/link/ws-transport.js); over a message bus (`transport`: amqp, kafka, mqtt, zmq)
+ *   a session per dial on the broker (lib/link/transports/), with the broker's login and the same
+ *   token in the session's hello;
  * - a heartbeat and the cloud's clock-offset estimate (lib/link/heartbeat.js): a silent cloud is
  *   cut off within `linkTimeoutMs` and redialled;
  * - reconnect with exponential back-off and jitter (lib/core/backoff.js), reset after a stable link;
@@ -22,8 +25,10 @@ const envelope = require('../core/envelope');
 const { createBackoff } = require('../core/backoff');
 const clock = require('../core/clock');
 const { createCodec, offerFor } = require('../core/codec');
-const { parseCloudUrls, createRotation, redact } = require('./cloud-urls');
-const { dialWs } = require('./ws-transport');
+const { checkPlant } = require('../core/plants');
+const { parseCloudUrls, createRotation, redact, UrlError } = require('./cloud-urls');
+const { transportId, brokerUrl, dial } = require('./transports');
+const { loadClient } = require('./transports/clients');
 const { createHeartbeat } = require('./heartbeat');
 const { createUplink } = require('./uplink');
 const { createDownlink } = require('./downlink');
@@ -60,9 +65,27 @@ function refusalError(status) {
 }
 
 /**
+ * Where the dialer may dial: WebSocket URLs with the plant in their query, or broker addresses
+ * with their login taken out (lib/link/transports/index.js brokerUrl).
+ * @returns {Array<{url: string, username?: string, password?: string}>}
+ * @throws {UrlError|LinkTransportError} E_URL, E_LINK_URL
+ */
+function dialTargets(transport, list, plant) {
+  if (transport === 'ws') return parseCloudUrls(list, { plant }).map((url) => ({ url }));
+  const parts = (Array.isArray(list) ? list : String(list || '').split(',')).map((u) => String(u).trim()).filter(Boolean);
+  if (!parts.length) throw new UrlError('E_URL', 'no broker URL given');
+  if (plant !== undefined) checkPlant(plant);
+  return parts.map((u) => brokerUrl(transport, u));
+}
+
+/**
  * @param {object} opts
+ * @param {string} [opts.transport] ws (default), amqp, kafka, mqtt or zmq (lib/link/transports/)
  * @param {string|string[]} opts.url ws:// or wss:// URL of the cloud edge endpoint, or several
- *   (comma-separated or an array: the instances of a fleet, tried in turn)
+ *   (comma-separated or an array: the instances of a fleet, tried in turn); for a message bus the
+ *   broker's URL (the ZeroMQ cloud's address), or several
+ * @param {string} [opts.username] the broker's login (else the one in the URL)
+ * @param {string} [opts.password]
  * @param {string} [opts.plant] the plant this edge serves (`?plant=` on each URL that names none)
  * @param {string} [opts.token]
  * @param {string} opts.src sender id for the frames the dialer makes itself (err answers, sync)
@@ -75,7 +98,10 @@ function refusalError(status) {
 function createDialer(opts) {
   const o = { ...DEFAULTS, ...opts };
   const ee = new EventEmitter();
-  const urls = createRotation(parseCloudUrls(o.url, { plant: o.plant }));
+  const transport = transportId(o.transport);
+  if (transport !== 'ws') loadClient(transport); // a missing client is said now, not on every dial
+  const targets = dialTargets(transport, o.url, o.plant);
+  const urls = createRotation(targets.map((t) => t.url));
   const offer = offerFor(o.encoding);
   const sender = envelope.createSender(o.src, { now: clock.now });
   const table = tableOf(o.table);
@@ -115,8 +141,10 @@ function createDialer(opts) {
   }
 
   function onOpen(c) {
-    c.codec = createCodec(c.protocol, { table }); // a fresh codec per connection: its state starts anew
-    counters.encoding = c.codec.name;
+    // A WebSocket's codec comes from its subprotocol, fresh per connection (its state starts anew);
+    // a message bus's session agreed on its own in its hello.
+    if (transport === 'ws') c.codec = createCodec(c.protocol, { table });
+    counters.encoding = c.codec ? c.codec.name : null;
     counters.connects += 1;
     if (everConnected) counters.reconnects += 1;
     everConnected = true;
@@ -149,8 +177,16 @@ function createDialer(opts) {
     if (stopped) return;
     retryTimer = null;
     setState('connecting');
-    const c = dialWs(urls.url, {
-      token: o.token, ca: o.ca, protocols: offer, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload), handshakeTimeoutMs: o.handshakeTimeoutMs,
+    const t = targets[urls.index];
+    const c = dial(transport, t.url, {
+      token: o.token,
+      plant: o.plant,
+      username: o.username || t.username,
+      password: o.password || t.password,
+      ca: o.ca,
+      protocols: offer,
+      maxPayload: Math.max(o.hardMaxPayload, o.maxPayload),
+      handshakeTimeoutMs: o.handshakeTimeoutMs,
     });
     conn = c;
     c.on('refused', (status) => {
@@ -182,6 +218,7 @@ function createDialer(opts) {
   return Object.defineProperties(ee, Object.getOwnPropertyDescriptors({
     counters,
     tracker: downlink.tracker,
+    transport,
     get state() { return state; },
     get connected() { return state === 'connected'; },
     get backoffAttempt() { return backoff.attempt; },

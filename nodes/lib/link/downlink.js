@@ -2,7 +2,8 @@
 /**
  * What the edge takes from the cloud (lib/link/dialer.js dials): every frame read and checked
  * (lib/link/frame.js; a malformed or oversized frame is answered with an `err` envelope and
- * counted, never passed on), duplicates dropped and gaps counted, the answers to the heartbeat's
+ * counted, never passed on), the cloud's own duplicates dropped and gaps counted (not the relayed
+ * requests', whose numbers are their twins'), the answers to the heartbeat's
  * syncs to the clock estimate (lib/link/heartbeat.js), the rest to the flow.
  *
  * Plain module; lib/link/dialer.js keeps one.
@@ -54,7 +55,12 @@ function createDownlink(o) {
         return;
       }
       counters.framesIn += 1;
-      if (trackFrame(tracker, env.src, env.seq, counters) === 'duplicate') return;
+      // A request the cloud relays carries its twin's sender id and number, not the cloud's: two
+      // twins with one id on two connections number independently. The cloud holds each relayed
+      // request once and refuses a second with the same number while the first is in flight
+      // (E_DUPLICATE); the edge's key store writes a keyed command at most once.
+      const relayed = envelope.REQUEST_KINDS.has(env.k);
+      if (!relayed && trackFrame(tracker, env.src, env.seq, counters) === 'duplicate') return;
       if (env.k === 'sync-res') { o.onSyncRes(env, arrived); return; }
       o.onEnvelope(env);
     },

@@ -24,6 +24,7 @@
  *   shared with the fleet's other instances (lib/fleet/tables.js).
  */
 const envelope = require('../core/envelope');
+const clock = require('../core/clock');
 const { plantTables } = require('../core/io-table');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
 const { createEdgeRelay } = require('./edge-relay');
@@ -66,7 +67,7 @@ function createEdgeEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const counters = {
     edgeRefused: 0, staleEdges: 0, syncs: 0, inflight: 0, unknownOutcomes: 0, lateAnswers: 0,
-    edgeErrors: 0, busy: 0, leaseLost: 0, backplaneRefused: 0,
+    edgeErrors: 0, busy: 0, leaseLost: 0, backplaneRefused: 0, duplicateRequests: 0, leaseUnsure: 0,
     tables: 0, tableRefused: 0, stateRefused: 0, // tables edges sent; refused (not the plant's); states their table refused
   };
   const tables = o.tables || plantTables; // each plant's I/O table (lib/core/table/registry.js)
@@ -91,7 +92,7 @@ function createEdgeEndpoint(opts) {
   function admit(ticket) {
     const { plant } = ticket;
     const cur = relay.edgeOf(plant);
-    if (cur && Date.now() - cur.heardAt <= o.linkTimeoutMs) {
+    if (cur && clock.now() - cur.heardAt <= o.linkTimeoutMs) {
       core.counters.edgeRefused += 1;
       ticket.refuse(409, TAKEN, 'edge-taken');
       return;

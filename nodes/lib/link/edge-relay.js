@@ -5,7 +5,8 @@
  * edge is on another cloud instance.
  *
  * - Requests go to a plant's edge only once it has had its first sync answered (it can judge
- *   deadlines from then on) and while this instance surely holds the plant's lease.
+ *   deadlines from then on) and while this instance surely holds the plant's lease; while the
+ *   lease cannot be renewed (the backplane unreachable) they are refused E_EDGE_DOWN, saying so.
  * - Every request sent to the edge is held (lib/link/inflight.js) until its answer. When the edge
  *   link drops, or the answer is not back by the request's deadline, the relay answers it itself,
  *   at once, with E_OUTCOME_UNKNOWN (the twin resyncs from the next state). An answer that comes
@@ -31,7 +32,8 @@ const { createFleetMember } = require('../fleet/member');
  *   in-process one (a single instance)
  * @param {object} [o.fleet] options for lib/fleet/member.js (hopMs, syncMs, id)
  * @param {object} o.sender the endpoint's envelope sender
- * @param {object} o.counters the endpoint's: inflight, unknownOutcomes, lateAnswers, busy, leaseLost
+ * @param {object} o.counters the endpoint's: inflight, unknownOutcomes, lateAnswers, busy, leaseLost, duplicateRequests,
+ *   leaseUnsure
  * @param {(env: object, clientId: string|undefined, plant: string) => void} o.emit a frame for the flow
  */
 function createEdgeRelay(o) {
@@ -77,6 +79,12 @@ function createEdgeRelay(o) {
     return c && c.ready && !c.closing && c.conn.open && fleet.holds(plant) ? c : null;
   }
 
+  /** The plant's edge here is alive and ready, but the lease is not surely this instance's. */
+  function leaseUnsure(plant) {
+    const c = edges.get(plant);
+    return Boolean(c && c.ready && !c.closing && c.conn.open && !fleet.holds(plant));
+  }
+
   /** Deliver a request to the plant's edge here and hold it until its answer. */
   function toEdge(c, env, plant, origin) {
     if (inflight.full) {
@@ -86,6 +94,13 @@ function createEdgeRelay(o) {
       return;
     }
     if (inflight.add(env, c.id, { plant, origin })) c.deliver(env);
+    else {
+      // The same (src, seq) is held for an answer already: relayed twice it could not be told
+      // apart from the first, and silence would leave it with no answer at all.
+      counters.duplicateRequests += 1;
+      const msg = `a ${env.k} ${env.src}#${env.seq} of plant ${plant} already waits for the edge's answer: this one was not relayed`;
+      answer({ origin, plant, peer: c.id }, sender.error('E_DUPLICATE', msg, { src: env.src, seq: env.seq }, env.cid, env.dl));
+    }
     counters.inflight = inflight.size;
   }
 
@@ -123,15 +138,25 @@ function createEdgeRelay(o) {
     /**
      * A request from the flow. To the plant's edge here and held until its answer; to the
      * instance holding the plant's edge (lib/fleet/member.js) if it is elsewhere.
-     * @returns {number} 0: not delivered (the caller refuses it E_EDGE_DOWN)
+     * @returns {number} 0: not delivered (the caller refuses it E_EDGE_DOWN); 1: delivered, or
+     *   refused here (its one answer is on its way)
      */
     sendRequest(env, plant) {
       // A request from a flow that did not come through a twin endpoint gets the default lifetime.
       const req = Number.isFinite(env.dl) ? env : { ...env, dl: clock.now() + o.lifetimeMs };
       if (edges.has(plant)) {
         const c = liveEdge(plant);
-        if (!c) return 0; // connected but not ready yet, or its lease not surely held
-        toEdge(c, req, plant, undefined);
+        if (c) { toEdge(c, req, plant, undefined); return 1; }
+        if (!leaseUnsure(plant)) return 0; // connected but not ready yet
+        // The edge is here and alive, but this instance could not renew the plant's lease (the
+        // backplane is unreachable). It cannot tell a Redis outage from its own partition, in
+        // which another instance may take the lease and a second edge of the plant: two edges
+        // would each keep their own idempotency keys, and a command sent again could be
+        // written twice. So nothing is relayed until the lease is this instance's again.
+        counters.leaseUnsure += 1;
+        const why = fleet.lastError ? ` (${fleet.lastError})` : '';
+        const msg = `the edge of plant ${plant} is connected here, but the plant's lease could not be renewed${why}: the ${env.k} was not relayed`;
+        answer({ plant, peer: edges.get(plant).id }, sender.error('E_EDGE_DOWN', msg, { src: env.src, seq: env.seq }, env.cid, req.dl));
         return 1;
       }
       fleet.forward(req, plant);

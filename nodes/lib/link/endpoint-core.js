@@ -9,22 +9,25 @@
  * - per frame: a message rate (past it the peer is told why and closed with 1008), a size limit
  *   (E_TOO_LARGE answer, then close 1009), parse and validation (a malformed frame is answered
  *   with an `err` envelope and counted, never passed on), an error budget (past it: told, 1008),
- *   duplicate and gap tracking per plant and sender (lib/link/senders.js), then the role's check;
+ *   duplicate and gap tracking per connection and sender (lib/link/senders.js), then the role's check;
  * - a bounded outbox per peer (lib/link/peer.js) so a slow peer never grows memory or slows the
  *   others, and one keepalive round for all peers whose rule the role gives;
- * - routing out: to one peer, an answer to the peer that asked, anything else to every peer of
- *   the frame's plant; the latest state of each plant kept as it goes out
+ * - routing out: to one peer, an answer to the peer that asked (the role knows which), anything
+ *   else to every peer of the frame's plant; the latest state of each plant kept as it goes out
  *   (lib/link/latest-state.js).
  *
  * The transport is a seam: `handleUpgrade` takes WebSocket upgrades (lib/link/ws-transport.js),
- * and `accept(conn, info)` runs any connection that can send a frame, close, and emits frames and
- * close, once its peer has been admitted.
+ * `admitRequest(r)` admits a peer of any transport (a message bus's hello,
+ * lib/link/transports/bus-session.js) before its connection opens, and `accept(conn, info)` runs
+ * any connection that can send a frame, close, and emits frames and close, once its peer has been
+ * admitted.
  *
  * A role: {name, counters, tickMs, limits, admit(ticket), onAccept(peer), onFrame(peer, env,
  * arrived) → pass on?, tick(peer, now), onClose(peer, code), onAbandon?(plant), sendRequest?(env,
- * plant) → peers reached, strayAnswer?() → the answer to a peer that is gone is dropped (else it
- * goes to every peer of the plant), onSend?(env, plant) → sees every frame sent out for a plant
- * (the twin endpoint records its answers in the command log), onClosed?() → Promise}.
+ * plant) → peers reached, answerTo?(plant, ref) → the id of the peer whose request an answer
+ * answers, strayAnswer?() → the answer to a peer that is gone is dropped (else it goes to every
+ * peer of the plant), onSend?(env, plant) → sees every frame sent out for a plant (the twin
+ * endpoint records its answers in the command log), onClosed?() → Promise}.
  */
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
@@ -37,6 +40,7 @@ const { createIntake } = require('./intake');
 const { createSenders } = require('./senders');
 const { createLatestStates } = require('./latest-state');
 const { createAdmission } = require('./admission');
+const { requestToken, requestPlant } = require('../access/auth');
 
 const DEFAULTS = {
   pingMs: 10000, // twins: server ping period; a peer silent for a whole period is terminated
@@ -49,10 +53,11 @@ const DEFAULTS = {
   maxFrames: 1000, // queued non-state frames per congested peer
   maxTags: 4096, // tags in a pending coalesced state / in the latest plant state
   closeGraceMs: 1000, // on close, how long peers get to answer the close handshake
-  lifetimeMs: 1000, // a request's lifetime when it asks for none (ttl)
+  lifetimeMs: envelope.DEFAULT_LIFETIME_MS, // a request's lifetime when it asks for none (ttl)
   maxLifetimeMs: 10000, // the longest lifetime a request may ask for; more is refused (E_RANGE)
   graceMs: 250, // edge: how long past a command's deadline its answer may still be on its way
   probeAnswerMs: 5000, // edge: how long past a probe's deadline the edge may wait for its slot
+  maxHeld: 100000, // twin: requests waiting for their answers; more are refused (E_BUSY)
   ratePerS: 200, // frames a second per peer on average (0 = off; the edge endpoint: off)
   burst: 400, // frames a peer may send at once above that rate
   errors: 50, // refused frames per peer within errorWindowMs before it is disconnected (0 = off)
@@ -70,52 +75,82 @@ const COUNTERS = {
 const isState = (env) => (env.k === 'state' || env.k === 'snap') && Boolean(env.d);
 
 /**
- * The WebSocket way in: an HTTP upgrade request for the endpoint's path is admitted (token and
- * plant, lib/link/admission.js), then the role decides (capacity, one edge per plant) on a
- * ticket, and the upgraded connection is accepted; every refusal is an HTTP status, no socket.
+ * The way in for any transport: a peer that presents a token and names a plant is admitted
+ * (lib/link/admission.js), then the role decides (capacity, one edge per plant) on a ticket, and
+ * the transport opens the connection only once it is accepted; every refusal is an HTTP status
+ * (the WebSocket answers the upgrade with it, a message bus sends it back in its refusal), and no
+ * frame of a refused peer is ever read.
  * @param {object} o
- * @param {object} o.acceptor lib/link/ws-transport.js createWsAcceptor
  * @param {object} o.admission lib/link/admission.js
  * @param {object} o.counters the endpoint's: refused, plantRefused
- * @param {EventEmitter} o.ee the endpoint: 'refused'(reason, req)
+ * @param {EventEmitter} o.ee the endpoint: 'refused'(reason, req) (req: the upgrade request, or
+ *   for another transport an object with its `socket.remoteAddress` and `url`)
  * @param {(ticket: object) => void} o.admit the role's decision: ticket.refuse(status, text, reason) or ticket.accept()
  * @param {(conn: object, info: object) => void} o.accept run the admitted connection
  * @param {() => boolean} o.isClosed
- * @returns {(req, socket, head) => boolean} true if handled (accepted or refused), false if not ours
+ * @returns {(r: object) => void} admitRequest(r): r = {token, plant, remote, url?, transport?,
+ *   req?, protocolRefused? (it offered only subprotocols this bridge does not speak), refuse(status,
+ *   text), abandoned (the peer left), drop(), open(cb: (conn) => void)}
  */
-function createUpgradeHandler(o) {
-  const { acceptor, counters } = o;
+function createAdmitter(o) {
+  const { counters } = o;
 
-  function refuse(socket, status, text, reason, req) {
+  function refuse(r, status, text, reason) {
     counters.refused += 1;
-    o.ee.emit('refused', reason, req);
-    acceptor.refuse(socket, status, text);
+    o.ee.emit('refused', reason, r.req || { socket: { remoteAddress: r.remote }, url: r.url || '', headers: {} });
+    r.refuse(status, text);
   }
 
-  return function handleUpgrade(req, socket, head) {
-    if (!acceptor.matches(req)) return false;
-    if (o.isClosed()) { refuse(socket, 503, 'Service Unavailable', 'closed', req); return true; }
-    const who = o.admission.admit(req);
+  return function admitRequest(r) {
+    if (o.isClosed()) { refuse(r, 503, 'Service Unavailable', 'closed'); return; }
+    const who = o.admission.admitCredentials(r.token, r.plant);
     if (who.status) {
       if (who.reason !== 'token') counters.plantRefused += 1;
-      refuse(socket, who.status, who.text, who.reason, req);
-      return true;
+      refuse(r, who.status, who.text, who.reason);
+      return;
     }
     // A client that offers subprotocols and none of ours would get frames it cannot read.
-    if (acceptor.protocolOf && acceptor.protocolOf(req) === null) {
+    if (r.protocolRefused) {
       counters.protocolRefused += 1;
-      refuse(socket, 400, `Bad Request: unsupported subprotocol (this endpoint speaks ${PROTOCOLS.join(', ')})`, 'subprotocol', req);
-      return true;
+      refuse(r, 400, `Bad Request: unsupported subprotocol (this endpoint speaks ${PROTOCOLS.join(', ')})`, 'subprotocol');
+      return;
     }
-    const info = { plant: who.plant, viewer: who.viewer, who: who.who, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, url: req.url };
+    const info = { plant: who.plant, viewer: who.viewer, who: who.who, remote: r.remote, url: r.url, transport: r.transport || 'ws' };
     o.admit({
       plant: who.plant,
       viewer: who.viewer,
-      refuse: (status, text, reason) => refuse(socket, status, text, reason, req),
+      refuse: (status, text, reason) => refuse(r, status, text, reason),
       /** The endpoint closed or the peer left while the role made up its mind. */
-      get abandoned() { return o.isClosed() || socket.destroyed; },
+      get abandoned() { return o.isClosed() || r.abandoned; },
+      drop: () => r.drop(),
+      accept: () => r.open((conn) => o.accept(conn, info)),
+    });
+  };
+}
+
+/**
+ * The WebSocket way in: an HTTP upgrade request for the endpoint's path, admitted before any
+ * WebSocket exists (lib/link/ws-transport.js).
+ * @param {object} acceptor lib/link/ws-transport.js createWsAcceptor, or null (the endpoint takes
+ *   its peers over another transport: no upgrade is its)
+ * @param {(r: object) => void} admitRequest createAdmitter's
+ * @returns {(req, socket, head) => boolean} true if handled (accepted or refused), false if not ours
+ */
+function createUpgradeHandler(acceptor, admitRequest) {
+  return function handleUpgrade(req, socket, head) {
+    if (!acceptor || !acceptor.matches(req)) return false;
+    admitRequest({
+      req,
+      token: requestToken(req),
+      plant: requestPlant(req),
+      remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`,
+      url: req.url,
+      transport: 'ws',
+      protocolRefused: acceptor.protocolOf(req) === null,
+      refuse: (status, text) => acceptor.refuse(socket, status, text),
+      get abandoned() { return socket.destroyed; },
       drop: () => socket.destroy(),
-      accept: () => acceptor.upgrade(req, socket, head, (conn) => o.accept(conn, info)),
+      open: (cb) => acceptor.upgrade(req, socket, head, cb),
     });
     return true;
   };
@@ -139,7 +174,10 @@ function createEndpointCore(o, role) {
    * from, looked up per frame, as an edge may teach its plant's table once connected.
    */
   const tables = o.tables || plantTables;
-  const acceptor = createWsAcceptor({ path: o.path, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload) });
+  // Peers come over WebSocket upgrades unless the endpoint takes them over another transport
+  // (`transport`, lib/link/transports/): then `admitRequest` is its only way in.
+  const overWs = !o.transport || o.transport === 'ws';
+  const acceptor = overWs ? createWsAcceptor({ path: o.path, maxPayload: Math.max(o.hardMaxPayload, o.maxPayload) }) : null;
   let closed = false;
 
   /** Emit a frame for the flow: from `clientId` (if a peer's), for `plant`. */
@@ -186,15 +224,15 @@ function createEndpointCore(o, role) {
     role.onAccept(c);
   }
 
-  const handleUpgrade = createUpgradeHandler({
-    acceptor, admission, counters, ee, admit: role.admit, accept, isClosed: () => closed,
-  });
+  const admitRequest = createAdmitter({ admission, counters, ee, admit: role.admit, accept, isClosed: () => closed });
+  const handleUpgrade = createUpgradeHandler(acceptor, admitRequest);
 
   /** Deliver to every peer of `plant`, or (an answer) to the peer that asked. */
   function route(env, plant) {
-    const owner = env.ref ? senders.ownerOf(plant, env.ref.src) : undefined;
+    const answer = envelope.ANSWER_KINDS.has(env.k) && env.ref;
+    const owner = answer && role.answerTo ? peers.get(role.answerTo(plant, env.ref)) : undefined;
     let targets;
-    if (envelope.ANSWER_KINDS.has(env.k) && owner !== undefined) targets = [peers.get(owner)];
+    if (owner) targets = [owner];
     else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && role.strayAnswer) { role.strayAnswer(env); return 0; }
     else targets = peers.ofPlant(plant);
     // One JSON text for the whole fan-out; a compact peer's frame depends on what its
@@ -235,7 +273,7 @@ function createEndpointCore(o, role) {
     if (closed) return Promise.resolve();
     closed = true;
     return peers.close(o.closeGraceMs)
-      .then(() => acceptor.close())
+      .then(() => { if (acceptor) acceptor.close(); })
       .then(() => (role.onClosed ? role.onClosed() : undefined));
   }
 
@@ -245,8 +283,12 @@ function createEndpointCore(o, role) {
       path: o.path,
       role: role.name,
       counters,
-      tracker: senders.tracker,
+      /** Duplicate tracking over every connection: stats.restarts. */
+      tracker: { stats: senders.stats },
+      /** The transport the endpoint takes its peers over ('ws' unless set). */
+      transport: overWs ? 'ws' : o.transport,
       handleUpgrade,
+      admitRequest,
       accept,
       send,
       close,

@@ -32,7 +32,7 @@ function createHeartbeat(o) {
 
   function beat() {
     if (!conn || !conn.open) return;
-    if (Date.now() - heardAt > o.linkTimeoutMs) {
+    if (clock.now() - heardAt > o.linkTimeoutMs) {
       counters.timeouts += 1;
       conn.terminate(); // 'close' follows and the dialer reconnects
       return;
@@ -55,7 +55,7 @@ function createHeartbeat(o) {
      */
     start(c) {
       conn = c;
-      heardAt = Date.now();
+      heardAt = clock.now();
       offset.reset();
       clearInterval(timer);
       timer = setInterval(beat, o.heartbeatMs);
@@ -68,7 +68,7 @@ function createHeartbeat(o) {
       conn = null;
     },
     /** Any traffic proves the peer alive. */
-    heard() { heardAt = Date.now(); },
+    heard() { heardAt = clock.now(); },
     /**
      * The cloud's answer to a sync: one clock sample.
      * @param {object} env the sync-res envelope

@@ -7,6 +7,7 @@
  *
  * Plain module (timers only); lib/link/endpoint-core.js keeps one per endpoint.
  */
+const clock = require('../core/clock');
 const { createPeer } = require('./peer');
 
 /**
@@ -48,7 +49,7 @@ function createPeerSet(o) {
   let nextId = 0;
 
   const keepalive = setInterval(() => {
-    const t = Date.now();
+    const t = clock.now();
     for (const c of peers.values()) o.tick(c, t);
   }, o.tickMs);
   keepalive.unref?.();

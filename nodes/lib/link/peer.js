@@ -8,6 +8,7 @@
  * Plain module (timers only); lib/link/peer-set.js makes one per connection.
  */
 const envelope = require('../core/envelope');
+const clock = require('../core/clock');
 const { createOutbox } = require('./outbox');
 const { createPeerLimits } = require('../access/peer-limits');
 
@@ -39,7 +40,9 @@ function createPeer(o) {
 
   function write(env, text) {
     const t = text || (conn.codec ? conn.codec.encode(env) : envelope.stringify(env));
-    conn.send(t);
+    // A request's deadline goes along: a transport that queues frames (a broker) drops it there
+    // once it has passed, rather than deliver it late.
+    conn.send(t, env.dl);
     counters.framesOut += 1;
     counters.bytesOut += t.length;
   }
@@ -59,17 +62,18 @@ function createPeer(o) {
     who: o.who,
     remote: o.remote,
     heard: true, // heard from since the last keepalive round
-    heardAt: Date.now(),
+    // Monotonic (lib/core/clock.js): a stepped wall clock neither keeps a dead peer "alive" (a new
+    // edge refused 409 for the length of the step) nor drops a live one.
+    heardAt: clock.now(),
     pinged: false,
     ready: false, // the edge: its first sync was answered
     closing: false,
-    srcs: new Set(), // sender keys this peer spoke for (lib/link/senders.js)
     outbox,
     limits: createPeerLimits(o.limits),
     /** The WebSocket underneath, for tests and diagnostics. */
     get ws() { return conn.ws; },
     /** Any traffic proves the peer alive. */
-    markHeard() { peer.heard = true; peer.heardAt = Date.now(); },
+    markHeard() { peer.heard = true; peer.heardAt = clock.now(); },
     /**
      * Write one envelope now, or queue it (coalescing states) while the connection is congested.
      * @param {object} env

@@ -1,61 +1,57 @@
 'use strict';
 /**
- * The senders heard on one link endpoint: duplicate and gap tracking of every frame, per plant
- * and sender id (twins of two plants may use the same sender id), and which peer speaks for each
- * sender, so that an answer goes back to the connection its request came on.
+ * The senders heard on one link endpoint: duplicate and gap tracking of every frame, per
+ * connection and sender id. Two twins with one id (two plants', or one plant's by mistake, or one
+ * twin restarted before its old connection was gone) number their frames independently, so a
+ * connection's frames are judged against its own numbers only; where an answer goes is the
+ * role's (lib/link/twin-requests.js), never "whoever spoke for that id last".
+ *
+ * Memory is bounded: each connection remembers at most `maxSenders` ids (the least recently heard
+ * forgotten first), and all of it goes with the connection.
  *
  * Plain module; lib/link/endpoint-core.js keeps one per endpoint.
  */
 const envelope = require('../core/envelope');
 const { trackFrame } = require('./frame');
 
-/** The key of a sender on an endpoint: its plant and its id. */
-const senderKey = (plant, src) => `${plant}\u0000${src}`;
+const DEFAULTS = {
+  maxSenders: 256, // sender ids remembered per connection (a load generator's connection speaks for one)
+};
 
 /**
- * @param {object} [o]
+ * @param {object} [o] see DEFAULTS
  * @param {object} [o.counters] counts `duplicates` and `gaps` here too (the endpoint's counters)
  * @returns {object}
  */
 function createSenders(o = {}) {
-  const counters = o.counters || { duplicates: 0, gaps: 0 };
-  const tracker = envelope.createTracker();
-  const owners = new Map(); // sender key -> peer id
+  const cfg = { ...DEFAULTS, ...o };
+  const counters = cfg.counters || { duplicates: 0, gaps: 0 };
+  const trackers = new WeakMap(); // peer -> its tracker
+  const stats = { restarts: 0 };
 
   return {
-    tracker,
+    /** Counters over every connection: restarts (a sender that numbered from 1 again). */
+    stats,
     /**
-     * A frame arrived from `peer`: a duplicate (seq not above the sender's last), or new (gaps
-     * counted); the peer now speaks for its sender.
-     * @param {{id: string, plant: string, srcs: Set<string>}} peer
+     * A frame arrived from `peer`: a duplicate (seq not above its sender's last on this
+     * connection), or new (gaps counted).
+     * @param {object} peer
      * @param {{src: string, seq: number}} env
      * @returns {'accept'|'duplicate'}
      */
     accept(peer, env) {
-      const key = senderKey(peer.plant, env.src);
-      if (trackFrame(tracker, key, env.seq, counters) === 'duplicate') return 'duplicate';
-      if (owners.get(key) !== peer.id) {
-        owners.set(key, peer.id);
-        peer.srcs.add(key);
-      }
-      return 'accept';
+      let tracker = trackers.get(peer);
+      if (!tracker) { tracker = envelope.createTracker({ maxSenders: cfg.maxSenders }); trackers.set(peer, tracker); }
+      const restarts = tracker.stats.restarts;
+      const verdict = trackFrame(tracker, env.src, env.seq, counters);
+      stats.restarts += tracker.stats.restarts - restarts;
+      return verdict;
     },
-    /** The id of the peer that speaks for sender `src` of `plant`, if any. */
-    ownerOf: (plant, src) => owners.get(senderKey(plant, src)),
-    /**
-     * The peer is gone: its senders start afresh. No peer replays frames over a new connection,
-     * and a process that restarted numbers from 1 again (or from wherever its sender got to
-     * meanwhile).
-     * @param {{id: string, srcs: Set<string>}} peer
-     */
-    forget(peer) {
-      for (const key of peer.srcs) {
-        if (owners.get(key) !== peer.id) continue;
-        owners.delete(key);
-        tracker.forget(key);
-      }
-    },
+    /** Sender ids the peer's connection remembers (at most maxSenders). */
+    heard: (peer) => (trackers.has(peer) ? trackers.get(peer).size : 0),
+    /** The peer is gone: what it numbered goes with it. */
+    forget(peer) { trackers.delete(peer); },
   };
 }
 
-module.exports = { createSenders, senderKey };
+module.exports = { createSenders, DEFAULTS };

@@ -7,8 +7,9 @@
  */
 const { parseTokens, parseGrants, mergeGrants, ANY_PLANT } = require('../access/auth');
 const { DEFAULT_PLANT } = require('../core/plants');
-const { positiveOr, numberOr } = require('../core/props');
+const { positiveOr, numberOr, prop } = require('../core/props');
 const { acquireBackplane } = require('../fleet/backplane');
+const { transportId, brokerUrl, TRANSPORTS } = require('./transports');
 
 /** The environment variable of each role's plain token list. */
 const TOKEN_ENV = { edge: 'S7T_EDGE_TOKEN', twin: 'S7T_TWIN_TOKEN' };
@@ -64,7 +65,8 @@ function endpointGrants(o) {
  * @param {object} o.env process.env
  * @param {string[]} o.otherTokens the tokens of this instance's endpoints of the other role
  * @param {boolean} o.pathTaken another endpoint serves the path already
- * @returns {{grants?: object[], tokens?: string[], backplane?: object|null, unusable?: {text: string, why: string}}}
+ * @param {string} [o.transport] the node's transport setting (empty, or a `${NAME}` of a variable not set: WebSocket)
+ * @returns {{grants?: object[], tokens?: string[], backplane?: object|null, transport?: string, unusable?: {text: string, why: string}}}
  *   grants and tokens as far as they could be read (also when it may not serve); unusable: why it
  *   may not serve (status text, and the reason for the log); the backplane: the fleet's Redis
  *   when S7T_REDIS_URL is set (edge role), else none (in-process)
@@ -84,6 +86,16 @@ function planEndpoint(o) {
   if (tokens.some((t) => o.otherTokens.includes(t))) {
     return { grants, tokens, unusable: { text: 'edge token shared with twins', why: `the edge token is also a twin or viewer token (${DISTINCT})` } };
   }
+  let transport;
+  try {
+    transport = transportId(prop(o.transport));
+  } catch (err) {
+    return { grants, tokens, unusable: { text: 'unknown transport', why: `${err.code}: ${err.message}` } };
+  }
+  if (transport !== 'ws' && o.role !== 'edge') {
+    const why = `E_LINK_TRANSPORT: twins connect over WebSocket; ${TRANSPORTS[transport].label} carries the edge's link only (role edge)`;
+    return { grants, tokens, unusable: { text: 'twins use WebSocket', why } };
+  }
   if (o.pathTaken) return { grants, tokens, unusable: { text: 'path in use', why: `another s7twin-link-server already serves ${o.path}` } };
   let backplane = null;
   if (o.role === 'edge' && o.env.S7T_REDIS_URL) {
@@ -93,18 +105,40 @@ function planEndpoint(o) {
       return { grants, tokens, unusable: { text: 'bad S7T_REDIS_URL', why: `${err.code || 'E_BACKPLANE_CONFIG'}: ${err.message}` } };
     }
   }
-  return { grants, tokens, backplane };
+  return { grants, tokens, backplane, transport };
+}
+
+/**
+ * Where an edge endpoint over a message bus takes its sessions: the node's broker URL (the
+ * ZeroMQ bind address), else S7T_LINK_URL, else the transport's development address; the broker
+ * login from the credentials, else S7T_LINK_USER and S7T_LINK_PASSWORD (or the URL's own).
+ * @param {string} transport a transport id other than ws
+ * @param {object} config the node's settings (brokerUrl)
+ * @param {object} [credentials] brokerUser, brokerPassword
+ * @param {object} env process.env
+ * @returns {{url: string, username?: string, password?: string}}
+ * @throws {LinkTransportError} E_LINK_URL
+ */
+function listenerOptions(transport, config, credentials, env) {
+  const c = credentials || {};
+  const b = brokerUrl(transport, prop(config.brokerUrl) || env.S7T_LINK_URL || TRANSPORTS[transport].url);
+  return {
+    url: b.url,
+    username: c.brokerUser || env.S7T_LINK_USER || b.username,
+    password: c.brokerPassword || env.S7T_LINK_PASSWORD || b.password,
+  };
 }
 
 /**
  * The endpoint's options (lib/link/endpoint.js) from the node's settings.
  * @param {object} config the node's settings
- * @param {{role: string, path: string, id: string, grants: object[], backplane?: object}} o
+ * @param {{role: string, path: string, id: string, grants: object[], backplane?: object, transport?: string}} o
  */
 function endpointOptions(config, o) {
   return {
     path: o.path,
     role: o.role,
+    transport: o.transport || 'ws',
     grants: o.grants,
     backplane: o.backplane || undefined,
     src: `cloud-${o.role}-${o.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
@@ -125,10 +159,12 @@ function endpointOptions(config, o) {
  * had its first sync answered is still connecting.
  * @param {'twin'|'edge'} role
  * @param {object} ep the endpoint
+ * @param {object} [listener] its message-bus listener (lib/link/transports/index.js listen), if any
  * @returns {{kind: string, text: string}}
  */
-function endpointStatus(role, ep) {
+function endpointStatus(role, ep, listener) {
   const n = ep.counters.connections;
+  if (listener && !listener.up) return { kind: 'disconnected', text: `${TRANSPORTS[ep.transport].label}: broker unreachable` };
   if (role === 'edge' && n > 0 && !ep.edgeReady()) return { kind: 'connecting', text: 'edge connecting' };
   return n > 0 ? { kind: 'connected', text: `${n} ${role}${n === 1 ? '' : 's'}` } : { kind: 'disconnected', text: `no ${role}` };
 }
@@ -156,4 +192,4 @@ function createRefusalLog(o) {
   };
 }
 
-module.exports = { TOKEN_ENV, fullPath, endpointGrants, planEndpoint, endpointOptions, endpointStatus, createRefusalLog };
+module.exports = { TOKEN_ENV, fullPath, endpointGrants, planEndpoint, listenerOptions, endpointOptions, endpointStatus, createRefusalLog };

@@ -12,9 +12,11 @@
  * - Every request gets its deadline here, on the cloud's clock (lib/core/clock.js): its arrival
  *   plus the lifetime its `ttl` asks for (at most `maxLifetimeMs`) or `lifetimeMs`; a `dl` the
  *   twin sent means nothing here.
- * - Answers (ack, err, probe-res) go to the peer whose frame they answer (by plant and ref.src);
- *   an answer for a twin that is gone is dropped and counted (to every other twin it would be
- *   noise). The latest full state of a plant goes as a `snap` to each fresh twin of it, and the
+ * - Answers (ack, err, probe-res) go to the connection the request came on (by plant and ref,
+ *   lib/link/twin-requests.js), never to another twin that uses the same sender id; an answer for
+ *   a twin that is gone is dropped and counted (to every other twin it would be noise). A request
+ *   with the (src, seq) of one still in flight is refused E_DUPLICATE: downstream it could not be
+ *   told apart. The latest full state of a plant goes as a `snap` to each fresh twin of it, and the
  *   first twin of a plant is announced ('plant' event) so the edge endpoint takes its states.
  * - The command log (lib/history/command-audit.js, when `audit` is given): every cmd is recorded
  *   as it arrives (who, from where, its deadline, what it asks), with the refusal when it is
@@ -26,6 +28,7 @@
 const envelope = require('../core/envelope');
 const { plantTables } = require('../core/io-table');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
+const { createTwinRequests } = require('./twin-requests');
 
 const TWIN_KINDS = envelope.REQUEST_KINDS;
 
@@ -103,11 +106,12 @@ function pingSilent(c, counters) {
 function createTwinEndpoint(opts) {
   const o = { ...DEFAULTS, ...opts };
   const plantsSeen = new Set(); // plants a twin has connected for
+  const requests = createTwinRequests({ holdMs: o.graceMs + o.probeAnswerMs + 1750, maxEntries: o.maxHeld });
   const { audit } = o;
   const tables = o.tables || plantTables; // each plant's I/O table
   const core = createEndpointCore(o, {
     name: 'twin',
-    counters: { pings: 0, viewers: 0, readOnly: 0, unroutable: 0, tableRefused: 0 },
+    counters: { pings: 0, viewers: 0, readOnly: 0, unroutable: 0, duplicateRequests: 0, busy: 0, tableRefused: 0 },
     tickMs: o.pingMs,
     limits: { ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs },
     admit(ticket) {
@@ -132,8 +136,22 @@ function createTwinEndpoint(opts) {
       }
       env.dl = deadlineOf(env, arrived, o.lifetimeMs);
       if (audit) audit.arrived({ via: 'ws', plant: c.plant, who: c.who, from: c.remote, at: arrived, env });
-      return true;
+      const held = requests.hold(c.plant, env, c.id);
+      if (held === 'held') return true;
+      let err;
+      if (held === 'duplicate') {
+        core.counters.duplicateRequests += 1;
+        const why = 'another connection with this sender id, or this one: give every twin its own id and every frame a new seq';
+        err = refusal('E_DUPLICATE', `a ${env.k} ${env.src}#${env.seq} is still in flight (${why})`, env, env.cid);
+      } else {
+        core.counters.busy += 1;
+        err = refusal('E_BUSY', `${requests.size} requests already wait for their answers: the ${env.k} was not relayed`, env, env.cid);
+      }
+      if (audit) audit.refused(c.plant, { src: env.src, seq: env.seq }, err.code, err.message);
+      core.answerError(c, err);
+      return false;
     },
+    answerTo: (plant, ref) => requests.take(plant, ref),
     onSend: audit ? (env, plant) => audit.answered(plant, env) : undefined,
     tick: (c) => pingSilent(c, core.counters),
     onClose() {},

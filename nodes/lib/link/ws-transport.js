@@ -5,7 +5,8 @@
  * see only a "connection", so that another transport can carry the same frames beside it.
  *
  * A connection is an EventEmitter with:
- * - `send(text)` write one frame; `close(code, reason)` an orderly close (WebSocket close codes:
+ * - `send(text, dl?)` write one frame (dl: its deadline on this process's clock, for a transport
+ *   that queues frames and drops them once it has passed; a WebSocket writes at once); `close(code, reason)` an orderly close (WebSocket close codes:
  *   1000 done, 1001 going away, 1008 policy, 1009 too large; a connection still opening is cut);
  *   `terminate()` cut at once; `ping()` ask the peer for a sign of life ('alive' follows);
  * - `open` (frames can be written now), `closed` (gone for good), `buffered` (bytes written and

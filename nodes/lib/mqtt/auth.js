@@ -22,6 +22,10 @@
  * (`probe/res/{slot}`, one response topic per probe slot: nodes/lib/mqtt/topics.js. A twin may
  * subscribe to one slot's answers or to `probe/res/+`; the old shared `probe/res` is refused.)
  *   monitor  publish  nothing;  subscribe  everything (the cloud flow's own subscriber)
+ *   edge     publish  s7twin/{plant}/link/up;    subscribe  s7twin/{plant}/link/down
+ *   link     publish  s7twin/{plant}/link/down;  subscribe  s7twin/{plant}/link/up
+ * (the edge↔cloud link when it runs over this broker: give each plant's edge a user bound to its
+ * plant, `edge1:pw:edge@plant1`, so that only it may publish that plant's states and answers.)
  *
  * A subscription filter is allowed only if every topic it can match is allowed: `s7twin/+/state`
  * is fine for a twin, `s7twin/#` is not (it would also match cmd topics of other twins).
@@ -31,7 +35,7 @@ const crypto = require('node:crypto');
 const { template } = require('../core/io-table');
 const { sectionsOf } = require('../core/table/sections');
 const { PLANT_RE } = require('../core/plants');
-const { slotOfResponse } = require('./topics');
+const { slotOfResponse, LINK_TOPICS } = require('./topics');
 
 // commandTopic, stateTopic, probeRequestTopic, probeResponseTopic: the topic layout every table has
 // by default (one broker serves every plant, so its roles are written once, with {plant} in them)
@@ -42,6 +46,10 @@ const ROLES = Object.freeze({
   twin: { publish: [TOPICS.commandTopic, TOPICS.probeRequestTopic], subscribe: [TOPICS.stateTopic, TOPICS.probeResponseTopic] },
   plc: { publish: [TOPICS.stateTopic, TOPICS.probeResponseTopic], subscribe: [TOPICS.commandTopic, TOPICS.probeRequestTopic] },
   monitor: { publish: [], subscribe: ['#', '$SYS/#'] },
+  // The edge↔cloud link over this broker (lib/link/transports/mqtt.js): a plant's edge, and the
+  // cloud's end of the link (its s7twin-link-server of role edge).
+  edge: { publish: [LINK_TOPICS.up], subscribe: [LINK_TOPICS.down] },
+  link: { publish: [LINK_TOPICS.down], subscribe: [LINK_TOPICS.up] },
 });
 
 /** Error with a stable `code`. */
@@ -80,7 +88,7 @@ function parseUsers(text) {
     if (username === undefined) throw new MqttAuthError('E_MQTT_USERS', `${where} is not user:password:role`);
     const [role, plantList, extra] = roleAt.split('@');
     if (!password) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has an empty password`);
-    if (!ROLES[role]) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has unknown role "${role}" (twin, plc or monitor)`);
+    if (!ROLES[role]) throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has unknown role "${role}" (${Object.keys(ROLES).join(', ')})`);
     const plants = plantList === undefined ? null : plantList.split('|');
     if (extra !== undefined || (plants && !plants.every((p) => PLANT_RE.test(p)))) {
       throw new MqttAuthError('E_MQTT_USERS', `${where} (${username}) has an invalid plant id`);

@@ -25,6 +25,7 @@
 const peerLimits = require('../access/peer-limits');
 const auth = require('./auth');
 const payloads = require('./payload');
+const { isLinkTopic } = require('./topics');
 const { serverError: err } = require('./errors');
 
 // Filters of the topics twins send to the PLC (commands, probe requests), any plant.
@@ -106,9 +107,12 @@ function publishHook(x) {
       return;
     }
     const size = packet.payload ? packet.payload.length : 0;
-    if (size > o.maxPayloadBytes) {
+    // The link's frames (a snapshot, a probe frame of many slots) may be larger than a command:
+    // the frame guard's limit bounds them, and the link checks its own.
+    const limit = isLinkTopic(packet.topic) ? o.maxFrameBytes : o.maxPayloadBytes;
+    if (size > limit) {
       counters.payloadRefused += 1;
-      refuse(client, packet, 'E_MQTT_TOO_LARGE', `payload of ${size} bytes exceeds ${o.maxPayloadBytes}`, cb);
+      refuse(client, packet, 'E_MQTT_TOO_LARGE', `payload of ${size} bytes exceeds ${limit}`, cb);
       return;
     }
     const kind = auth.kindOf(packet.topic);

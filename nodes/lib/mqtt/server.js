@@ -54,7 +54,9 @@ const DEFAULTS = {
   burst: peerLimits.DEFAULTS.burst, // packets above that rate absorbed at once
   errors: peerLimits.DEFAULTS.errors, // refused subscriptions per errorWindowMs (0 = off)
   errorWindowMs: peerLimits.DEFAULTS.errorWindowMs,
-  exemptRoles: ['plc'], // roles without limits (the PLC answers every twin's probes)
+  // Roles without limits: the PLC answers every twin's probes; the link's two ends carry every
+  // twin's commands and answers, and a state every scan.
+  exemptRoles: ['plc', 'edge', 'link'],
 };
 
 /**

@@ -80,4 +80,31 @@ function answerSlot(request) {
   return Array.isArray(request) ? request[0].i : request.i;
 }
 
-module.exports = { probeResponseTopic, topicsOf, slotOfResponse, answerSlot };
+/**
+ * The topics of the edge↔cloud link when it runs over this broker (lib/link/transports/mqtt.js),
+ * one pair per plant: the plant's edge publishes on `up` and reads `down`, the cloud the other way
+ * round. The broker's ACLs (lib/mqtt/auth.js roles `edge` and `link`) let only the plant's edge
+ * user publish on its `up`, so a message there comes from that plant's edge.
+ */
+const LINK_TOPICS = Object.freeze({ up: 's7twin/{plant}/link/up', down: 's7twin/{plant}/link/down' });
+
+/**
+ * The link topics of one plant ('+' for a filter over every plant).
+ * @param {string} plant
+ * @returns {{up: string, down: string}}
+ */
+function linkTopicsOf(plant) {
+  return { up: LINK_TOPICS.up.replace('{plant}', plant), down: LINK_TOPICS.down.replace('{plant}', plant) };
+}
+
+/**
+ * Is this a topic of the link (either way, any plant)?
+ * @param {string} topic
+ * @returns {boolean}
+ */
+function isLinkTopic(topic) {
+  const p = String(topic).split('/');
+  return p.length === 4 && p[0] === 's7twin' && p[2] === 'link' && (p[3] === 'up' || p[3] === 'down') && p[1] !== '+' && p[1] !== '#';
+}
+
+module.exports = { probeResponseTopic, topicsOf, slotOfResponse, answerSlot, LINK_TOPICS, linkTopicsOf, isLinkTopic };

@@ -2,8 +2,9 @@
 /**
  * What the edge's `s7twin-s7` node does, without Node-RED: streams PLC changes as `state`
  * envelopes and `snap`s (the first read after each connect, and on request), and answers every
- * request (cmd, probe) exactly once (lib/s7/requests.js). The node wires this to its config node's
- * connection, its output and its status.
+ * request (cmd, probe) exactly once (lib/s7/requests.js); a command with an idempotency key is
+ * written at most once (lib/s7/keyed.js). The node wires this to its config node's connection,
+ * its output and its status.
  *
  * One state per PLC scan, not per read: right after a write the edge reads again at once (the
  * chase, lib/s7/read-pacer.js), and that read shows the inputs just written before the PLC has
@@ -16,6 +17,8 @@ const { tableOf } = require('../core/io-table');
 const { createStateDiffer } = require('./edge');
 const { createProbeTracker } = require('./probes');
 const { createRequests, lateness, answerFields } = require('./requests');
+const { createKeyedCommands } = require('./keyed');
+const { createKeyStore } = require('./key-store');
 
 const PROBE_TIMEOUT_MS = 5000; // a probe whose response slot never shows its value is answered E_PROBE_TIMEOUT
 const HOLD_MS = 12; // how long input-only changes wait for the scan's outputs (a 10 ms scan and a margin)
@@ -66,6 +69,7 @@ function newCounters() {
   return {
     cmds: 0, acks: 0, refused: 0, writeErrors: 0, states: 0, snaps: 0, probes: 0, probeRes: 0,
     probeTimeouts: 0, invalid: 0, expired: 0, superseded: 0,
+    keyRepeats: 0, keyReused: 0, keyAsks: 0, keyRefused: 0, // idempotency keys (lib/s7/keyed.js)
   };
 }
 
@@ -77,6 +81,8 @@ function newCounters() {
  *   write and how the areas read decode
  * @param {number} [b.probeTimeoutMs] see PROBE_TIMEOUT_MS
  * @param {number} [b.holdMs] see HOLD_MS (0: a state per read with changes)
+ * @param {object} [b.keyStore] lib/s7/key-store.js (default: one in memory only; the node passes
+ *   one kept in a file of the Node-RED user directory, so keys survive a restart)
  * @param {(msg: object) => void} b.send a message out of the node
  * @param {(kind: string, text: string) => void} b.setStatus
  * @returns {{counters: object, input(msg: object, done: (err?: Error) => void): void,
@@ -100,14 +106,22 @@ function createS7Bridge(b) {
   };
   const answerErr = (err, about, client) => {
     const ref = about && about.src && about.seq ? { src: about.src, seq: about.seq } : undefined;
-    emit(sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid, about && about.dl), client);
+    const env = sender.error(err.code || 'E_INTERNAL', err.message, ref, about && about.cid, about && about.dl);
+    if (err.d) env.d = err.d; // a probe frame written in part: the slots that were
+    // The edge's answer about a keyed command echoes its key, unless the key was not recorded.
+    if (about && about.key !== undefined && about.k === 'cmd' && !err.unrecorded) env.key = about.key;
+    if (err.repeat) env.repeat = true;
+    emit(env, client);
   };
   const probes = createProbeTracker({
     reads: conn, timeoutMs: b.probeTimeoutMs || PROBE_TIMEOUT_MS, counters,
     onAnswer: (f) => emit(sender.make('probe-res', { d: f.got, ...answerFields(f.about) }), f.client),
     onFail: (f, code, message) => answerErr({ code, message }, f.about, f.client),
   });
-  const requests = createRequests({ conn, counters, probes, answerErr, table: b.table, answer: (k, fields, client) => emit(sender.make(k, fields), client) });
+  const answer = (k, fields, client) => emit(sender.make(k, fields), client);
+  const requests = createRequests({ conn, counters, probes, answerErr, table: b.table, answer });
+  const keyStore = b.keyStore || createKeyStore({ file: null });
+  const keyed = createKeyedCommands({ store: keyStore, counters, requests, answer, answerErr });
 
   const handlers = {
     status: (s, detail) => b.setStatus(...statusOf(s, detail)),
@@ -152,6 +166,8 @@ function createS7Bridge(b) {
       done(err);
       return;
     }
+    // A keyed command: what its key says comes first (a repeat is answered even when late).
+    if (env.k === 'cmd' && env.key !== undefined) { keyed.command(env, msg, done); return; }
     const late = envelope.REQUEST_KINDS.has(env.k) ? lateness(env, msg) : null;
     if (late) {
       counters[env.k === 'cmd' ? 'cmds' : 'probes'] += 1;
@@ -173,12 +189,16 @@ function createS7Bridge(b) {
     counters,
     input,
     /** The counters and what waits, for the /s7twin/stats registry. */
-    stats: () => ({ ...counters, pendingProbes: probes.pendingSlots, probeBlocks: probes.blocksRead, src: b.src, seq: sender.seq }),
+    stats: () => ({
+      ...counters, pendingProbes: probes.pendingSlots, probeBlocks: probes.blocksRead, src: b.src, seq: sender.seq,
+      keys: keyStore.size, keyStore: { ...keyStore.counters },
+    }),
     /** Stop listening to the connection and forget every probe (their blocks leave the read). */
     close() {
       for (const [ev, fn] of Object.entries(handlers)) conn.removeListener(ev, fn);
       merger.clear();
       probes.close();
+      keyStore.close();
     },
   };
 }

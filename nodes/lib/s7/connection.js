@@ -18,8 +18,11 @@
  *   out together (lib/s7/batch.js: probe slots next to each other become one array item);
  * - writes are either done or refused: while the PLC is down write() rejects at once with
  *   E_PLC_DOWN, and writes waiting behind a lost connection are rejected, never written late;
- * - a write with a deadline (lib/core/clock.js time) whose deadline has passed when its turn comes is
- *   rejected with E_EXPIRED right before the write request would go out, never sent.
+ * - a write with a deadline (lib/core/clock.js time) whose deadline has passed when its turn comes,
+ *   or will have before its request reaches the PLC (`transitMs`), is rejected with E_EXPIRED and
+ *   never sent: checked when its turn comes and again right before its bytes go to the socket;
+ * - a write whose request went out and whose answer did not come (a timeout, the connection lost
+ *   or closed on a redeploy) is E_OUTCOME_UNKNOWN: the PLC may have applied it.
  *
  * The parts, each in its own file with its own tests: which writes go out and when they are
  * refused (write-queue.js, batch.js), when the next read is due (read-pacer.js), what a read asks
@@ -62,6 +65,11 @@ const DEFAULTS = {
   // waits for the next read. Unbounded, one 50 ms hiccup became 150 ms of nobody's answer.
   maxRestMs: 5,
   timeoutMs: 1500, // connect and per-request timeout
+  // A write must reach the PLC before its deadline: it is not sent when less than this is left.
+  // The way from the edge's socket to the PLC's (and into snap7's data block) takes well under a
+  // millisecond on a LAN; the margin also covers the edge being descheduled right after the
+  // check. Raise it for a PLC behind a slow or congested link.
+  transitMs: 5,
   // What every read asks for: byte ranges of the I/O table's areas (table.readRanges()), each
   // {key, area, db, start, length}; without them, bytes 0..ioSize-1 of data block ioDb.
   ranges: null,
@@ -117,7 +125,7 @@ function createS7Connection(opts) {
     io.forEach((buf, i) => buf.copy(out[ranges[i].key], ranges[i].start));
     return out;
   };
-  const queue = createWriteQueue({ maxWrites: o.maxWrites, maxBatchItems: o.maxBatchItems, counters });
+  const queue = createWriteQueue({ maxWrites: o.maxWrites, maxBatchItems: o.maxBatchItems, transitMs: o.transitMs, counters });
   const pacer = createReadPacer(o, counters);
   const reads = createReadList(ioAddrs);
   let session = null; // the requests of the connection up now; null while down
@@ -188,7 +196,9 @@ function createS7Connection(opts) {
      *   writes may go out ahead of others queued before them, merged with neighbouring ones
      *   (lib/s7/batch.js). deadline: lib/core/clock.js time after which it must not be sent
      * @returns {Promise<void>} rejects with E_PLC_DOWN, E_BUSY, E_WRITE, E_EXPIRED (nothing written), or
-     *   E_OUTCOME_UNKNOWN (the connection was lost with the request sent)
+     *   E_OUTCOME_UNKNOWN (the request was sent, and the connection was lost or closed, or the PLC
+     *   did not answer it in time); a write split over several jobs rejects once every part
+     *   settled, with `written` (the items that were)
      */
     write(items, opts = {}) {
       return new Promise((resolve, reject) => {
@@ -213,7 +223,9 @@ function createS7Connection(opts) {
       const client = link.close();
       if (client) {
         const inFlight = endSession();
-        if (inFlight) inFlight.reject(s7Error('E_PLC_DOWN', 'connection closed'));
+        // Its request went out: the PLC may apply it whatever happens to this connection now.
+        const why = 'the connection was closed (a redeploy) with the write request sent: whether it was applied is unknown';
+        if (inFlight) inFlight.reject(s7Error('E_OUTCOME_UNKNOWN', why));
         queue.refuseAll(new Error('connection closed'));
         client.destroy();
       }

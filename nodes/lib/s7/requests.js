@@ -43,10 +43,25 @@ function commandFailure(code) {
   return 'writeErrors';
 }
 
-/** The `ref`, `dl` and `cid` an answer to `env` carries. */
+/** An error as the outcome a key store records. */
+const failure = (err) => ({ k: 'err', code: err.code || 'E_INTERNAL', msg: err.message });
+
+/**
+ * The probe slots a partly written probe frame did write, as `{slot: value}`, or null.
+ * @param {Array<{slot: number, addr: string, value: number}>} items the frame's (lib/s7/edge.js probeItems)
+ * @param {Array<{addr: string}>} [written] the write items that were written (err.written)
+ */
+function writtenSlots(items, written) {
+  if (!written || !written.length) return null;
+  const done = new Set(written.map((w) => w.addr));
+  return Object.fromEntries(items.filter((i) => done.has(i.addr)).map((i) => [String(i.slot), i.value]));
+}
+
+/** The `ref`, `dl`, `cid` and `key` an answer to `env` carries. */
 function answerFields(env) {
   const fields = { ref: { src: env.src, seq: env.seq }, dl: env.dl };
   if (env.cid !== undefined) fields.cid = env.cid;
+  if (env.key !== undefined) fields.key = env.key;
   return fields;
 }
 
@@ -58,36 +73,39 @@ function answerFields(env) {
  * @param {(kind: string, fields: object, client: *) => void} r.answer send an answer envelope
  * @param {(err: {code: string, message: string}, about: object, client: *) => void} r.answerErr
  * @param {object} [r.table] the plant's I/O table (default: the demo plant's)
- * @returns {{command(env, msg, done): void, probe(env, msg, done): void}} each calls done() once
- *   its one answer went out
+ * @returns {{command(env, msg, done, settled?): void, probe(env, msg, done): void}} each calls
+ *   done() once its one answer went out; a command calls settled(outcome) right before it
+ *   ({k: 'ack'} or {k: 'err', code, msg}: what the key store records)
  */
 function createRequests(r) {
   const { conn, counters } = r;
   const writeOpts = (msg) => (typeof msg.deadline === 'number' ? { deadline: msg.deadline } : {});
-  /** Check with `check`; on a bad value answer and return null. */
-  function itemsOf(check, env, msg, done) {
+  /** Check with `check`; on a bad value answer, call refused(err) and return null. */
+  function itemsOf(check, env, msg, refused) {
     try {
       return check(env.d, r.table);
     } catch (err) {
       counters.refused += 1;
       r.answerErr(err, env, msg._client);
-      done();
+      refused(err);
       return null;
     }
   }
 
   return {
-    command(env, msg, done) {
+    command(env, msg, done, settled = () => {}) {
       counters.cmds += 1;
-      const items = itemsOf(commandItems, env, msg, done);
+      const items = itemsOf(commandItems, env, msg, (err) => { settled(failure(err)); done(); });
       if (!items) return;
       conn.write(items, writeOpts(msg)).then(() => {
         counters.acks += 1;
+        settled({ k: 'ack' });
         r.answer('ack', answerFields(env), msg._client);
         done();
       }, (err) => {
         const counter = commandFailure(err.code);
         counters[counter] = (counters[counter] || 0) + 1;
+        settled(failure(err));
         r.answerErr(err, env, msg._client);
         done();
       });
@@ -95,7 +113,7 @@ function createRequests(r) {
 
     probe(env, msg, done) {
       counters.probes += 1;
-      const items = itemsOf(probeItems, env, msg, done);
+      const items = itemsOf(probeItems, env, msg, () => done());
       if (!items) return;
       const slots = items.map((i) => ({ addr: i.addr, value: i.value }));
       conn.write(slots, { ...writeOpts(msg), independent: true }).then(() => {
@@ -104,11 +122,14 @@ function createRequests(r) {
         done();
       }, (err) => {
         counters[err.code === 'E_EXPIRED' ? 'expired' : 'refused'] += 1;
-        r.answerErr(err, env, msg._client);
+        // A frame split over several write requests may have been written in part: its one
+        // answer says which slots were (d), so that the twin knows what its probe left behind.
+        const d = writtenSlots(items, err.written);
+        r.answerErr(d ? Object.assign(err, { d }) : err, env, msg._client);
         done();
       });
     },
   };
 }
 
-module.exports = { createRequests, lateness, commandFailure, answerFields };
+module.exports = { createRequests, lateness, commandFailure, answerFields, writtenSlots };

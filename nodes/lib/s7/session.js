@@ -6,6 +6,13 @@
  * when the cycle says so. A request that does not come back within twice the request timeout
  * fails the connection, as does a read of bad quality. A session ends with its connection: stop()
  * hands back the write in flight, whose outcome is then unknown.
+ *
+ * A write job's deadlines are checked once more right before its bytes go to the socket, after
+ * the client built the request (lib/s7/nodes7-client.js gate): the build can take tens of
+ * milliseconds. A job too late there is not sent; its late writes are refused and the others
+ * queued again at the head. A write whose request went out and that then fails without the PLC's
+ * answer (the client's own timer) is E_OUTCOME_UNKNOWN, never E_WRITE: the PLC may apply the
+ * request it has when it resumes; the connection is rebuilt.
  */
 const { performance } = require('node:perf_hooks');
 const { s7Error } = require('./errors');
@@ -85,31 +92,44 @@ function createSession(s) {
     });
   }
 
+  /** The client's answer to a write job that went out. */
+  function written(job, bad, info = {}) {
+    if (stopped) return;
+    settled();
+    if (bad && info.timedOut) {
+      // The request left and the PLC did not answer it in time: it may apply it when it resumes.
+      counters.writeErrors += 1;
+      job.reject(s7Error('E_OUTCOME_UNKNOWN', 'the write request was sent and the PLC did not answer it in time: whether it was applied is unknown'));
+      s.onFail(s7Error('E_TIMEOUT', 'write timed out'));
+      return;
+    }
+    if (bad) {
+      counters.writeErrors += 1;
+      job.reject(s7Error('E_WRITE', 'the PLC refused the write (bad quality)'));
+    } else {
+      counters.writes += job.merged || 1;
+      if (job.merged) counters.batched += job.merged;
+      job.resolve();
+    }
+    pacer.writeDone(!bad, Date.now());
+    tick();
+  }
+
   /** Send one job (lib/s7/write-queue.js takeJob) in one write request. */
   function write(job) {
     busy = { kind: 'write', op: job };
     counters.writeJobs += 1;
     guard('write');
-    const taken = client.write(job.items, (bad) => {
-      if (stopped) return;
-      settled();
-      if (bad) {
-        counters.writeErrors += 1;
-        job.reject(s7Error('E_WRITE', 'the PLC refused the write (bad quality)'));
-      } else {
-        counters.writes += job.merged || 1;
-        if (job.merged) counters.batched += job.merged;
-        job.resolve();
-      }
-      pacer.writeDone(!bad, Date.now());
-      tick();
-    });
-    if (!taken) { // nodes7 had a write in progress: cannot happen as we serialise, but be safe
-      settled();
+    const sent = client.write(job.items, (bad, info) => written(job, bad, info), () => !queue.late(job));
+    if (sent === 'sent') return;
+    settled();
+    counters.writeJobs -= 1;
+    if (sent === 'late') queue.putBack(job); // refused right before the bytes would have gone out
+    else { // nodes7 had a write in progress: cannot happen as we serialise, but be safe
       counters.writeErrors += 1;
       job.reject(s7Error('E_BUSY', 'nodes7 refused the write: another write is in progress'));
-      tick();
     }
+    tick();
   }
 
   return {

@@ -1,9 +1,11 @@
 'use strict';
 /**
  * The REST endpoint's commands waiting for the edge's answer (lib/web/rest.js): each HTTP request
- * is held until its one answer, the edge's ack or err, E_TIMEOUT past `answerTimeoutMs`, or
+ * is held until its one answer, the edge's ack or err, E_OUTCOME_UNKNOWN when none came in the
+ * time it was held for (its deadline plus the time an answer may still be on its way), or
  * E_CLOSED when the endpoint stops. An answer for no held command (a WebSocket twin's, or one
- * that came too late) is not ours and is ignored.
+ * that came too late) is not ours and is ignored. The command is held by the ref it was relayed
+ * with, and answered with the ref the client gave it.
  *
  * Plain module (timers only); lib/web/rest.js keeps one.
  */
@@ -12,7 +14,6 @@ const keyOf = (ref) => `${ref.src}:${ref.seq}`;
 
 /**
  * @param {object} o
- * @param {number} o.answerTimeoutMs a command the edge has not answered by then gets E_TIMEOUT
  * @param {object} o.counters the endpoint's: pending, timeouts
  * @param {(res: object, env: object) => void} o.answer write the edge's answer
  * @param {(res: object, code: string, msg: string, ref: object) => void} o.refuse write an err answer
@@ -34,17 +35,21 @@ function createPendingCommands(o) {
     get size() { return pending.size; },
     /**
      * Hold a command's HTTP response until its answer.
-     * @param {{src: string, seq: number}} ref the command's
+     * @param {{src: string, seq: number}} ref the command's, as it was relayed (the edge's answer names it)
      * @param {object} res
+     * @param {number} waitMs how long an answer may come (its deadline plus the way back)
+     * @param {{src: string, seq: number}} [client] the command's as the client sent it (the
+     *   answer's `ref`); default `ref`
      */
-    hold(ref, res) {
+    hold(ref, res, waitMs, client = ref) {
       const key = keyOf(ref);
       const timer = setTimeout(() => {
         if (!take(key)) return;
         counters.timeouts += 1;
-        o.refuse(res, 'E_TIMEOUT', `the edge did not answer within ${o.answerTimeoutMs} ms`, ref);
-      }, o.answerTimeoutMs);
-      pending.set(key, { res, ref, timer });
+        const msg = `no answer from the edge within ${Math.round(waitMs)} ms, past the command's deadline: whether it was written is unknown`;
+        o.refuse(res, 'E_OUTCOME_UNKNOWN', msg, client);
+      }, Math.max(0, waitMs));
+      pending.set(key, { res, ref: client, timer });
       counters.pending = pending.size;
     },
     /** Still waiting (not answered synchronously while it was relayed)? */
@@ -58,7 +63,7 @@ function createPendingCommands(o) {
     answer(env) {
       const p = take(keyOf(env.ref));
       if (!p) return false;
-      o.answer(p.res, env);
+      o.answer(p.res, { ...env, ref: p.ref });
       return true;
     },
     /** Answer every held command E_CLOSED. */

@@ -17,13 +17,26 @@
  * Tokens as the twin endpoint takes them (`Authorization: Bearer`, or `?token=`): a twin token
  * may do both, a viewer token only GET (a POST is answered 403 E_READ_ONLY and goes nowhere).
  * Every command gets exactly one answer: the edge's, E_EDGE_DOWN when no edge is connected,
- * E_TIMEOUT when the edge did not answer within answerTimeoutMs, E_DUPLICATE for a (src, seq)
- * already taken. Bad input gets a 4xx with an `err` envelope and a counter, never a relay: a
- * command is checked against the plant's I/O table first (its tags, writability, types, ranges).
+ * E_DUPLICATE for a (src, seq) already taken by a command without a key, or E_OUTCOME_UNKNOWN
+ * (504) when no answer came by its deadline plus the time an answer may still be on its way (the
+ * edge link answers that itself first; this only bounds the wait). Bad input gets a 4xx with an
+ * `err` envelope and a counter, never a relay: a command is checked against the plant's I/O table
+ * first (its tags, writability, types, ranges).
+ *
+ * An `Idempotency-Key` request header (the HTTP convention for a request that may be sent again)
+ * is the command's `key`: the edge writes a key at most once and answers a command sent again
+ * with it with the first outcome (`repeat: true`). A client that got E_OUTCOME_UNKNOWN (or no
+ * answer at all) sends the very same request again, body and key: with a key, the (src, seq) of
+ * the body are not judged, the key is the command's identity.
+ *
+ * Each POST is relayed under the endpoint's own sender id (`<src>:c`) and a number of its own, and
+ * its answer goes back with the client's `ref`: two POSTs of one body (a resend while the first is
+ * still on its way) are two requests downstream, and the edge's key store answers the second with
+ * the first's outcome instead of writing it again.
  *
  * With `audit` (the command log's recorder, lib/history/command-audit.js), every POST cmd is
  * recorded as it arrives (who: the token's fingerprint and role; from: the client's address) and
- * its one answer as its outcome.
+ * its one answer as its outcome (with the client's ref).
  */
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
@@ -34,7 +47,10 @@ const { createStateHistory } = require('./rest-history');
 const { createPendingCommands } = require('./rest-pending');
 
 const DEFAULTS = {
-  answerTimeoutMs: 5000, // a command the edge has not answered by then gets 504 E_TIMEOUT
+  // Past a command's deadline, how long its answer may still be on its way: the edge link's
+  // grace (the edge endpoint answers E_OUTCOME_UNKNOWN itself by then), a fleet's hop to the
+  // instance holding the edge and back, and the flow between them.
+  answerSlackMs: LINK.graceMs + 250 + 1000,
   maxBodyBytes: 64 * 1024, // as the WebSocket endpoints' frame limit
   historySize: 512, // state frames kept for `since` (at 100 frames/s, 5 s of polls missed)
   maxPending: 1000, // commands waiting for the edge's answer; more get 503 E_BUSY
@@ -48,9 +64,24 @@ const DEFAULTS = {
 const STATUS = {
   E_UNAUTHORIZED: 401, E_READ_ONLY: 403, E_TOO_LARGE: 413, E_DUPLICATE: 409, E_METHOD: 405, E_NOT_FOUND: 404,
   E_EDGE_DOWN: 503, E_PLC_DOWN: 503, E_BUSY: 503, E_NO_STATE: 503, E_CLOSED: 503, E_TIMEOUT: 504,
-  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE_LIMIT: 429,
+  E_EXPIRED: 504, E_OUTCOME_UNKNOWN: 504, E_RATE_LIMIT: 429, E_KEY_REUSED: 422, E_KEY_STORE: 503,
 };
 const CLIENT_ERRORS = new Set(['E_JSON', 'E_SCHEMA', 'E_VERSION', 'E_KIND', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_RANGE', 'E_EMPTY']);
+
+/**
+ * The command's key from the Idempotency-Key header (set on the envelope), or why it is refused.
+ * @param {object} env a valid cmd envelope
+ * @param {string|string[]|undefined} header
+ * @returns {null|[string, string]} [code, message] of a refusal
+ */
+function keyOf(env, header) {
+  if (header === undefined) return null;
+  const key = Array.isArray(header) ? header.join(',') : header;
+  if (!envelope.KEY_RE.test(key)) return ['E_SCHEMA', 'Idempotency-Key must be 1..64 visible ASCII characters'];
+  if (env.key !== undefined && env.key !== key) return ['E_SCHEMA', 'the body\'s key and the Idempotency-Key header differ'];
+  env.key = key;
+  return null;
+}
 
 /**
  * @param {string} code
@@ -80,11 +111,13 @@ function createRestEndpoint(opts) {
   const roleOf = createRoleChecker({ tokens: o.tokens || [], viewerTokens: o.viewerTokens || [] });
   const sender = envelope.createSender(o.src, { now: o.now });
   const tracker = envelope.createTracker();
+  const relaySrc = `${o.src.slice(0, 62)}:c`; // the sender id of the commands it relays
+  let relaySeq = 0;
   let closed = false;
   const counters = {
     requests: 0, polls: 0, notModified: 0, snapshots: 0, stateFrames: 0, cmds: 0, acks: 0, errs: 0,
     timeouts: 0, unauthorized: 0, readOnly: 0, badRequests: 0, duplicates: 0, edgeDown: 0, tooLarge: 0,
-    pending: 0, bytesIn: 0, bytesOut: 0,
+    pending: 0, bytesIn: 0, bytesOut: 0, keyed: 0, repeats: 0,
   };
   const states = createStateHistory({ sender, historySize: o.historySize, state: o.state, now: o.now, counters });
 
@@ -100,10 +133,10 @@ function createRestEndpoint(opts) {
   }
 
   const pending = createPendingCommands({
-    answerTimeoutMs: o.answerTimeoutMs,
     counters,
     refuse,
     answer(res, env) {
+      if (env.repeat) counters.repeats += 1;
       if (o.audit) o.audit.answered(o.plant, env);
       if (env.k === 'ack') { counters.acks += 1; answer(res, 200, env); return; }
       counters.errs += 1;
@@ -123,10 +156,17 @@ function createRestEndpoint(opts) {
     answer(res, 200, got.body);
   }
 
-  /** Why a command is refused before it is relayed (counted), or null. Stamps its deadline. */
-  function cmdRefusal(env, arrived) {
+  /** Why a command is refused before it is relayed (counted), or null. Stamps its deadline and key. */
+  function cmdRefusal(env, arrived, headerKey) {
     if (env.k !== 'cmd') { counters.badRequests += 1; return ['E_KIND', `POST cmd takes a "cmd" envelope, got "${env.k}"`]; }
-    if (tracker.check(env) === 'duplicate') { counters.duplicates += 1; return ['E_DUPLICATE', `command ${env.src}#${env.seq} was already received`]; }
+    const no = keyOf(env, headerKey);
+    if (no) { counters.badRequests += 1; return no; }
+    // A command without a key is one (src, seq); one with a key may come again (the key decides),
+    // and still takes its (src, seq) from commands without one.
+    if (tracker.check(env) === 'duplicate' && env.key === undefined) {
+      counters.duplicates += 1;
+      return ['E_DUPLICATE', `command ${env.src}#${env.seq} was already received (send it again with an Idempotency-Key to learn its outcome)`];
+    }
     if (env.ttl !== undefined && env.ttl > o.maxLifetimeMs) {
       counters.badRequests += 1;
       return ['E_RANGE', `ttl ${env.ttl} ms is more than the ${o.maxLifetimeMs} ms this endpoint allows`];
@@ -161,18 +201,22 @@ function createRestEndpoint(opts) {
       refuse(res, err.code || 'E_JSON', err.message, err.ref);
       return;
     }
-    const ref = { src: env.src, seq: env.seq };
-    const no = cmdRefusal(env, arrived);
+    const client = { src: env.src, seq: env.seq };
+    const no = cmdRefusal(env, arrived, req.headers['idempotency-key']);
     if (o.audit) o.audit.arrived({ via: 'rest', plant: o.plant, who: whoOf(req, 'twin'), from: fromOf(req), at: arrived, env });
-    if (no) { refuse(res, no[0], no[1], ref); return; }
+    if (no) { refuse(res, no[0], no[1], client); return; }
     counters.cmds += 1;
-    pending.hold(ref, res);
+    if (env.key !== undefined) counters.keyed += 1;
+    relaySeq += 1;
+    const out = { ...env, src: relaySrc, seq: relaySeq };
+    const ref = { src: relaySrc, seq: relaySeq };
+    pending.hold(ref, res, env.dl - clock.now() + o.answerSlackMs, client);
     let reached;
-    try { reached = o.relay(env); } catch { reached = 0; }
+    try { reached = o.relay(out); } catch { reached = 0; }
     if (reached > 0 || !pending.has(ref)) return; // answered already (a synchronous answer) or on its way
     pending.drop(ref);
     counters.edgeDown += 1;
-    refuse(res, 'E_EDGE_DOWN', 'no edge is connected to the cloud: the command was not delivered', ref);
+    refuse(res, 'E_EDGE_DOWN', 'no edge is connected to the cloud: the command was not delivered', client);
   }
 
   /**

@@ -38,7 +38,7 @@ test('after a doubtful answer: the difference goes out on the next state (defaul
   late.a.answered(3, 'E_EXPIRED', 'too late');
   assert.deepEqual(late.resent, [], 'waits for the next state');
   late.a.resyncFrom({ c1: 0 });
-  assert.deepEqual(late.resent, [], 'a state that shows nothing of the image: nothing to send');
+  assert.deepEqual(late.resent, [{ se: 1 }], 'the next state, against everything known: se is still 0');
   const now = book(true);
   Object.assign(now.image, { se: 1, p1f: 0 });
   now.a.resyncFrom({ se: 0, p1f: 0, c1: 1 });
@@ -55,4 +55,54 @@ test('after a doubtful answer: the difference goes out on the next state (defaul
   now.setOpen(false);
   now.a.connectionLost();
   assert.equal(now.resent.length, 1, 'nothing goes out on a closed connection');
+});
+
+test('a resync compares the whole known image, not only the next state, and waits until every input it owes is known', () => {
+  // E_EXPIRED on {st: 1}: the next states name other inputs only; st is still owed.
+  const { a, image, resent } = book(false);
+  a.resyncFrom({ st: 0, gl: 0 });
+  image.st = 1;
+  a.sent(1, { st: 1 });
+  a.answered(1, 'E_EXPIRED', 'too late');
+  a.resyncFrom({ gl: 1 });
+  assert.deepEqual(resent, [{ st: 1 }], 'the known image shows st = 0: it goes out again');
+  a.sent(2, { st: 1 });
+  a.answered(2);
+  a.resyncFrom({ gl: 0 });
+  assert.equal(resent.length, 1, 'acknowledged: nothing more to send');
+  // An input no state or snap has shown yet: the resync stays pending until one does.
+  const u = book(false);
+  u.image.sp = 1;
+  u.a.sent(1, { sp: 1 });
+  u.a.answered(1, 'E_OUTCOME_UNKNOWN', 'link lost');
+  u.a.resyncFrom({ gl: 1 });
+  assert.deepEqual(u.resent, [], 'sp not known yet');
+  u.a.resyncFrom({ gl: 0 });
+  u.a.resyncFrom({ sp: 0 });
+  assert.deepEqual(u.resent, [{ sp: 1 }], 'once sp is known to differ');
+});
+
+test('a resync sends only what this twin changed and has not had acknowledged', () => {
+  const { a, image, resent } = book(true);
+  a.resyncFrom({ st: 0, se: 0, p1f: 0 });
+  image.st = 1;
+  a.sent(1, { st: 1 });
+  a.answered(1); // acknowledged: the PLC took st = 1
+  a.resyncFrom({ st: 0 }); // another twin (or path) set st back to 0 since
+  image.se = 1;
+  a.sent(2, { se: 1 });
+  a.answered(2, 'E_EXPIRED', 'too late');
+  assert.deepEqual(resent, [{ se: 1 }], 'st was acknowledged: another twin\'s later st = 0 stands');
+});
+
+test('an attempt nobody answers is given up after its lifetime plus the slack: the book always drains', async () => {
+  const stats = {};
+  const a = createAnswers({ stats, resend: () => {}, canSend: () => true, answerSlackMs: 20 });
+  const got = [];
+  a.onAnswer((x) => got.push(x));
+  a.sent(1, { st: 1 }, { ttl: 10 });
+  await new Promise((r) => setTimeout(r, 80));
+  assert.deepEqual(got.map((x) => x.code), ['E_OUTCOME_UNKNOWN']);
+  assert.equal(stats.answerTimeouts, 1);
+  assert.equal(a.inFlight, 0);
 });

@@ -30,7 +30,10 @@ test('a command is a cmd envelope of this twin, booked for its answer, heard of 
   assert.deepEqual(got.sent, [{ seq: env.seq, d: { st: 1 }, image: { st: 1, se: 0 } }]);
   got.sent[0].image.st = 9;
   assert.equal(link.image.st, 1, 'onSent gets a copy of the image');
-  assert.equal('ttl' in side().link.command({ se: 1 }), false, 'without a ttl the endpoint\'s default applies');
+  assert.equal('ttl' in side({ keys: false }).link.command({ se: 1 }), false, 'without keys or a ttl the endpoint\'s default applies');
+  const keyed = side().link.command({ se: 1 });
+  assert.equal(keyed.ttl, 1000, 'with keys the lifetime is explicit: a retry asks for what is left of it');
+  assert.match(keyed.key, /^[a-z0-9]{12}-\d+$/);
 });
 
 test('what the cloud sends: values, answers to this twin\'s commands only, probe answers', () => {

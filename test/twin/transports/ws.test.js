@@ -69,7 +69,7 @@ test('no server: connect gives up with E_CONNECT_TIMEOUT', async () => {
   await tr.close();
 });
 
-test('the transport reconnects after a drop and resends the whole input image', async (t) => {
+test('the transport reconnects after a drop and sends what changed while it was down', async (t) => {
   const h = await startHarness({ token: 'T' });
   const tr = createTransport({ url: h.url, token: 'T', id: 'rc', backoff: { initialMs: 50, maxMs: 200 } });
   t.after(async () => { await tr.close(); await h.close(); });
@@ -86,6 +86,22 @@ test('the transport reconnects after a drop and resends the whole input image', 
   assert.equal(h.image.se, 1);
   assert.equal(tr.stats().coalesced, 1);
   await waitFor(() => kinds.filter((k) => k === 'snap').length === 2, 10000, 'a snapshot per connection');
+});
+
+test('after a reconnect the transport sends only the inputs changed while it was down, not its whole image', async (t) => {
+  const h = await startHarness({ token: 'T' });
+  const tr = createTransport({ url: h.url, token: 'T', id: 'rc9', backoff: { initialMs: 50, maxMs: 200 } });
+  t.after(async () => { await tr.close(); await h.close(); });
+  const sent = [];
+  tr.onSent(({ d }) => sent.push(d));
+  await tr.connect();
+  tr.send({ se: 1, p1b: 1 });
+  await waitFor(() => tr.stats().acks === 1, 10000, 'the first command acknowledged');
+  h.dropClients();
+  await waitFor(() => !tr.stats().connected, 10000, 'the drop to be noticed');
+  tr.send({ dmg: 1 });
+  await waitFor(() => h.image.dmg === 1, 10000, 'the change made while down');
+  assert.deepEqual(sent, [{ se: 1, p1b: 1 }, { dmg: 1 }], 'se and p1b were acknowledged: not pushed again');
 });
 
 test('err envelopes from the cloud are counted by code; probes come back', async (t) => {

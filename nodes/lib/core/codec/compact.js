@@ -4,7 +4,7 @@
  * JSON one (lib/core/envelope.js), in one MessagePack array per binary WebSocket frame, with what
  * repeats on a connection said once:
  *
- *   [k, src, seq, ts, d, ref, dl, e, cid, ttl, tb]     fields left out at the end; nil where absent
+ *   [k, src, seq, ts, d, ref, dl, e, cid, ttl, tb, key, ask]     fields left out at the end; nil where absent
  *
  * k    the kind as a number (KINDS below)
  * src  the sender id as text in the first frame it sends or is answered in on this connection in
@@ -27,6 +27,7 @@
  *      differ, as text): a twin given no table, or another one, still works, in more bytes. A
  *      receiver refuses a frame naming tags by the numbers of another numbering than its own
  *      (E_TABLE_MISMATCH): a command must never set another tag than the twin meant
+ * key, ask  a command's idempotency key and its ask flag, as in the JSON envelope
  *
  * The state of a direction (senders met, the previous ts) lives in one encoder at the sender and
  * one decoder at the receiver; WebSocket keeps frames in order, so both follow the same steps. A
@@ -48,7 +49,9 @@ const SLOT_KINDS = new Set(['probe', 'probe-res']);
 /** Senders numbered per direction of a connection; past this many a sender goes as text. */
 const MAX_SRCS = 64;
 const SLOT_RE = /^\d{1,9}$/;
-const FIELDS = 11;
+const FIELDS = 13;
+/** The envelope's fields the compact frame carries: an envelope with any other goes as JSON text. */
+const CARRIED = new Set(['v', 'k', 'src', 'seq', 'ts', 'd', 'ref', 'dl', 'e', 'cid', 'ttl', 'key', 'ask']);
 /** Where a table: a table, or a function giving the current one (null while unknown). */
 const tableNow = (table) => (typeof table === 'function' ? table() : table);
 
@@ -159,7 +162,7 @@ function createEncoder(table, unitUs = 1, heard = () => undefined) {
       const dd = env.d === undefined ? null : encodeD(env.d, env.k, agreed);
       const key = ids && ids.key !== keySaid ? ids.key : undefined;
       const a = [KIND_CODE.get(env.k), se ? se.i : env.src, se ? env.seq - se.seq : env.seq, t - last, dd];
-      const more = [env.ref, env.dl, env.e, env.cid, env.ttl, key];
+      const more = [env.ref, env.dl, env.e, env.cid, env.ttl, key, env.key, env.ask];
       let n = more.length;
       while (n > 0 && more[n - 1] === undefined) n -= 1;
       for (let i = 0; i < n; i++) {
@@ -220,7 +223,7 @@ function createDecoder(table, unitUs = 1) {
       } catch (err) {
         throw fail(err.message);
       }
-      if (!Array.isArray(a) || a.length < 5 || a.length > FIELDS) throw fail('not an array of 5 to 11 fields');
+      if (!Array.isArray(a) || a.length < 5 || a.length > FIELDS) throw fail('not an array of 5 to 13 fields');
       const k = KINDS[a[0]];
       if (!Number.isInteger(a[0]) || !k) throw fail(`unknown kind number ${JSON.stringify(a[0])}`);
       if (!Number.isSafeInteger(a[2]) || !Number.isSafeInteger(a[3])) throw fail('seq and ts must be whole numbers');
@@ -248,6 +251,8 @@ function createDecoder(table, unitUs = 1) {
       }
       if (present(a[8])) env.cid = a[8];
       if (present(a[9])) env.ttl = a[9];
+      if (present(a[11])) env.key = a[11];
+      if (present(a[12])) env.ask = a[12];
       senders.commit(env.src, env.seq, env.ref);
       last = t;
       peerKey = key;
@@ -261,7 +266,10 @@ function createDecoder(table, unitUs = 1) {
   };
 }
 
-/** Whether the compact frame carries a kind (the edge's `table` frame has a field of its own: it goes as JSON text). */
-const carries = (k) => KIND_CODE.has(k);
+/**
+ * Whether the compact frame carries an envelope: its kind and every field (the edge's `table`
+ * frame has a field of its own, and goes as JSON text, as would an envelope of a later version).
+ */
+const carries = (env) => KIND_CODE.has(env.k) && Object.keys(env).every((f) => CARRIED.has(f));
 
 module.exports = { KINDS, MAX_SRCS, carries, createEncoder, createDecoder };

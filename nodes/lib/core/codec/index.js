@@ -84,7 +84,7 @@ function createCodec(protocol, o = {}) {
   return {
     name,
     binary,
-    encode: binary ? (env) => (compact.carries(env.k) ? enc.encode(env) : JSON.stringify(env)) : (env) => JSON.stringify(env),
+    encode: binary ? (env) => (compact.carries(env) ? enc.encode(env) : JSON.stringify(env)) : (env) => JSON.stringify(env),
     decode(data, isBinary, maxBytes = envelope.MAX_FRAME_BYTES) {
       const size = sizeOf(data);
       if (size > maxBytes) throw new envelope.EnvelopeError('E_TOO_LARGE', `frame of ${size} bytes exceeds the ${maxBytes}-byte limit`);

@@ -102,3 +102,32 @@ test('the tracker forgets the least recently seen sender past maxSenders', () =>
   assert.equal(t.lastSeq('b'), undefined);
   assert.equal(t.lastSeq('a'), 2);
 });
+
+test('idempotency fields: key on a cmd and its answers (1..64 visible ASCII), ask on a keyed cmd, repeat on an answer', () => {
+  const ok = (extra) => envelope.validate({ ...good(), ...extra });
+  const bad = (extra) => assert.throws(() => ok(extra), { code: 'E_SCHEMA' }, JSON.stringify(extra));
+  ok({ key: 'a' });
+  ok({ key: 'x'.repeat(64) });
+  ok({ key: '0b1f8c2e-5a7d-4e1b-9c3f-2d6a8e4b7c01', ask: true });
+  bad({ key: '' });
+  bad({ key: 'x'.repeat(65) });
+  bad({ key: 'has space' });
+  bad({ key: 'tab\t' });
+  bad({ key: 'é' });
+  bad({ key: 7 });
+  bad({ ask: true });
+  bad({ key: 'k', ask: false });
+  bad({ repeat: true });
+  assert.throws(() => envelope.validate({ v: 1, k: 'probe', src: 's', seq: 1, ts: 1, d: { 1: 1 }, key: 'k' }), { code: 'E_SCHEMA' });
+  envelope.validate({ v: 1, k: 'ack', src: 'e', seq: 1, ts: 1, ref: { src: 's', seq: 1 }, key: 'k', repeat: true });
+  assert.throws(() => envelope.validate({ v: 1, k: 'ack', src: 'e', seq: 1, ts: 1, repeat: 1 }), { code: 'E_SCHEMA' });
+  const s = envelope.createSender('twin-1', { now: () => 5 });
+  assert.deepEqual(s.make('cmd', { d: { st: 1 }, key: 'k', ask: true }), { v: 1, k: 'cmd', src: 'twin-1', seq: 1, ts: 5, d: { st: 1 }, key: 'k', ask: true });
+  assert.equal(s.make('ack', { ref: { src: 't', seq: 1 }, key: 'k', repeat: true }).repeat, true);
+});
+
+test('canonicalValues: the same command whatever the key order, a BOOL as 1/0', () => {
+  assert.equal(envelope.canonicalValues({ st: true, se: 0 }), envelope.canonicalValues({ se: false, st: 1 }));
+  assert.notEqual(envelope.canonicalValues({ st: 1 }), envelope.canonicalValues({ st: 0 }));
+  assert.notEqual(envelope.canonicalValues({ st: 1 }), envelope.canonicalValues({ st: 1, se: 0 }));
+});

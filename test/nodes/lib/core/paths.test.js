@@ -19,7 +19,7 @@ const read = (rel) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
 const fields = (template) => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 /** The flow files a path runs on, per role. */
 function flowFiles(p) {
-  if (p.kind === 'bundle') return Object.fromEntries(Object.entries(p.tabs).map(([role, names]) => [role, names.map((n) => `flows/parts/${n}.json`)]));
+  if (p.kind !== 'comparison') return Object.fromEntries(Object.entries(p.tabs).map(([role, names]) => [role, names.map((n) => `flows/parts/${n}.json`)]));
   return { cloud: [`bench/flows/${p.flows}-cloud.json`], edge: [`bench/flows/${p.flows}-edge.json`].filter(exists) };
 }
 const flowText = (p, role) => flowFiles(p)[role].map(read).join('\n');
@@ -29,7 +29,13 @@ test('the table: unique ids, known kinds, services, logins and tables', () => {
   for (const p of paths.PATHS) {
     assert.match(p.id, /^[a-z0-9-]+$/, `${p.id}: an id the command lines take`);
     assert.ok(p.label, `${p.id}: a label`);
-    assert.ok(['bundle', 'comparison'].includes(p.kind), `${p.id}: kind`);
+    assert.ok(['bundle', 'comparison', 'link'].includes(p.kind), `${p.id}: kind`);
+    if (p.kind === 'link') {
+      assert.ok(['amqp', 'kafka', 'mqtt', 'zmq'].includes(p.link), `${p.id}: a link transport of nodes/lib/link/transports/`);
+      assert.equal(p.wire, 'ws', `${p.id}: the ws path with another link`);
+      assert.deepEqual(p.tabs.edge, paths.get('ws').tabs.edge, `${p.id}: the ws path's edge flows`);
+      assert.equal(paths.linkOf(p.id), p.link);
+    }
     for (const s of p.services) assert.ok(paths.SERVICES[s], `${p.id}: service ${s} is in SERVICES`);
     if (p.twin.login) assert.ok(paths.LOGINS[p.twin.login], `${p.id}: login ${p.twin.login} is in LOGINS`);
     for (const t of p.bench.tables) assert.ok(paths.TABLES[t], `${p.id}: table ${t} is in TABLES`);
@@ -50,7 +56,7 @@ test('every path has its flows: the tab parts in the assembled flows, or its com
     const files = flowFiles(p);
     for (const f of Object.values(files).flat()) assert.ok(exists(f), `${p.id}: ${f} exists`);
     assert.ok(files.cloud.length, `${p.id}: runs on the cloud`);
-    if (p.kind === 'bundle') {
+    if (p.kind !== 'comparison') {
       for (const [role, list] of Object.entries(files)) {
         const assembled = new Set(JSON.parse(read(`flows/${role}.json`)).filter((n) => n.type === 'tab').map((n) => n.id));
         for (const f of list) {
@@ -78,8 +84,10 @@ test('what the launcher tells the flows, the flows read', () => {
   for (const p of paths.PATHS) {
     const cloud = flowText(p, 'cloud');
     for (const s of p.services) {
-      if (!paths.SERVICES[s].runtime) assert.ok(cloud.includes(paths.SERVICES[s].env), `${p.id}: its cloud flows read ${paths.SERVICES[s].env}`);
+      const svc = paths.SERVICES[s];
+      if (!svc.runtime) assert.ok(cloud.includes(svc.via || svc.env), `${p.id}: its cloud flows read ${svc.via || svc.env}`);
     }
+    for (const k of Object.keys(p.cloud || {})) assert.ok(cloud.includes(k), `${p.id}: its cloud flows read ${k}`);
     const edge = flowText(p, 'edge');
     for (const k of Object.keys(p.edge)) assert.ok(edge.includes(k), `${p.id}: its edge flows read ${k}`);
     if (p.probeSlotsEnv) assert.ok(edge.includes(p.probeSlotsEnv), `${p.id}: its edge flows read ${p.probeSlotsEnv}`);

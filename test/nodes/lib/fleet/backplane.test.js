@@ -5,7 +5,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { createLocalBackplane, createRedisBackplane, acquireBackplane } = require('../../../../nodes/lib/fleet/backplane');
+const { createLocalBackplane, createRedisBackplane, acquireBackplane, parseStateMessage } = require('../../../../nodes/lib/fleet/backplane');
 const { startRedis } = require('../../../../system/redis');
 const { waitFor } = require('../../../helpers/nodered');
 
@@ -42,12 +42,16 @@ function contract(kind, make) {
     const [a, b] = await make(t);
     const got = [];
     await b.subscribe('st', (text) => got.push(text));
-    assert.deepEqual(await b.readState('h'), { version: 0, values: {} });
+    assert.deepEqual(await b.readState('h'), { epoch: null, version: 0, values: {} });
     assert.equal(await a.mergeState('h', 'st', { c1: 1, ng: 3 }, 'm1'), 1);
     assert.equal(await a.mergeState('h', 'st', { c1: 0 }, 'm2'), 2);
-    assert.deepEqual(await b.readState('h'), { version: 2, values: { c1: 0, ng: 3 } });
+    const st = await b.readState('h');
+    assert.match(st.epoch, /^[0-9a-f]{12}$/, 'set once, when the hash is made');
+    assert.deepEqual(st, { epoch: st.epoch, version: 2, values: { c1: 0, ng: 3 } });
     await waitFor(() => got.length === 2);
-    assert.deepEqual(got, ['1 m1', '2 m2']);
+    assert.deepEqual(got, [`1:${st.epoch} m1`, `2:${st.epoch} m2`]);
+    assert.deepEqual(parseStateMessage(got[1]), { version: 2, epoch: st.epoch, text: 'm2' });
+    assert.equal(parseStateMessage('7 old-format'), null);
   });
 }
 

@@ -16,7 +16,7 @@ const { waitFor } = require('../../../../system/wait');
 
 const COUNTERS = {
   forwarded: 0, forwardRefused: 0, remoteRequests: 0, notHolder: 0, noClock: 0, replies: 0, unroutableReplies: 0,
-  remoteAnswers: 0, lateAnswers: 0, unknownOutcomes: 0, badMessages: 0,
+  remoteAnswers: 0, lateAnswers: 0, unknownOutcomes: 0, badMessages: 0, duplicates: 0,
 };
 
 /** A member's request router, listening on its own channel (answers) and, if it holds, on the plant's. */
@@ -44,8 +44,11 @@ test('forwarded to the holder (deadline on its clock), answered once back at the
   await holder.hold('a');
   const req = cmd(1, { cid: 'c1' });
   origin.r.forward(req, 'a');
-  origin.r.forward(req, 'a'); // the same request twice: held once
+  origin.r.forward(req, 'a'); // the same request twice: held once, the second refused at once
   await waitFor(() => holder.out.requests.length === 1);
+  assert.deepEqual(origin.out.envs.map((e) => e.env.e.code), ['E_DUPLICATE']);
+  assert.equal(origin.counters.duplicates, 1);
+  origin.out.envs.length = 0;
   const got = holder.out.requests[0];
   assert.deepEqual([got.plant, got.origin, got.env.dl], ['a', 'o', req.dl - 5]);
   assert.equal(origin.r.size, 1);

@@ -49,7 +49,7 @@ test('a member watching its own plant skips its own edge\'s states (its flow has
   await h.w.watch('a');
   h.w.publishState(state(1, { grn: 1 }), 'a');
   await bp.publish(KEYS.states('a'), 'x not json');
-  await bp.publish(KEYS.states('a'), `7 ${JSON.stringify({ o: 'z', e: { v: 1, k: 'ack', src: 'e', seq: 1, ts: 1 } })}`);
+  await bp.publish(KEYS.states('a'), `7:e1 ${JSON.stringify({ o: 'z', e: { v: 1, k: 'ack', src: 'e', seq: 1, ts: 1 } })}`);
   await waitFor(() => h.counters.badMessages === 2);
   assert.deepEqual(h.envs, []);
   await Promise.all(h.w.unsubscribeAll());
@@ -69,4 +69,47 @@ test('up(): after an outage the hash is read again, so what was published meanwh
   other.w.up();
   await waitFor(() => other.envs.length === 1);
   assert.deepEqual(other.envs[0], ['snap', { grn: 1 }, 'a']);
+});
+
+test('on Redis restarted empty: the versions start again, and the watcher still takes every new state (an epoch beside the version)', async (t) => {
+  const { startRedis } = require('../../../../system/redis');
+  const { createRedisBackplane } = require('../../../../nodes/lib/fleet/backplane');
+  const r = await startRedis();
+  t.after(() => r.stop());
+  const bpH = createRedisBackplane({ url: r.url, retryMaxMs: 100 });
+  const bpO = createRedisBackplane({ url: r.url, retryMaxMs: 100 });
+  t.after(() => Promise.all([bpH.close(), bpO.close()]));
+  await Promise.all([bpH.ready(), bpO.ready()]);
+  const holder = watcher(bpH, 'h');
+  const other = watcher(bpO, 'o');
+  bpO.on('up', () => other.w.up());
+  await other.w.watch('a');
+  for (let i = 1; i <= 40; i += 1) holder.w.publishState(state(i, { ng: i }), 'a');
+  await waitFor(() => other.envs.length === 40, 10000, 'the 40 states');
+  // Redis restarts with nothing in it (the fleet keeps nothing that must survive: no persistence).
+  await r.stop();
+  await waitFor(() => !bpO.connected && !bpH.connected, 10000, 'both to see Redis gone');
+  const again = await startRedis({ port: r.port });
+  t.after(() => again.stop());
+  await waitFor(() => bpO.connected && bpH.connected, 15000, 'both back');
+  await waitFor(async () => (await bpH.publish(KEYS.states('a'), 'ping')) === 1, 10000, 'the watcher subscribed again');
+  const before = other.envs.length;
+  holder.w.publishState(state(41, { ng: 41 }), 'a');
+  await waitFor(() => other.envs.slice(before).some(([, d]) => d.ng === 41), 10000, 'the first state after the restart');
+});
+
+test('a new epoch starts the watcher\'s count afresh; a message of an epoch it has left is dropped', async (t) => {
+  const bp = createLocalBackplane();
+  t.after(() => bp.close());
+  const o = watcher(bp, 'o');
+  await o.w.watch('a');
+  const msg = (v, epoch, d) => `${v}:${epoch} ${JSON.stringify({ o: 'h', e: state(v, d) })}`;
+  await bp.publish(KEYS.states('a'), msg(40, 'old', { ng: 40 }));
+  await bp.publish(KEYS.states('a'), msg(1, 'new', { ng: 1 }));
+  await bp.publish(KEYS.states('a'), msg(41, 'old', { ng: 41 }));
+  await bp.publish(KEYS.states('a'), msg(2, 'new', { ng: 2 }));
+  await waitFor(() => o.envs.length === 3);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(o.envs.map(([, d]) => d.ng), [40, 1, 2]);
+  assert.equal(o.counters.epochs, 1);
 });

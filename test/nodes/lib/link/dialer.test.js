@@ -166,8 +166,9 @@ test('the dialer answers malformed frames from the cloud with err and drops dupl
   await waitFor(() => d.connected && srv.ep.clientIds().length === 1);
   const ws = srv.ep.client(srv.ep.clientIds()[0]).ws;
   ws.send('[1,2');
-  ws.send(JSON.stringify(env('cmd', 1, { se: 1 }, { src: 'twin-z' })));
-  ws.send(JSON.stringify(env('cmd', 1, { se: 1 }, { src: 'twin-z' })));
+  // The cloud's own frames are judged by their numbers (a relayed request's are its twin's).
+  ws.send(JSON.stringify(env('state', 1, { se: 1 }, { src: 'cloud-z' })));
+  ws.send(JSON.stringify(env('state', 1, { se: 1 }, { src: 'cloud-z' })));
   // The edge's err about a frame it could not read answers nothing a twin sent: counted at the
   // cloud and reported, never relayed to twins.
   await waitFor(() => srv.ep.counters.edgeErrors === 1);
@@ -187,7 +188,9 @@ test('a 409 (the plant held by another edge, or a dead instance\'s lease) is ret
   });
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
   t.after(() => new Promise((r) => srv.close(r)));
-  const d = createDialer({ url: `ws://127.0.0.1:${srv.address().port}/s7twin/edge`, src: 'edge-t', plant: 'plant1', backoff: { initialMs: 4000, maxMs: 8000, jitter: 0 }, takenRetryMs: 150 });
+  const d = createDialer({
+    url: `ws://127.0.0.1:${srv.address().port}/s7twin/edge`, src: 'edge-t', plant: 'plant1', backoff: { initialMs: 4000, maxMs: 8000, jitter: 0 }, takenRetryMs: 150,
+  });
   const failures = [];
   d.on('failure', (err) => failures.push(err.code));
   d.start();

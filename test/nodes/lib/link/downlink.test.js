@@ -20,11 +20,12 @@ function setup() {
   return { dl, counters, out, rx };
 }
 const cmd = (seq) => ({ v: 1, k: 'cmd', src: 'cloud-e', seq, ts: 1, d: { st: 1 }, dl: 5 });
+const err = (seq) => ({ v: 1, k: 'err', src: 'cloud-e', seq, ts: 1, e: { code: 'E_SCHEMA', msg: 'x' } });
 
 test('frames go to the flow once; sync answers to the clock; every frame proves the cloud alive', () => {
   const { counters, out, rx } = setup();
-  rx(cmd(1));
-  rx(cmd(1));
+  rx(err(1));
+  rx(err(1));
   rx({ v: 1, k: 'sync-res', src: 'cloud-e', seq: 2, ts: 1, ref: { src: 'edge-link', seq: 1 }, d: { t1: 0, t2: 1 } });
   assert.deepEqual(out.envs.map((e) => e.seq), [1]);
   assert.deepEqual(out.syncs.map((e) => e.seq), [2]);
@@ -45,11 +46,11 @@ test('bad frames are answered with an err to the cloud and reported; an oversize
 
 test('reset: a new connection\'s sender numbers start afresh (a restarted cloud reuses low numbers)', () => {
   const { dl, out, rx } = setup();
-  rx(cmd(5));
-  rx(cmd(3));
+  rx(err(5));
+  rx(err(3));
   assert.equal(out.envs.length, 1);
   dl.reset();
-  rx(cmd(3));
+  rx(err(3));
   assert.deepEqual(out.envs.map((e) => e.seq), [5, 3]);
 });
 
@@ -64,4 +65,14 @@ test('over the compact encoding: frames decode with the connection\'s codec; a m
   assert.deepEqual(out.envs.map((e) => [e.seq, e.dl]), [[1, 5], [2, 5]]);
   assert.deepEqual(out.invalid, ['E_DECODE']);
   assert.equal(counters.errors, 1);
+});
+
+test('requests the cloud relays are not judged by their twins\' numbers: two twins with one id, interleaved, both reach the flow', () => {
+  const { counters, out, rx } = setup();
+  const twin = (seq, d) => ({ v: 1, k: 'cmd', src: 'twin-x', seq, ts: 1, d, dl: 5 });
+  rx(twin(5, { st: 1 })); // one twin's
+  rx(twin(3, { sp: 1 })); // another's, on another connection to the cloud, with the same id
+  rx({ v: 1, k: 'probe', src: 'twin-x', seq: 2, ts: 1, d: { 7: 1 }, dl: 5 });
+  assert.deepEqual(out.envs.map((e) => e.seq), [5, 3, 2], 'the cloud holds each relayed request once; its uniqueness is the cloud\'s to keep');
+  assert.equal(counters.duplicates, 0);
 });

@@ -13,9 +13,12 @@ const { waitFor } = require('../../../../system/wait');
 
 function setup(role = {}) {
   const calls = { accepted: [], closed: [], abandoned: [], stray: 0, onClosed: 0 };
+  const asked = new Map(); // the role's book of requests: where each answer goes
   const core = createEndpointCore({ ...DEFAULTS, path: '/x', src: 'cloud-x', grants: parseGrants('ta:twin:a,tab:twin:a|b') }, {
     name: 'twin', counters: {}, tickMs: 1000, limits: { ratePerS: 0, errors: 0 },
-    admit: (ticket) => ticket.accept(), onAccept: (c) => calls.accepted.push(c.id), onFrame: () => true, tick() {},
+    admit: (ticket) => ticket.accept(), onAccept: (c) => calls.accepted.push(c.id), tick() {},
+    onFrame: (c, e) => { asked.set(`${c.plant} ${e.src} ${e.seq}`, c.id); return true; },
+    answerTo: (plant, ref) => asked.get(`${plant} ${ref.src} ${ref.seq}`),
     onClose: (c, code) => calls.closed.push([c.id, code]), onAbandon: (p) => calls.abandoned.push(p),
     strayAnswer: () => { calls.stray += 1; }, onClosed: async () => { calls.onClosed += 1; },
     ...role,

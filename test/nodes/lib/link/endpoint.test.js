@@ -144,3 +144,70 @@ test("the edge's state may carry only streamed tags of the I/O table", async (t)
   assert.deepEqual(edge.frames.filter((f) => f.k === 'err').map((f) => f.e.code), ['E_UNKNOWN_TAG', 'E_RANGE', 'E_KIND']);
   assert.equal(twin.frames.filter((f) => f.k === 'state').length, 1);
 });
+
+test('two live twins with the same id: the second\'s request with a (src, seq) still in flight is refused E_DUPLICATE, and answers never cross', async (t) => {
+  const cloud = await startCloud();
+  t.after(() => cloud.stop());
+  const a = await cloud.twin();
+  const b = await cloud.twin();
+  const edge = await cloud.edgePeer();
+  t.after(() => { a.ws.terminate(); b.ws.terminate(); edge.ws.terminate(); });
+  await edge.sync();
+  a.send(cmd(1, { st: 1 }, { ttl: 5000 }));
+  await edge.next((f) => f.k === 'cmd' && f.seq === 1);
+  b.send(cmd(1, { sp: 1 }, { ttl: 5000 }));
+  const dup = await b.next((f) => f.k === 'err' && f.ref.seq === 1);
+  assert.equal(dup.e.code, 'E_DUPLICATE', 'told at once, not lost');
+  edge.send(edge.frame('ack', { ref: { src: 'twin-a', seq: 1 } }));
+  await a.next((f) => f.k === 'ack' && f.ref.seq === 1);
+  // B's own numbers are its own: a seq below A's last is a new request of B's.
+  a.send(cmd(5, { st: 0 }));
+  await edge.next((f) => f.k === 'cmd' && f.seq === 5);
+  edge.send(edge.frame('ack', { ref: { src: 'twin-a', seq: 5 } }));
+  await a.next((f) => f.k === 'ack' && f.ref.seq === 5);
+  b.send(cmd(3, { sp: 1 }));
+  await edge.next((f) => f.k === 'cmd' && f.seq === 3);
+  edge.send(edge.frame('ack', { ref: { src: 'twin-a', seq: 3 } }));
+  await b.next((f) => f.k === 'ack' && f.ref.seq === 3);
+  assert.equal(b.frames.filter((f) => f.k === 'ack' && f.ref.seq !== 3).length, 0, 'B never got A\'s acks');
+  assert.equal(a.frames.filter((f) => f.ref && f.ref.seq === 3).length, 0, 'A never got B\'s');
+});
+
+test('a twin restarted with a fixed id within a lifetime: its new seq 1 is refused E_DUPLICATE while the old one is in flight', async (t) => {
+  const cloud = await startCloud();
+  t.after(() => cloud.stop());
+  const edge = await cloud.edgePeer();
+  t.after(() => edge.ws.terminate());
+  await edge.sync();
+  const before = await cloud.twin();
+  before.send(cmd(1, { st: 1 }, { ttl: 5000 }));
+  await edge.next((f) => f.k === 'cmd' && f.seq === 1);
+  before.ws.terminate();
+  await waitFor(() => cloud.twins.counters.connections === 0);
+  const after = await cloud.twin();
+  t.after(() => after.ws.terminate());
+  after.send(cmd(1, { sp: 1 }, { ttl: 5000 }));
+  const dup = await after.next((f) => f.k === 'err' && f.ref.seq === 1);
+  assert.equal(dup.e.code, 'E_DUPLICATE');
+  edge.send(edge.frame('ack', { ref: { src: 'twin-a', seq: 1 } })); // the OLD command's answer
+  await waitFor(() => cloud.twins.counters.unroutable === 1);
+  assert.equal(after.frames.filter((f) => f.k === 'ack').length, 0, 'no false ack');
+  after.send(cmd(2, { sp: 1 }));
+  await edge.next((f) => f.k === 'cmd' && f.seq === 2 && f.d.sp === 1);
+});
+
+test('a stepped wall clock changes nothing: an edge that goes silent as the clock steps back is dropped, and a new edge taken', async (t) => {
+  const realNow = Date.now;
+  t.after(() => { Date.now = realNow; });
+  const cloud = await startCloud({ edge: { linkTimeoutMs: 300 } });
+  t.after(() => cloud.stop());
+  const first = await cloud.edgePeer();
+  t.after(() => first.ws.terminate());
+  await first.sync();
+  Date.now = () => realNow() - 600000; // the cloud's clock is stepped back 10 minutes; the edge goes silent
+  await waitFor(() => cloud.edge.counters.timeouts === 1, 5000, 'the silent edge to be dropped');
+  const second = await cloud.edgePeer();
+  t.after(() => second.ws.terminate());
+  await second.sync();
+  assert.ok(cloud.edge.edgeReady());
+});

@@ -60,3 +60,16 @@ test('answers to syncs give the clock-offset estimate; a new connection starts w
   hb.start(fakeConnection());
   assert.equal(hb.localDeadline(t1 + 1000), null, 'samples of an earlier connection do not bound the new one');
 });
+
+test('a stepped wall clock changes nothing: a cloud that goes silent as the clock steps back is still cut off', async (t) => {
+  const c = counters();
+  const realNow = Date.now;
+  t.after(() => { Date.now = realNow; });
+  const hb = createHeartbeat({ sender: envelope.createSender('edge-link'), heartbeatMs: 10, linkTimeoutMs: 80, counters: c });
+  t.after(() => hb.stop());
+  const conn = fakeConnection();
+  hb.start(conn);
+  hb.heard();
+  Date.now = () => realNow() - 600000; // NTP (or a person) steps the clock back 10 minutes
+  await waitFor(() => conn.terminated, 3000, 'the silent cloud to be cut off');
+});

@@ -89,3 +89,19 @@ test('createRefusalLog: every bad token logged; a second edge warned about at mo
   assert.equal(warns.length, 2);
   assert.match(warns[1], /3 refusal\(s\) since the last warning/);
 });
+
+test('planEndpoint and listenerOptions: the edge endpoint\'s transport, its broker from the node, else S7T_LINK_*', () => {
+  const { listenerOptions } = require('../../../../nodes/lib/link/server-setup');
+  assert.equal(plan({ role: 'edge', env: { S7T_EDGE_TOKEN: 'ed' } }).transport, 'ws');
+  assert.equal(plan({ role: 'edge', env: { S7T_EDGE_TOKEN: 'ed' }, transport: '${S7T_LINK_TRANSPORT}' }).transport, 'ws', 'a variable not set: WebSocket');
+  assert.equal(plan({ role: 'edge', env: { S7T_EDGE_TOKEN: 'ed' }, transport: 'kafka' }).transport, 'kafka');
+  assert.deepEqual(plan({ role: 'edge', transport: 'pigeon' }).unusable.text, 'unknown transport');
+  const twin = plan({ transport: 'amqp' });
+  assert.equal(twin.unusable.text, 'twins use WebSocket');
+  assert.match(twin.unusable.why, /^E_LINK_TRANSPORT: /);
+  assert.deepEqual(listenerOptions('amqp', { brokerUrl: 'amqp://u:p@h:5672' }, {}, {}), { url: 'amqp://h:5672', username: 'u', password: 'p' });
+  assert.deepEqual(listenerOptions('amqp', { brokerUrl: '${S7T_LINK_URL}' }, { brokerUser: 'cu', brokerPassword: 'cp' }, { S7T_LINK_URL: 'amqp://x:1', S7T_LINK_USER: 'eu' }),
+    { url: 'amqp://x:1', username: 'cu', password: 'cp' }, 'credentials before the environment');
+  assert.deepEqual(listenerOptions('zmq', {}, {}, {}), { url: 'tcp://127.0.0.1:5560', username: undefined, password: undefined }, 'the development address');
+  assert.throws(() => listenerOptions('kafka', { brokerUrl: 'ws://nope' }, {}, {}), { code: 'E_LINK_URL' });
+});

@@ -145,3 +145,20 @@ test('a user bound to several plants gets its role for each of them and for no o
   assert.throws(() => auth.parseUsers('a:pw:twin@line1|'), (e) => e.code === 'E_MQTT_USERS');
   assert.throws(() => auth.parseUsers('a:pw:twin@line1|l/2'), (e) => e.code === 'E_MQTT_USERS');
 });
+
+test('roles edge and link: a plant\'s edge publishes only its own link up topic and reads its down topic; the cloud\'s link the other way', () => {
+  const users = auth.parseUsers('e1:pw1:edge@plant1,cloud:pw2:link');
+  const a = auth.createAuthorizer(users);
+  const e1 = users.get('e1');
+  const cloud = users.get('cloud');
+  assert.equal(a.canPublish(e1, 's7twin/plant1/link/up'), true);
+  assert.equal(a.canPublish(e1, 's7twin/plant2/link/up'), false, 'not another plant\'s');
+  assert.equal(a.canPublish(e1, 's7twin/plant1/link/down'), false, 'not the cloud\'s direction');
+  assert.equal(a.canPublish(e1, 's7twin/plant1/cmd'), false, 'not the MQTT path\'s topics');
+  assert.equal(a.canSubscribe(e1, 's7twin/plant1/link/down'), true);
+  assert.equal(a.canSubscribe(e1, 's7twin/+/link/down'), false);
+  assert.equal(a.canSubscribe(cloud, 's7twin/+/link/up'), true);
+  assert.equal(a.canPublish(cloud, 's7twin/plant7/link/down'), true);
+  assert.equal(a.canPublish(cloud, 's7twin/plant7/link/up'), false, 'the cloud cannot speak for an edge');
+  assert.throws(() => auth.parseUsers('x:pw:pilot'), (err) => err.code === 'E_MQTT_USERS' && /twin, plc, monitor, edge, link/.test(err.message));
+});

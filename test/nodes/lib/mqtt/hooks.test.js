@@ -10,7 +10,7 @@ const auth = require('../../../../nodes/lib/mqtt/auth');
 const { createHooks } = require('../../../../nodes/lib/mqtt/hooks');
 const { DEFAULTS } = require('../../../../nodes/lib/mqtt/server');
 
-const USERS = auth.parseUsers('twin:tw:twin,twin2:tw2:twin,plc:pp:plc');
+const USERS = auth.parseUsers('twin:tw:twin,twin2:tw2:twin,plc:pp:plc,e1:ee:edge@plant1');
 
 function setup(o = {}) {
   const counters = {
@@ -139,4 +139,14 @@ test('past its rate a twin is cut off with E_RATE_LIMIT; past its refusal budget
   const spent = await s.subscribe(other, 's7twin/#');
   assert.ok(spent.err, 'the second refusal is over the budget');
   assert.equal(s.counters.errorBudget, 1);
+});
+
+test('a link frame may be as large as a packet (the frame guard\'s limit), not only a command\'s 4 KiB; '
+  + 'the edge\'s link has no rate limit', async () => {
+  const s = setup({ ratePerS: 1, burst: 1 });
+  const { client: edge } = await s.login('e', 'e1', 'ee');
+  for (let i = 0; i < 5; i++) assert.equal((await s.publish(edge, 's7twin/plant1/link/up', 'x'.repeat(20000))).err, null);
+  assert.equal((await s.publish(edge, 's7twin/plant1/link/up', 'x'.repeat(DEFAULTS.maxFrameBytes + 1))).err.code, 'E_MQTT_TOO_LARGE');
+  assert.equal((await s.publish(edge, 's7twin/plant2/link/up', 'x')).err.code, 'E_MQTT_PUBLISH');
+  assert.equal(s.counters.rateLimited, 0);
 });

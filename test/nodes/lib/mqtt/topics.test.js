@@ -46,3 +46,13 @@ test('the broker ACLs follow the scheme: a twin may subscribe to one slot or all
   assert.ok(!a.canSubscribe(p, T.res(42)));
   assert.equal(auth.kindOf(T.res(42)), 'probe-res');
 });
+
+test('the link\'s topics: one pair per plant, told apart from every other topic', () => {
+  assert.deepEqual(topics.linkTopicsOf('plant1'), { up: 's7twin/plant1/link/up', down: 's7twin/plant1/link/down' });
+  assert.deepEqual(topics.linkTopicsOf('+'), { up: 's7twin/+/link/up', down: 's7twin/+/link/down' });
+  assert.equal(topics.isLinkTopic('s7twin/plant1/link/up'), true);
+  assert.equal(topics.isLinkTopic('s7twin/plant1/link/down'), true);
+  assert.equal(topics.isLinkTopic('s7twin/+/link/up'), false);
+  assert.equal(topics.isLinkTopic('s7twin/plant1/state'), false);
+  assert.equal(topics.isLinkTopic('s7twin/plant1/link/up/x'), false);
+});

@@ -161,3 +161,52 @@ test('the bridge merges a write\'s input echo with the scan\'s outputs into one 
   assert.equal(bridge.counters.states, 1);
   bridge.close();
 });
+
+test('idempotency keys: a key is written once; a repeat is answered with the first outcome; a copy of a write on its way waits for it', async () => {
+  const conn = fakeConn();
+  let release;
+  conn.write = (items, opts) => { conn.writes.push({ items, opts }); return new Promise((r) => { release = r; }); };
+  const out = [];
+  const bridge = createS7Bridge({ conn, src: 'edge-t', send: (m) => out.push(m), setStatus: () => {} });
+  const input = (msg) => new Promise((resolve) => bridge.input(msg, resolve));
+  const dl = (ms) => ({ deadline: clock.now() + ms });
+  const first = input({ payload: env('cmd', { st: 1 }, { key: 'k-1' }), ...dl(5000) });
+  await new Promise((r) => setImmediate(r));
+  const copy = input({ payload: env('cmd', { st: true }, { key: 'k-1' }), ...dl(5000) }); // the same command sent again
+  await new Promise((r) => setImmediate(r));
+  assert.equal(conn.writes.length, 1, 'the copy is not written');
+  release();
+  await Promise.all([first, copy]);
+  await input({ payload: env('cmd', { st: 1 }, { key: 'k-1' }), deadline: clock.now() - 10 }); // late, but a repeat
+  await input({ payload: env('cmd', { st: 0 }, { key: 'k-1' }), ...dl(5000) }); // the key for other values
+  await input({ payload: env('cmd', { sp: 1 }, { key: 'k-2', ask: true }), ...dl(5000) }); // asked about, never seen
+  await input({ payload: env('cmd', { sp: 1 }, { key: 'k-2' }), ...dl(5000) }); // the late copy of it
+  assert.equal(conn.writes.length, 1, 'one write in all');
+  const answers = out.map((m) => m.payload).map((p) => [p.k, p.e && p.e.code, p.key, p.repeat]);
+  assert.deepEqual(answers, [
+    ['ack', undefined, 'k-1', undefined],
+    ['ack', undefined, 'k-1', true],
+    ['ack', undefined, 'k-1', true],
+    ['err', 'E_KEY_REUSED', 'k-1', undefined],
+    ['err', 'E_EXPIRED', 'k-2', undefined],
+    ['err', 'E_EXPIRED', 'k-2', true],
+  ]);
+  assert.deepEqual([bridge.counters.keyRepeats, bridge.counters.keyReused, bridge.counters.keyAsks], [3, 1, 1]);
+  bridge.close();
+});
+
+test('idempotency keys: a late or refused first command is recorded as such; a command without a key is untouched', async () => {
+  const s = setup();
+  await s.input({ payload: env('cmd', { st: 1 }, { key: 'late' }), deadline: clock.now() - 1 });
+  await s.input({ payload: env('cmd', { c1: 1 }, { key: 'bad' }), deadline: clock.now() + 5000 });
+  await s.input({ payload: env('cmd', { c1: 1 }, { key: 'bad' }), deadline: clock.now() + 5000 });
+  await s.input({ payload: env('cmd', { st: 1 }), deadline: clock.now() + 5000 });
+  assert.deepEqual(s.out.map((m) => [m.payload.k, m.payload.e && m.payload.e.code, m.payload.key, m.payload.repeat]), [
+    ['err', 'E_EXPIRED', 'late', undefined],
+    ['err', 'E_NOT_WRITABLE', 'bad', undefined],
+    ['err', 'E_NOT_WRITABLE', 'bad', true],
+    ['ack', undefined, undefined, undefined],
+  ]);
+  assert.equal(s.conn.writes.length, 1);
+  s.bridge.close();
+});

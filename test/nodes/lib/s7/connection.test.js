@@ -261,17 +261,56 @@ describe('s7-connection over a stand-in client', () => {
     } finally { await conn.close(); }
   });
 
-  it('close: the write in flight E_PLC_DOWN, the client torn down, no more attempts', async () => {
+  it('close (a redeploy): the write in flight E_OUTCOME_UNKNOWN (its request left), the client torn down, no more attempts', async () => {
     const { conn, clients, statuses, last } = setup();
     last().up();
     last().answerRead();
     const w = outcome(conn.write([{ addr: 'DB1,X0.2', value: true }]));
     await conn.close();
-    assert.equal(await w, 'E_PLC_DOWN');
+    assert.equal(await w, 'E_OUTCOME_UNKNOWN');
     assert.equal(last().destroyed, true);
     assert.deepEqual(statuses[statuses.length - 1], ['disconnected', 'closed']);
     await new Promise((r) => setTimeout(r, 20));
     assert.equal(clients.length, 1);
     assert.equal(conn.connected, false);
+  });
+});
+
+describe('s7-connection against a virtual PLC process that stalls', () => {
+  const { startPlc, loopbackPlcOptions } = require('../../../../system/plc');
+  const { s7Connect } = require('../../../../system/s7');
+  let plc;
+  before(async () => { plc = await startPlc(loopbackPlcOptions({ opcua: false, modbus: false })); });
+  after(async () => { if (plc) await plc.stop(); });
+
+  it('a write whose request left the socket and then timed out is E_OUTCOME_UNKNOWN: the PLC applies it when it resumes', async () => {
+    // No cyclic read (cycleMs 60 s) and no chase: after the first read nothing is in flight, so the
+    // write goes out at once and meets the stalled PLC itself.
+    const conn = createS7Connection({
+      host: '127.0.0.1', port: plc.ports.s7, cycleMs: 60000, chaseMs: 0, timeoutMs: 400, backoff: { initialMs: 50, maxMs: 200 },
+    });
+    conn.start();
+    let stopped = false;
+    try {
+      await waitFor(() => conn.connected && conn.counters.reads > 0, 10000, 'the S7 connection');
+      await sleep(50);
+      process.kill(plc.pid, 'SIGSTOP'); // the PLC stops answering; the socket still takes the request
+      stopped = true;
+      // The signal lands asynchronously: write only once the process is seen stopped (state T).
+      const state = () => require('node:fs').readFileSync(`/proc/${plc.pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+      await waitFor(() => state() === 'T', 5000, 'the PLC process stopped');
+      const got = await conn.write([{ addr: 'DB1,X0.2', value: true }]).then(() => 'ok', (err) => err.code);
+      assert.equal(got, 'E_OUTCOME_UNKNOWN', 'the request was sent; whether the PLC applies it is unknown (not E_WRITE: nothing written)');
+      process.kill(plc.pid, 'SIGCONT');
+      stopped = false;
+      // What the PLC did with it: read its inputs over a connection of its own.
+      const other = await s7Connect(plc.ports.s7);
+      try {
+        await waitFor(async () => (await other.read(['DB1,X0.2']))['DB1,X0.2'] === true, 10000, 'the PLC to apply the request that "timed out"');
+      } finally { await other.close(); }
+    } finally {
+      if (stopped) process.kill(plc.pid, 'SIGCONT');
+      await conn.close();
+    }
   });
 });

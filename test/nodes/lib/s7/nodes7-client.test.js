@@ -33,3 +33,27 @@ test('connecting where nothing listens reports the error', async () => {
   assert.ok(err, 'an error');
   assert.match(String(err.code || err.message || err), /ECONNREFUSED|timeout/i);
 });
+
+test('a write\'s gate is asked right before its bytes go to the socket: closed, nothing is sent and nodes7 takes the next write', async (t) => {
+  const { startBareS7 } = require('../../../../system/bare-s7');
+  const srv = await startBareS7();
+  t.after(() => srv.stop());
+  const client = createNodes7Client({ host: '127.0.0.1', port: srv.port, rack: 0, slot: 1, timeoutMs: 2000, parallelJobs: 1 });
+  t.after(() => client.destroy());
+  const err = await new Promise((resolve) => client.connect(resolve, () => {}));
+  assert.equal(err, undefined);
+  let asked = 0;
+  const late = client.write([{ addr: 'DB1,X0.2', value: true }], () => assert.fail('a refused write is never answered'), () => { asked += 1; return false; });
+  assert.equal(late, 'late');
+  assert.equal(asked, 1);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(srv.values().se, 0, 'nothing reached the PLC');
+  const done = new Promise((resolve) => {
+    assert.equal(client.write([{ addr: 'DB1,X0.3', value: true }], (bad, info) => resolve([bad, info]), () => true), 'sent');
+  });
+  const [bad, info] = await done;
+  assert.equal(bad, false);
+  assert.equal(info.timedOut, false);
+  assert.equal(srv.values().se, 0);
+  assert.equal(srv.io()[0] & 0x08, 0x08, 'the next write went out');
+});

@@ -90,3 +90,22 @@ test('a bad or refused probe is answered with an error and never tracked', async
   assert.equal(late.counters.expired, 1);
   assert.equal(late.tracked.length, 0);
 });
+
+test('a probe frame written in part is answered once, with the slots that were written', async () => {
+  const { probeItems } = require('../../../../nodes/lib/s7/edge');
+  const d = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [String(100 + 2 * i), i + 1]));
+  const items = probeItems(d);
+  const written = items.slice(0, 20).map((i) => ({ addr: i.addr, value: i.value }));
+  const partly = () => Promise.reject(Object.assign(new Error('20 of 25 items were written'), { code: 'E_EXPIRED', written }));
+  const got = [];
+  const r = createRequests({
+    conn: { write: () => partly(), readSoon() {} }, counters: { probes: 0, expired: 0, refused: 0 }, probes: { track() {} },
+    answer() {}, answerErr: (err) => got.push(err),
+  });
+  await new Promise((resolve) => r.probe(env('probe', d), { payload: env('probe', d) }, resolve));
+  assert.equal(got.length, 1);
+  assert.equal(got[0].code, 'E_EXPIRED');
+  assert.equal(Object.keys(got[0].d).length, 20);
+  assert.equal(got[0].d['100'], 1);
+  assert.equal(got[0].d['148'], undefined, 'the 25th slot was not written');
+});

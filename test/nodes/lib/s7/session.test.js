@@ -22,7 +22,7 @@ function setup(o = {}) {
   };
   const client = createFakeS7Client({ ioAddr: IO });
   let t = 0;
-  const queue = createWriteQueue({ maxWrites: 100, maxBatchItems: 20, counters, now: () => t });
+  const queue = createWriteQueue({ maxWrites: 100, maxBatchItems: 20, transitMs: 5, counters, now: () => t });
   // No cyclic reads within a test (cycleMs 1000 s): every read is one the session was asked for.
   const pacer = createReadPacer({ cycleMs: 1e6, chaseMs: 0, readDuty: 1, maxRestMs: 5 }, counters);
   const reads = createReadList(IO);
@@ -140,4 +140,48 @@ test('stop hands back the write in flight and ignores its late answer', async ()
   s.write([{ addr: 'DB1,X0.3', value: true }]);
   assert.equal(s.client.writes.length, 0, 'nothing starts after stop');
   assert.equal(s.session.stop(), null);
+});
+
+test('a write nodes7 gave up on after sending it (its own packet timer) is E_OUTCOME_UNKNOWN, not E_WRITE, and the connection goes', async (t) => {
+  const s = setup();
+  t.after(() => s.session.stop());
+  s.session.start();
+  s.client.answerRead();
+  const w = s.write([{ addr: 'DB1,X0.2', value: true }]);
+  s.client.answerWrite(true, { timedOut: true });
+  await flush();
+  assert.equal(w.err.code, 'E_OUTCOME_UNKNOWN', 'the request left: the PLC may apply it when it resumes');
+  assert.equal(s.failures[0].code, 'E_TIMEOUT', 'the connection is rebuilt');
+});
+
+test('the deadline is checked again right before the bytes go out, after the request was built, with a margin for the transit', async (t) => {
+  const s = setup();
+  t.after(() => s.session.stop());
+  s.session.start();
+  s.client.answerRead();
+  // Building the request took long (nodes7's buffers, a garbage collection): the deadline passed meanwhile.
+  s.client.beforeSend = () => s.setTime(49);
+  const late = s.write([{ addr: 'DB1,X0.2', value: true }], { deadline: 50 });
+  await flush();
+  assert.equal(late.err && late.err.code, 'E_EXPIRED', 'within the transit margin of its deadline: not sent');
+  assert.equal(s.client.writes.length, 0);
+  assert.equal(s.client.held.length, 1);
+});
+
+test('a job whose earliest deadline passes while it is built: that write is refused, the others go out in a job of their own', async (t) => {
+  const s = setup();
+  t.after(() => s.session.stop());
+  s.session.start(); // a read is out: the writes wait and then go as one job
+  const a = s.write([{ addr: 'DB1,X0.3', value: true }], { deadline: 1000 });
+  const b = s.write([{ addr: 'DB1,X0.4', value: true }], { deadline: 100 });
+  s.client.beforeSend = (items) => { if (items.length === 2) s.setTime(97); };
+  s.client.answerRead();
+  await flush();
+  assert.deepEqual(s.client.held, [[{ addr: 'DB1,X0.3', value: true }, { addr: 'DB1,X0.4', value: true }]], 'the merged job never went out');
+  assert.equal(b.err && b.err.code, 'E_EXPIRED');
+  assert.deepEqual(s.client.writes.map((w) => w.items), [[{ addr: 'DB1,X0.3', value: true }]], 'the other went out alone, in its order');
+  s.client.answerWrite();
+  await flush();
+  assert.equal(a.state, 'resolved');
+  assert.equal(s.counters.expired, 1);
 });

@@ -104,3 +104,32 @@ test('a lone write is its own job; merged writes make one job answered together'
   job.reject(Object.assign(new Error('x'), { code: 'E_WRITE' }));
   assert.ok(probes.every((w) => w.state === 'rejected' && w.err.code === 'E_WRITE'));
 });
+
+test('a write split over several jobs is answered once, after every part settled, saying which parts were written', async () => {
+  const { q, setTime } = setup({ maxWrites: 10, maxBatchItems: 2 });
+  const w = add(q, [item(0), item(1), item(2), item(3)], { deadline: 1500 });
+  const a = q.takeJob(960);
+  a.resolve(); // the first part went out and was acknowledged
+  setTime(1600); // the second part's turn comes after the deadline
+  q.dropExpired();
+  await flush();
+  assert.equal(w.state, 'rejected');
+  assert.equal(w.err.code, 'E_EXPIRED');
+  assert.deepEqual(w.err.written, [item(0), item(1)], 'the first part was written');
+  assert.match(w.err.message, /2 of 4 items were written/);
+});
+
+test('a part that failed does not answer the write while other parts may still go out', async () => {
+  const { q } = setup({ maxWrites: 10, maxBatchItems: 2 });
+  const w = add(q, [item(0), item(1), item(2)]);
+  const a = q.takeJob(960);
+  a.reject(Object.assign(new Error('bad'), { code: 'E_WRITE' }));
+  await flush();
+  assert.equal(w.state, 'waiting', 'the second part is still queued: it may yet be written');
+  const b = q.takeJob(960);
+  b.resolve();
+  await flush();
+  assert.equal(w.state, 'rejected');
+  assert.equal(w.err.code, 'E_WRITE');
+  assert.deepEqual(w.err.written, [item(2)]);
+});

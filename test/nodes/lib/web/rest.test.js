@@ -16,7 +16,7 @@ async function serve(t, opts = {}) {
   const relayed = [];
   let reach = 1;
   const rest = createRestEndpoint({
-    tokens: ['tw'], viewerTokens: ['vw'], src: 'cloud-rest', answerTimeoutMs: 60000,
+    tokens: ['tw'], viewerTokens: ['vw'], src: 'cloud-rest',
     relay: (env) => { relayed.push(env); return reach; }, ...opts,
   });
   const server = http.createServer((req, res) => rest.handle(req, res));
@@ -29,7 +29,7 @@ async function serve(t, opts = {}) {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
-  return { rest, relayed, call, down: () => { reach = 0; } };
+  return { rest, relayed, call, base, down: () => { reach = 0; } };
 }
 const cmd = (seq, more = {}) => ({ v: 1, k: 'cmd', src: 'tw-r', seq, ts: 1, d: { st: 1 }, ...more });
 const edge = envelope.createSender('edge-s7');
@@ -38,12 +38,18 @@ test('errorStatus: the HTTP status of each err code, 400 for bad input, 502 for 
   assert.deepEqual(['E_UNAUTHORIZED', 'E_READ_ONLY', 'E_EDGE_DOWN', 'E_TIMEOUT', 'E_RANGE', 'E_PLC_WHATEVER'].map(errorStatus), [401, 403, 503, 504, 400, 502]);
 });
 
+/** The edge's answer to relayed command i (the endpoint relays under its own ref). */
+const refOf = (s, i) => ({ src: s.relayed[i].src, seq: s.relayed[i].seq });
+
 test('a command is relayed with the endpoint\'s deadline and answered with the edge\'s ack; a repeat is E_DUPLICATE', async (t) => {
   const s = await serve(t, { lifetimeMs: 700 });
   const pending = s.call('POST', '/cmd', 'tw', cmd(1, { dl: 1 }));
   await waitFor(() => s.relayed.length === 1);
   assert.ok(s.relayed[0].dl > 1000, 'a dl the client sent means nothing');
+  assert.deepEqual(refOf(s, 0), { src: 'cloud-rest:c', seq: 1 }, 'relayed under the endpoint\'s own sender id');
   s.rest.fromEdge(edge.make('ack', { ref: { src: 'tw-r', seq: 1 } }));
+  assert.equal(s.rest.counters.pending, 1, 'an answer to the client\'s ref is not the edge\'s to this command');
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 0) }));
   const res = await pending;
   assert.deepEqual([res.status, res.body.k, res.body.ref], [200, 'ack', { src: 'tw-r', seq: 1 }]);
   const again = await s.call('POST', '/cmd', 'tw', cmd(1));
@@ -91,6 +97,57 @@ test('polls: the state as a snap with its version, 204 when nothing is new, the 
   assert.equal(s.rest.version, v + 1);
 });
 
+test('a command waits for its answer as long as its lifetime allows, not a fixed 5 s; one never answered is E_OUTCOME_UNKNOWN (504)', async (t) => {
+  const s = await serve(t);
+  const slow = s.call('POST', '/cmd', 'tw', cmd(1, { ttl: 9000 }));
+  await waitFor(() => s.relayed.length === 1);
+  await new Promise((r) => setTimeout(r, 5300)); // the edge answers late in the command's 9 s lifetime
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 0) }));
+  const res = await slow;
+  assert.deepEqual([res.status, res.body.k], [200, 'ack']);
+  const never = await s.call('POST', '/cmd', 'tw', cmd(2, { ttl: 100 }));
+  assert.deepEqual([never.status, never.body.e.code], [504, 'E_OUTCOME_UNKNOWN'], 'past its deadline and the link\'s grace: unknown, never E_TIMEOUT');
+});
+
+test('the Idempotency-Key header is the command\'s key; a body key that differs from it is refused', async (t) => {
+  const s = await serve(t);
+  const post = (env, key) => fetch(`${s.base}/cmd`, {
+    method: 'POST', headers: { Authorization: 'Bearer tw', ...(key ? { 'Idempotency-Key': key } : {}) }, body: JSON.stringify(env),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const first = post(cmd(1), 'order-42');
+  await waitFor(() => s.relayed.length === 1);
+  assert.equal(s.relayed[0].key, 'order-42');
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 0), key: 'order-42' }));
+  assert.equal((await first).body.key, 'order-42');
+  const clash = await post(cmd(2, { key: 'other' }), 'order-42');
+  assert.deepEqual([clash.status, clash.body.e.code], [400, 'E_SCHEMA']);
+  const bad = await post(cmd(3), 'has space');
+  assert.deepEqual([bad.status, bad.body.e.code], [400, 'E_SCHEMA']);
+  assert.equal(s.relayed.length, 1);
+});
+
+test('the same request sent again with its key is relayed again, not refused E_DUPLICATE; each copy gets its own answer with the client\'s ref', async (t) => {
+  const s = await serve(t);
+  const post = (env, key) => fetch(`${s.base}/cmd`, {
+    method: 'POST', headers: { Authorization: 'Bearer tw', ...(key ? { 'Idempotency-Key': key } : {}) }, body: JSON.stringify(env),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  // The client gave up waiting on the first and sends the very same request while it is still on its way.
+  const first = post(cmd(7), 'k-7');
+  await waitFor(() => s.relayed.length === 1);
+  const second = post(cmd(7), 'k-7');
+  await waitFor(() => s.relayed.length === 2);
+  assert.notDeepEqual(refOf(s, 0), refOf(s, 1), 'two requests downstream');
+  assert.deepEqual(s.relayed.map((e) => e.key), ['k-7', 'k-7']);
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 1), key: 'k-7', repeat: true }));
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 0), key: 'k-7' }));
+  const [a, b] = await Promise.all([first, second]);
+  assert.deepEqual([a.status, a.body.ref, a.body.repeat], [200, { src: 'tw-r', seq: 7 }, undefined]);
+  assert.deepEqual([b.status, b.body.ref, b.body.repeat], [200, { src: 'tw-r', seq: 7 }, true]);
+  assert.deepEqual([s.rest.counters.keyed, s.rest.counters.repeats, s.rest.counters.duplicates], [2, 1, 0]);
+  const plain = await post(cmd(7));
+  assert.deepEqual([plain.status, plain.body.e.code], [409, 'E_DUPLICATE'], 'without a key a (src, seq) is taken once');
+});
+
 test('the command log: every POST cmd recorded as it arrives (who, from where), and its one answer as its outcome', async (t) => {
   const entries = [];
   const audit = createCommandAudit({ log: { append: (e) => { entries.push(e); return true; } } });
@@ -103,7 +160,7 @@ test('the command log: every POST cmd recorded as it arrives (who, from where), 
     ['cmd', 'rest', 'p7', tokenId('tw'), 'twin', 1, s.relayed[0].dl]);
   assert.match(arrived.from, /^127\.0\.0\.1:\d+$/);
   assert.ok(!JSON.stringify(entries).includes('"tw"'), 'never the token itself');
-  s.rest.fromEdge(edge.make('ack', { ref: { src: 'tw-r', seq: 1 } }));
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 0) }));
   await pending;
   await s.call('POST', '/cmd', 'tw', cmd(1));
   await s.call('POST', '/cmd', 'vw', cmd(2));
@@ -129,6 +186,6 @@ test('a command is checked against the plant\'s table before it is relayed: 400 
   assert.equal(s.relayed.length, 0);
   const ok = s.call('POST', '/cmd', 'tw', cmd(5, { d: { sp: 42.5, rcp: 'Milk' } }));
   await waitFor(() => s.relayed.length === 1);
-  s.rest.fromEdge(edge.make('ack', { ref: { src: 'tw-r', seq: 5 } }));
+  s.rest.fromEdge(edge.make('ack', { ref: refOf(s, 0) }));
   assert.equal((await ok).status, 200);
 });

@@ -277,3 +277,14 @@ test('a kind the compact frame has no field for (the edge\'s table) goes as JSON
   const next = envelope.createSender('edge-1', { seq: 1 }).make('state', { d: { c1: 1 } });
   assert.deepEqual(b.decode(a.encode(next), true).d, { c1: 1 });
 });
+
+test('a command\'s idempotency key and ask cross the compact encoding; an envelope with a field it has no place for goes as JSON text', () => {
+  const { a, b } = pair(tags);
+  const s = envelope.createSender('twin-k');
+  const keyed = { ...s.make('cmd', { d: { st: 1 } }), key: 'k-1' };
+  sameEnvelope(b.decode(a.encode(keyed), true), keyed);
+  const asked = { ...s.make('cmd', { d: { st: 1 } }), key: 'k-1', ask: true };
+  sameEnvelope(b.decode(a.encode(asked), true), asked);
+  const odd = { ...s.make('state', { d: { c1: 1 } }), later: 1 };
+  assert.equal(typeof a.encode(odd), 'string');
+});
