@@ -116,6 +116,7 @@ const HELP = `Usage: npm run bench -- [options]      (npm run bench:smoke for th
   --tuning <t>         protocol intervals: tuned (default) or study (Modbus 80 ms, OPC UA polled 50 ms)
   --scan <ms>          PLC scan cycle (default 10)
   --stock-cycle <ms>   stock replica's S7 read cycle (default 50, the node's minimum)
+  --encoding <e>       WebSocket–S7 frames, twin and edge links: compact (default) or json
   --stock-opcua-sampling <ms|study>  the stock OPC UA server's minimum sampling interval instead of
                        the 500 ms its node hard-codes: the study's edit of 104-opcuaserver.js
                        (study = ${STUDY_OPCUA_SAMPLING_MS}), by preload; default: the node as installed
@@ -142,7 +143,7 @@ function parseCli(argv) {
       users: { type: 'string' }, samples: { type: 'string' }, 'probe-samples': { type: 'string' },
       'floor-samples': { type: 'string' }, 'load-seconds': { type: 'string' }, think: { type: 'string' },
       boxes: { type: 'string' }, tuning: { type: 'string' }, scan: { type: 'string' }, 'stock-cycle': { type: 'string' }, out: { type: 'string' },
-      'stock-opcua-sampling': { type: 'string' },
+      'stock-opcua-sampling': { type: 'string' }, encoding: { type: 'string' },
       'no-productions': { type: 'boolean' }, 'no-load': { type: 'boolean' }, 'no-probes': { type: 'boolean' },
       'browser-seconds': { type: 'string' }, 'no-browser': { type: 'boolean' },
       faults: { type: 'string' },
@@ -170,6 +171,7 @@ function parseCli(argv) {
     stockCycleMs: num(values['stock-cycle']),
     stockOpcuaSamplingMs: values['stock-opcua-sampling'] === 'study' ? STUDY_OPCUA_SAMPLING_MS : num(values['stock-opcua-sampling']),
     out: values.out,
+    encoding: values.encoding,
     productions: !values['no-productions'],
     load: !values['no-load'],
     probes: !values['no-probes'],
@@ -273,6 +275,7 @@ async function runBench(cli = {}) {
     scanMs: cli.scanMs ?? DEFAULTS.scanMs,
     stockCycleMs: cli.stockCycleMs ?? DEFAULTS.stockCycleMs,
     stockOpcuaSamplingMs: cli.stockOpcuaSamplingMs ?? null,
+    encoding: cli.encoding || 'compact',
     productions: cli.productions !== false,
     load: cli.load !== false,
     probes: cli.probes !== false,
@@ -290,6 +293,9 @@ async function runBench(cli = {}) {
   if (o.stockOpcuaSamplingMs !== null && !(Number.isFinite(o.stockOpcuaSamplingMs) && o.stockOpcuaSamplingMs >= 0)) {
     const why = `--stock-opcua-sampling wants a number of ms ≥ 0 or "study" (${STUDY_OPCUA_SAMPLING_MS}), not "${cli.stockOpcuaSamplingMs}"`;
     throw Object.assign(new Error(why), { code: 'E_BENCH_ARGS' });
+  }
+  if (!['compact', 'json'].includes(o.encoding)) {
+    throw Object.assign(new Error(`--encoding is compact or json, not "${o.encoding}"`), { code: 'E_BENCH_ARGS' });
   }
   if (o.fleet) {
     const bad = [...o.fleet.twinsPerPlant, ...o.fleet.watchers].find((n) => !(Number.isInteger(n) && n > 0));
@@ -368,12 +374,15 @@ async function runBench(cli = {}) {
           sys = await startSystem({
             profileName, links: def.links, protocols: group, tuning: o.tuning, scanMs: o.scanMs,
             stockCycleMs: o.stockCycleMs, stockOpcuaSamplingMs: o.stockOpcuaSamplingMs, log: (l) => progress.log(l),
+            env: { S7T_LINK_ENCODING: o.encoding },
           });
         } catch (err) {
           pr.errors.push(`system${tag} did not start: ${err.code || ''} ${err.message.split('\n')[0]}`);
           log(err.message);
           continue;
         }
+        // The WebSocket–S7 twins speak the run's encoding (the edge's link: S7T_LINK_ENCODING).
+        if (sys.endpoints.ws) sys.endpoints.ws = { ...sys.endpoints.ws, encoding: o.encoding };
         try {
           // Short unique ids: the MQTT client truncates `s7twin-twin-<id>` to 23 characters, so a long
           // common prefix would give every virtual twin the same client id (each login kicking out

@@ -51,6 +51,8 @@ module.exports = function register(RED) {
         src: `edge-link-${node.id}`.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64),
         pingMs: positiveOr(config.pingS, 10) * 1000,
         maxPayload: positiveOr(config.maxPayloadKiB, 64) * 1024,
+        // The frames' encoding: compact (MessagePack, tag ids) unless S7T_LINK_ENCODING=json.
+        encoding: process.env.S7T_LINK_ENCODING || 'compact',
         backoff: { initialMs: positiveOr(config.backoffInitialMs, 200), maxMs: positiveOr(config.backoffMaxMs, 5000) },
       });
     } catch (err) {

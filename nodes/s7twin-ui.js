@@ -23,6 +23,7 @@ const { plantTables } = require('./lib/core/io-table');
 const ROOT = path.join(__dirname, '..');
 const THREE = path.join(path.dirname(require.resolve('three')), '..');
 const MQTT = path.dirname(require.resolve('mqtt/package.json'));
+const MSGPACK = path.dirname(require.resolve('@msgpack/msgpack/package.json'));
 
 /** Library files the page loads, from the installed npm packages. */
 const VENDOR = {
@@ -30,6 +31,7 @@ const VENDOR = {
   'three.core.js': path.join(THREE, 'build', 'three.core.js'),
   'OrbitControls.js': path.join(THREE, 'examples', 'jsm', 'controls', 'OrbitControls.js'),
   'mqtt.min.js': path.join(MQTT, 'dist', 'mqtt.min.js'),
+  'msgpack.min.js': path.join(MSGPACK, 'dist.umd', 'msgpack.min.js'),
 };
 
 /** The CommonJS modules the page requires (and, through them, everything they require). */
@@ -42,7 +44,8 @@ const MODULES = {
   // Loaded by those modules, never called in the page: the recorder's CSV appender (node:fs),
   // the Node-only branches of the MQTT and HTTP transports.
   stubs: ['node:fs', 'node:path', 'node:http', 'node:https', 'ws'],
-  globals: { mqtt: 'mqtt' }, // mqtt.js' browser build, a script tag of the page
+  // mqtt.js' and @msgpack/msgpack's browser builds (the compact encoding), script tags of the page
+  globals: { mqtt: 'mqtt', '@msgpack/msgpack': 'MessagePack' },
 };
 
 

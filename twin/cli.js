@@ -28,6 +28,7 @@ const USAGE = `usage: npm run twin -- [options]
   --profile fast|study              plant speeds (default fast)
   --csv FILE                        append round trips (time,protocol,variable,ms)
   --timeout MS                      round trip counted as expired after MS (default 5000)
+  --encoding compact|json           ws: the frames' encoding (default compact; json is readable)
   --json                            print the result as JSON instead of a table
   --quiet                           no progress output
   other --options are passed to the transport (--client-id → clientId)`;

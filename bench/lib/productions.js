@@ -9,6 +9,7 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 // The benchmark's productions run the demo box-sorting plant: its table.
 const tags = require('../../nodes/lib/core/io-table').demoTable();
+const { addProduction, emptyWhere } = require('./where-bytes');
 
 const ROOT = path.join(__dirname, '..', '..');
 const DEFAULTS = {
@@ -57,6 +58,7 @@ async function runProductions(o) {
       // boxes sorted, input changes the twin sent, PLC state updates it received: the work the
       // bytes bought (Table 3's bytes per unit of work)
       bytes: { in: 0, out: 0, framesIn: 0, framesOut: 0, durationMs: 0, boxes: 0, inputChanges: 0, stateChanges: 0 },
+      where: emptyWhere(), // where those bytes went, by direction and kind (./where-bytes.js)
       // the edge↔cloud link's TCP bytes during the measured productions (edge → cloud, cloud → edge)
       link: { sent: 0, received: 0, boxes: 0 },
     };
@@ -138,6 +140,7 @@ async function runProductions(o) {
         acc.bytes.boxes += (r.packed || 0) + (r.rejected || 0);
         acc.bytes.inputChanges += (r.frames && r.frames.out) || 0;
         acc.bytes.stateChanges += (r.frames && r.frames.in) || 0;
+        addProduction(acc.where, ts);
       } catch (err) {
         acc.failed += 1;
         acc.errors += 1;

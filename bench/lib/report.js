@@ -13,6 +13,7 @@ const plots = require('./plots');
 const STUDY = require('../study-figures.json');
 const paths = require('../../nodes/lib/core/paths');
 const { TUNINGS } = require('./system');
+const { whereLines } = require('./where-bytes');
 
 /**
  * The study's protocol a row compares with (nodes/lib/core/paths.js bench.study): a stock replica
@@ -103,6 +104,7 @@ function summarize(results) {
           meanSize: frames ? total / frames : null,
           seconds: dur,
         },
+        where: r.where || null,
         link: r.link && r.link.boxes ? linkPerBox(r.link) : null,
       };
     }
@@ -619,6 +621,7 @@ function markdown(s, plotFiles) {
       if (r) L.push(`- ${name}, bytes per box sorted (both directions): leanest ${r}`);
     }
     L.push('');
+    L.push(...whereLines(s, label));
   }
   for (const line of linkLines(s)) L.push(line);
 

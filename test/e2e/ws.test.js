@@ -13,6 +13,7 @@ const { waitFor } = require('../helpers/nodered');
 const { runTwin } = require('../../twin/run');
 const tags = require('../../nodes/lib/core/io-table').demoTable();
 const envelope = require('../../nodes/lib/core/envelope');
+const codec = require('../../nodes/lib/core/codec');
 
 const TIMED = tags.timedPairs().map((p) => p.output).sort();
 
@@ -95,6 +96,37 @@ test('WebSocket–S7 path end to end', async (t) => {
     bystander.ws.send(JSON.stringify({ v: 1, k: 'cmd', src: 'twin-ok', seq: 1, ts: Date.now(), d: { sp: 0 } }));
     await waitFor(() => bystander.frames.find((f) => f.k === 'ack' && f.ref && f.ref.src === 'twin-ok'), 10000, 'ack for the bystander');
     await bystander.close();
+  });
+
+  await t.test('over the compact encoding too: bad frames refused with their errors, the PLC untouched, the connection still served', async () => {
+    const before = await sys.plc.values();
+    const ws = new WebSocket(sys.twinUrl, codec.offerFor('compact'), { headers: { Authorization: `Bearer ${sys.token}` }, perMessageDeflate: false });
+    const frames = [];
+    let inn = null; // the decoder must see every frame from the first (the snap may come with the open)
+    ws.on('message', (d, bin) => {
+      inn = inn || codec.createCodec(ws.protocol, { timeUnitUs: codec.TIME_UNIT_US.twin });
+      frames.push(inn.decode(d, bin));
+    });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    assert.equal(ws.protocol, codec.COMPACT_PROTOCOL);
+    const out = codec.createCodec(ws.protocol, { timeUnitUs: codec.TIME_UNIT_US.twin });
+    const cmd = (seq, d) => ({ v: 1, k: 'cmd', src: 'twin-bad-c', seq, ts: Date.now(), d });
+    ws.send(Buffer.from([0x95, 0x01, 0xc1])); // not MessagePack
+    ws.send(Buffer.from([0x92, 0x01, 0x02])); // not an envelope
+    ws.send(out.encode(cmd(1, { nope: 1 })));
+    ws.send(out.encode(cmd(2, { c1: 1 })));
+    ws.send(out.encode(cmd(3, { st: 7 })));
+    ws.send(out.encode(cmd(4, { st: null })));
+    const expected = ['E_DECODE', 'E_UNKNOWN_TAG', 'E_NOT_WRITABLE', 'E_TYPE', 'E_SCHEMA'];
+    await waitFor(() => {
+      const c = frames.filter((f) => f.k === 'err').map((f) => f.e.code);
+      return expected.every((e) => c.includes(e)) && c;
+    }, 10000, `error envelopes ${expected}`);
+    const after = await sys.plc.values();
+    for (const k of ['st', 'sp', 'se', 'c1']) assert.equal(after[k], before[k], `${k} unchanged`);
+    ws.send(out.encode(cmd(5, { sp: 0 })));
+    await waitFor(() => frames.find((f) => f.k === 'ack' && f.ref.src === 'twin-bad-c' && f.ref.seq === 5), 10000, 'ack over the compact encoding');
+    await new Promise((r) => { ws.once('close', r); ws.close(); });
   });
 
   await t.test('a probe frame with 100 slots is written in S7-sized jobs and every slot answers', async () => {

@@ -9,6 +9,7 @@ const { WebSocketServer } = require('ws');
 const program = require('../../plc/program');
 const envelope = require('../../nodes/lib/core/envelope');
 const { demoTable, tableOf } = require('../../nodes/lib/core/io-table');
+const { JSON_PROTOCOL } = require('../../nodes/lib/core/codec');
 
 const tags = demoTable();
 const STREAMED = tags.outputs.filter((t) => !t.noStream).map((t) => t.short);
@@ -75,7 +76,12 @@ async function startHarness(opts = {}) {
   const tracker = envelope.createTracker();
   const stats = { cmds: 0, errors: 0, connections: 0, refused: 0 };
   const server = http.createServer((req, res) => { res.writeHead(404); res.end(); });
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: envelope.MAX_FRAME_BYTES });
+  // A JSON-only endpoint: of the subprotocols a twin offers it takes the JSON one (ws would
+  // otherwise answer with the first offered, the compact one, and then speak JSON).
+  const wss = new WebSocketServer({
+    noServer: true, perMessageDeflate: false, maxPayload: envelope.MAX_FRAME_BYTES,
+    handleProtocols: (offered) => (offered.has(JSON_PROTOCOL) ? JSON_PROTOCOL : false),
+  });
   const broadcast = (env) => { const s = envelope.stringify(env); for (const c of wss.clients) if (c.readyState === 1) c.send(s); };
   const onChange = (ch) => { if (Object.keys(ch).length) broadcast(sender.make('state', { d: ch })); };
   const table = tableOf(opts.table);

@@ -7,6 +7,7 @@
  * The token is typed once and kept in sessionStorage (or localStorage when "remember" is ticked),
  * never in the page or its URL. URL parameters: ?protocol=ws|mqttws|http, ?profile=study|fast
  * (plant speeds; every page watching one plant should use the driver's), ?pollMs= (HTTP),
+ * ?encoding=json (WebSocket–S7 frames as readable JSON instead of the compact encoding),
  * ?mqtt=ws://host:port/mqtt (the broker's WebSocket where it is not this host at the configured
  * port: behind a proxy, or the benchmark's emulated WAN).
  *
@@ -70,7 +71,7 @@ function connect(creds) {
   setBadge('wait', 'connecting…');
   worker.postMessage({
     type: 'connect', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol,
-    config: withMqttUrl(config), profile, id: pageId(), pollMs: Number(params.get('pollMs')) || 25,
+    config: withMqttUrl(config), profile, id: pageId(), pollMs: Number(params.get('pollMs')) || 25, encoding: params.get('encoding') || 'compact',
   });
   connectedButtons(true);
 }

@@ -16,6 +16,10 @@
  * says what happened (../transports/retries.js), and a doubtful answer brings a resync at once,
  * as in the HTTP transport (../transports/answers.js).
  *
+ * Encoding: the compact one (MessagePack with the I/O table's tag ids) unless `encoding: 'json'`
+ * (?encoding=json on the page); the endpoint's choice in the opening handshake decides
+ * (nodes/lib/core/codec). Bytes counted are frame payloads (a page sees no sockets).
+ *
  * Browser-safe (no Node APIs); Node 22's global WebSocket is the same API, so tests run it
  * against the real twin endpoint.
  */
@@ -24,6 +28,8 @@ const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { createEnvelopes } = require('../transports/envelopes');
 const { createReconnect } = require('../transports/reconnect');
 const { TransportError, createErrorCounter, createConnectWaiter } = require('../transports/common');
+const { createCodec, offerFor, TIME_UNIT_US } = require('../../nodes/lib/core/codec');
+const { tableOf } = require('../../nodes/lib/core/io-table');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts (retries go on)
@@ -53,6 +59,8 @@ function endpointUrl(o) {
  * @param {string} [opts.token] sent as ?token=
  * @param {string} [opts.plant] sent as ?plant= (a token may be valid for several plants)
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
+ * @param {string} [opts.encoding] 'compact' (default) or 'json'
+ * @param {object} [opts.table] the plant's I/O table (the compact encoding's tag ids; default the demo plant's)
  * @param {number} [opts.ttl] lifetime asked for each command, ms (default 1 s)
  * @param {boolean} [opts.keys] idempotency keys and retries (default true)
  * @param {object} [opts.retry] ../transports/retries.js options
@@ -63,10 +71,14 @@ function endpointUrl(o) {
 function createTransport(opts = {}) {
   const o = { ...DEFAULTS, ...opts };
   const url = endpointUrl(o);
+  let protocols;
+  try { protocols = offerFor(o.encoding); } catch (err) { throw new TransportError('E_TRANSPORT_CONFIG', err.message); }
+  const table = tableOf(o.table);
+  let codec = createCodec();
   const WS = o.WebSocket || globalThis.WebSocket;
   const stats = {
     state: 'idle', connected: false, connects: 0, reconnects: 0, failedAttempts: 0, sent: 0, received: 0,
-    acks: 0, errors: 0, errorCodes: {}, badFrames: 0, coalesced: 0, bytesOut: 0, bytesIn: 0, lastError: '', retryAt: 0,
+    acks: 0, errors: 0, errorCodes: {}, badFrames: 0, coalesced: 0, bytesOut: 0, bytesIn: 0, lastError: '', retryAt: 0, encoding: null,
   };
   const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'ws' });
   let ws = null;
@@ -84,10 +96,10 @@ function createTransport(opts = {}) {
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
 
   function write(env) {
-    const text = envelope.stringify(env);
-    ws.send(text);
+    const frame = codec.encode(env);
+    ws.send(frame);
     stats.sent += 1;
-    stats.bytesOut += utf8.encode(text).length;
+    stats.bytesOut += typeof frame === 'string' ? utf8.encode(frame).length : frame.length;
   }
 
   function sendCmd(d) {
@@ -95,11 +107,12 @@ function createTransport(opts = {}) {
   }
 
   function onMessage(ev) {
-    const text = typeof ev.data === 'string' ? ev.data : '';
-    stats.bytesIn += utf8.encode(text).length;
+    const binary = typeof ev.data !== 'string';
+    const data = binary ? new Uint8Array(ev.data) : ev.data;
+    stats.bytesIn += binary ? data.length : utf8.encode(data).length;
     let env;
     try {
-      env = envelope.validate(JSON.parse(text));
+      env = codec.decode(data, binary, envelope.MAX_FRAME_BYTES);
     } catch (err) {
       stats.badFrames += 1;
       countError(err.code || 'E_JSON', err.message);
@@ -114,7 +127,8 @@ function createTransport(opts = {}) {
     stats.state = stats.connects ? 'reconnecting' : 'connecting';
     let sock;
     try {
-      sock = new WS(url.href);
+      sock = new WS(url.href, protocols);
+      sock.binaryType = 'arraybuffer';
     } catch (err) {
       stats.lastError = err.message;
       rc.schedule();
@@ -124,6 +138,8 @@ function createTransport(opts = {}) {
     let opened = false;
     sock.onopen = () => {
       opened = true;
+      codec = createCodec(sock.protocol, { table, timeUnitUs: TIME_UNIT_US.twin }); // fresh per connection: the compact one's state starts anew
+      stats.encoding = codec.name;
       stats.state = 'connected';
       stats.failedAttempts = 0;
       // Back after a drop: commands in doubt ask first, then what changed meanwhile goes out.

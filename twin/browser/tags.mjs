@@ -223,7 +223,7 @@ function connect(creds) {
   setBadge('wait', 'connecting…');
   worker.postMessage({
     type: 'connect', kind: 'tags', creds: { token: creds.token, mqttUser: creds.mqttUser, mqttPass: creds.mqttPass }, protocol: creds.protocol,
-    config: withMqttUrl(config), id: pageId(), pollMs: Number(params.get('pollMs')) || 25,
+    config: withMqttUrl(config), id: pageId(), pollMs: Number(params.get('pollMs')) || 25, encoding: params.get('encoding') || 'compact',
   });
   connectedButtons(true);
 }

@@ -10,12 +10,12 @@
  * The page generated for any other plant (tags.html) runs its model here too
  * (twin/browser/tag-session.js: the plant's tags, writes, round trips) over the same transports.
  *
- * Messages in: connect {creds, protocol, config, profile, id, pollMs, kind?: 'tags'}, act {name,
- * args}, disconnect. Out: who {status, role, table}, frame {scene} (about 60 a second, the 3D
+ * Messages in: connect {creds, protocol, config, profile, id, pollMs, encoding, kind?: 'tags'},
+ * act {name, args}, disconnect. Out: who {status, role, table}, frame {scene} (about 60 a second, the 3D
  * page), snapshot {snapshot} (5 a second), values {values, t} (the generated page: every state
  * as it comes), box {event, box}, rtt {variable, ms}, written {short, result}, closed.
  */
-importScripts('vendor/mqtt.min.js', 'modules.js');
+importScripts('vendor/mqtt.min.js', 'vendor/msgpack.min.js', 'modules.js');
 
 const R = self.S7Twin.require;
 const { createSession, createLeaseClient } = R('twin/browser/session.js');
@@ -41,7 +41,9 @@ function transportFactory(m) {
   const { creds, id } = m;
   if (m.protocol === 'ws') {
     const { createTransport } = R('twin/browser/link-ws.js');
-    return (log) => createTransport({ url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, plant: p.ws.plant, id, log });
+    return (log) => createTransport({
+      url: `${wsScheme}//${loc.host}${p.ws.path}`, token: creds.token, plant: p.ws.plant, id, encoding: m.encoding, table: m.table, log,
+    });
   }
   if (m.protocol === 'mqttws') {
     const { createTransport } = R('twin/transports/mqtt.js');

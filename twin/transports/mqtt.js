@@ -32,6 +32,7 @@ const { createBackoff } = require('../../nodes/lib/core/backoff');
 const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createReconnect } = require('./reconnect');
 const { createWireCounter } = require('./wire');
+const { createPacketBook } = require('./mqtt/bytes');
 const { createInbox } = require('./mqtt/inbox');
 const { createProbeSlots } = require('./mqtt/probes');
 
@@ -124,6 +125,7 @@ function createTransport(opts = {}) {
   const rc = createReconnect({ stats, backoff });
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
   const wire = createWireCounter();
+  const book = createPacketBook();
   const noDelay = o.noDelay !== false && o.noDelay !== 'false';
   let client = null;
   let dirty = false;
@@ -160,6 +162,8 @@ function createTransport(opts = {}) {
   function open() {
     client = mqtt.connect(o.url, clientOptions(o, id, backoff.next(), (sock) => wire.use(sock, { noDelay })));
     client.on('connect', onConnect);
+    client.on('packetsend', (p) => book.add('up', p));
+    client.on('packetreceive', (p) => book.add('down', p));
     client.on('offline', () => {
       backoff.disconnected();
       client.options.reconnectPeriod = backoff.next();
@@ -213,7 +217,7 @@ function createTransport(opts = {}) {
     },
     stats() {
       const b = wire.bytes();
-      return { ...stats, errorCodes: { ...stats.errorCodes }, bytesIn: b.in, bytesOut: b.out };
+      return { ...stats, errorCodes: { ...stats.errorCodes }, bytesIn: b.in, bytesOut: b.out, where: book.rows() };
     },
     topics: T,
   };

@@ -11,6 +11,12 @@
  * the connection drops or an attempt fails, the next attempt goes to the next one. `plant` names
  * the plant (`?plant=`) where the token is valid for several.
  *
+ * Encoding: the compact one (`s7twin.v1+msgpack`: MessagePack with the I/O table's tag ids) by
+ * default, JSON with `encoding: 'json'` (nodes/lib/core/codec); the endpoint's choice in the
+ * opening handshake decides. Bytes are counted on the TCP socket (the upgrade and WebSocket
+ * framing included, as the other transports count theirs), and where they go by kind in
+ * stats().where (./ws/bytes.js).
+ *
  * Reconnects with exponential back-off and jitter (./reconnect.js). Inputs that change while the
  * link is down are not queued frame by frame (a late "button pressed" is worse than none): the
  * twin's input image is kept, and after a reconnect what this twin changed and has no ack for goes
@@ -32,6 +38,10 @@ const { parseCloudUrls, createRotation } = require('../../nodes/lib/link/cloud-u
 const { TransportError, createErrorCounter, createConnectWaiter, connectTimeoutMessage } = require('./common');
 const { createEnvelopes } = require('./envelopes');
 const { createConnection } = require('./ws/connection');
+const { createCodec, offerFor, TIME_UNIT_US } = require('../../nodes/lib/core/codec');
+const { tableOf } = require('../../nodes/lib/core/io-table');
+const { createWireCounter } = require('./wire');
+const { createByteBook } = require('./ws/bytes');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts
@@ -41,6 +51,7 @@ const DEFAULTS = {
   maxErrorCodes: 50, // distinct err codes remembered
   ttl: undefined, // lifetime asked for each command, ms (default 1 s, the endpoint's default)
   keys: true, // idempotency keys, and commands in doubt tried again (./retries.js)
+  encoding: 'compact', // 'compact' (MessagePack, tag ids) or 'json' (nodes/lib/core/codec)
 };
 
 /**
@@ -62,7 +73,13 @@ function configure(opts) {
     throw new TransportError('E_TRANSPORT_CONFIG', `ttl must be a positive whole number of ms, got ${JSON.stringify(o.ttl)}`);
   }
   const id = String(o.id || `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
-  return { o, urls, ttl, id };
+  let protocols;
+  try {
+    protocols = offerFor(o.encoding);
+  } catch (err) {
+    throw new TransportError('E_TRANSPORT_CONFIG', err.message);
+  }
+  return { o: { ...o, protocols }, urls, ttl, id };
 }
 
 /**
@@ -74,6 +91,8 @@ function configure(opts) {
  * @param {Buffer} [opts.ca] CA certificate(s) for a wss:// endpoint
  * @param {string} [opts.id] twin id; the envelope sender is `twin-<id>`
  * @param {number} [opts.ttl] lifetime asked for each command, ms
+ * @param {string} [opts.encoding] 'compact' (default) or 'json'
+ * @param {object} [opts.table] the plant's I/O table (the compact encoding's tag ids; default the demo plant's)
  * @param {boolean} [opts.keys] idempotency keys and retries (default true)
  * @param {object} [opts.retry] ./retries.js options (askForMs …)
  * @param {object} [opts.backoff] see nodes/lib/core/backoff.js
@@ -84,8 +103,13 @@ function createTransport(opts = {}) {
   const stats = {
     connected: false, connects: 0, reconnects: 0, sent: 0, received: 0, acks: 0, errors: 0,
     errorCodes: {}, badFrames: 0, coalesced: 0, probesDropped: 0, authFailures: 0, bytesOut: 0, bytesIn: 0,
-    lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0, failovers: 0,
+    lostWithConnection: 0, resyncs: 0, unexpectedAnswers: 0, failovers: 0, encoding: null, payloadOut: 0, payloadIn: 0,
   };
+  const table = tableOf(o.table);
+  const wire = createWireCounter();
+  const book = createByteBook();
+  let codec = createCodec();
+  let mine = {}; // the values of the twin's last command: what a state echoes back of them
   const countError = createErrorCounter(stats, { max: o.maxErrorCodes, log: o.log, label: 'ws transport' });
   const link = createEnvelopes({
     src: `twin-${id}`, stats, countError, ttl, keys: o.keys, retry: o.retry, resend: (d) => sendCmd(d), canSend: () => conn.isOpen, write,
@@ -93,7 +117,10 @@ function createTransport(opts = {}) {
   const firstConnect = createConnectWaiter((code, msg) => new TransportError(code, msg));
   const conn = createConnection({
     urls, options: o, stats, backoff: createBackoff(o.backoff || {}),
-    onOpen(again) {
+    onOpen(again, protocol, sock) {
+      codec = createCodec(protocol, { table, timeUnitUs: TIME_UNIT_US.twin }); // fresh per connection: the compact one's state starts anew
+      stats.encoding = codec.name;
+      wire.use(sock);
       // Back after a drop: commands in doubt ask first, then what changed meanwhile goes out.
       link.answers.connected();
       const owed = link.answers.unsent();
@@ -111,23 +138,27 @@ function createTransport(opts = {}) {
   });
 
   function write(env) {
-    const text = envelope.stringify(env);
-    conn.send(text);
+    const frame = codec.encode(env);
+    conn.send(frame);
+    const size = typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
     stats.sent += 1;
-    stats.bytesOut += Buffer.byteLength(text);
+    stats.payloadOut += size;
+    book.add('up', env, size);
   }
 
   function sendCmd(d) {
     const env = link.command(d);
+    mine = d;
     write(env);
     return env.seq;
   }
 
-  function onMessage(raw) {
-    stats.bytesIn += raw.length;
+  function onMessage(raw, isBinary) {
+    stats.payloadIn += raw.length;
     let env;
     try {
-      env = envelope.parse(raw, { maxBytes: o.maxPayload });
+      env = codec.decode(raw, isBinary, o.maxPayload);
+      book.add('down', env, raw.length, mine);
     } catch (err) {
       stats.badFrames += 1;
       countError(err.code || 'E_FRAME', err.message);
@@ -181,7 +212,13 @@ function createTransport(opts = {}) {
       firstConnect.reject(new TransportError('E_CLOSED', 'transport closed'));
       return conn.close('twin done').then(() => link.answers.close());
     },
-    stats() { return { ...stats, errorCodes: { ...stats.errorCodes }, seq: link.sender.seq, inFlight: link.answers.inFlight, url: urls.url }; },
+    stats() {
+      const b = wire.bytes();
+      return {
+        ...stats, bytesIn: b.in, bytesOut: b.out, errorCodes: { ...stats.errorCodes }, seq: link.sender.seq,
+        inFlight: link.answers.inFlight, url: urls.url, where: book.rows(),
+      };
+    },
     get src() { return link.sender.src; },
   };
 }

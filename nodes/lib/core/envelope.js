@@ -261,6 +261,6 @@ function stringify(env) {
 }
 
 module.exports = {
-  VERSION, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, DEFAULT_LIFETIME_MS, KEY_RE,
+  VERSION, SRC_RE, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, DEFAULT_LIFETIME_MS, KEY_RE,
   EnvelopeError, parse, validate, createSender, createTracker, stringify, canonicalValues,
 };

@@ -104,6 +104,9 @@ const CODES = {
   E_SCHEMA: { area: 'answer', by: ['cloud', 'edge'], resync: false,
     means: 'The frame is not a valid envelope (a binary frame, or a bad `k`, `src`, `seq`, `ts`, `d`, `ref`, `ttl` or `dl`): ' +
       'the message names the field to fix.' },
+  E_DECODE: { area: 'answer', by: ['cloud', 'edge', 'twin'], resync: false,
+    means: 'A binary frame on a connection that agreed on the compact encoding (`s7twin.v1+msgpack`) is not a compact envelope: ' +
+      'the message says what is wrong; nothing is written, the frame is counted (`errors`).' },
   E_TOO_LARGE: { area: 'answer', by: ['cloud', 'edge', 'plc'], resync: false,
     means: 'The frame, request body or MQTT payload is larger than the receiver allows (64 KiB on the endpoints, HTTP 413 over REST); ' +
       'a WebSocket is then closed with 1009: send smaller frames.' },
@@ -256,6 +259,9 @@ const CODES = {
   E_CONFIG: { area: 'config', by: ['cloud', 'edge', 'plc'], resync: false,
     means: 'A node property, option or flag has a value the part cannot run with (a port, interval, URL, security mode, register ' +
       'count, PLC host, probe slots …): the message names it; the node shows a red status and does not start.' },
+  E_ENCODING: { area: 'config', by: ['edge', 'twin'], resync: false,
+    means: 'The encoding asked for is not one this bridge speaks: `compact` (MessagePack, the default) or `json` ' +
+      '(`S7T_LINK_ENCODING` at the edge, `--encoding` for the headless twin, `?encoding=` on the page).' },
   E_TOKENS: { area: 'config', by: ['cloud'], resync: false,
     means: 'A token list entry (`S7T_TOKENS`, `S7T_TWIN_TOKEN` …, or the endpoint\'s credentials) is not `token:role:plant[|plant]`, ' +
       'has an unknown role or a bad plant id: fix the entry the message names (it never shows the token).' },
@@ -293,9 +299,10 @@ const CODES = {
     means: 'The file `S7T_IO_TABLE` (or `--table`) names cannot be read: fix the path.' },
   E_TABLE_JSON: { area: 'table', by: ['cloud', 'edge', 'plc', 'twin', 'scripts'], resync: false,
     means: 'The I/O table file is not valid JSON (a file ending in .csv is read as CSV, .db as a TIA Portal source): fix the file.' },
-  E_TABLE_MISMATCH: { area: 'table', by: ['cloud'], resync: false,
+  E_TABLE_MISMATCH: { area: 'table', by: ['cloud', 'edge', 'twin'], resync: false,
     means: 'An edge\'s I/O table differs from the one the cloud has for its plant (configured, or taught by another edge): give both ' +
-      'the same table; the edge is refused until then.' },
+      'the same table; the edge is refused until then. On a connection in the compact encoding, a frame naming tags by the numbers ' +
+      'of another table than this end\'s is refused the same way, never written (our own ends name tags as text until they agree).' },
   E_ADDRESS: { area: 'table', by: ['cloud', 'edge', 'plc', 'scripts'], resync: false,
     means: 'An address in the I/O table (or the program\'s marker list) is not an S7 address: a data block (`DB5,REAL4`, `DB1,X0.6`, ' +
       '`DB2,S10.16`, `DB5.DBD4`) or the M area (`MW10`, `M2.0`); fix the tag named.' },

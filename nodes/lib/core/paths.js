@@ -139,7 +139,7 @@ const PATHS = [
     bench: {
       probes: true, productions: true, firstSlot: 1, study: 'ws', page: true,
       tables: ['probe', 'table1', 'table3', 'table4', 'table5', 'stock', 'page', 'links'],
-      bytes: 'frame payloads (without the 2–8 bytes of WebSocket framing per frame)',
+      bytes: 'TCP bytes of the connection (the opening handshake and WebSocket framing included)',
     },
   },
   {

@@ -24,6 +24,7 @@ const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
 const { createBackoff } = require('../core/backoff');
 const clock = require('../core/clock');
+const { createCodec, offerFor } = require('../core/codec');
 const { checkPlant } = require('../core/plants');
 const { parseCloudUrls, createRotation, redact, UrlError } = require('./cloud-urls');
 const { transportId, brokerUrl, dial } = require('./transports');
@@ -49,6 +50,9 @@ const DEFAULTS = {
   // that just died, which expires within linkTimeoutMs), try again at most this much later
   // instead of backing off further: the edge is back as soon as the lease is free.
   takenRetryMs: 500,
+  // The frames' encoding offered to the cloud (lib/core/codec): 'compact' (MessagePack with the
+  // I/O table's tag ids, JSON if the cloud speaks only that) or 'json'.
+  encoding: 'compact',
 };
 
 /** The failure for an HTTP refusal of the upgrade. */
@@ -86,6 +90,7 @@ function dialTargets(transport, list, plant) {
  * @param {string} [opts.token]
  * @param {string} opts.src sender id for the frames the dialer makes itself (err answers, sync)
  * @param {object} [opts.ca] CA certificate(s) to verify a wss:// cloud with (PEM), passed to ws
+ * @param {string} [opts.encoding] 'compact' (default) or 'json' (lib/core/codec)
  * @param {object} [opts.table] the plant's I/O table (lib/core/io-table.js; default: the demo plant's)
  * @returns {EventEmitter & object} events: status('connecting'|'connected'|'disconnected', detail),
  *   connect(), disconnect(code, reason), envelope(env), invalid(err), failure(err)
@@ -97,13 +102,14 @@ function createDialer(opts) {
   if (transport !== 'ws') loadClient(transport); // a missing client is said now, not on every dial
   const targets = dialTargets(transport, o.url, o.plant);
   const urls = createRotation(targets.map((t) => t.url));
+  const offer = offerFor(o.encoding);
   const sender = envelope.createSender(o.src, { now: clock.now });
   const table = tableOf(o.table);
   const backoff = createBackoff(o.backoff);
   const counters = {
     connects: 0, reconnects: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0,
     tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0, authFailures: 0,
-    queueDepth: 0, refusedBusy: 0, failovers: 0,
+    queueDepth: 0, refusedBusy: 0, failovers: 0, encoding: null,
     // clock: the latest exchange's round trip, and the offset estimate (cloud − edge) with its bound
     syncs: 0, syncRttMs: null, offsetMs: null, offsetUncertaintyMs: null,
   };
@@ -135,12 +141,17 @@ function createDialer(opts) {
   }
 
   function onOpen(c) {
+    // A WebSocket's codec comes from its subprotocol, fresh per connection (its state starts anew);
+    // a message bus's session agreed on its own in its hello.
+    if (transport === 'ws') c.codec = createCodec(c.protocol, { table });
+    counters.encoding = c.codec ? c.codec.name : null;
     counters.connects += 1;
     if (everConnected) counters.reconnects += 1;
     everConnected = true;
     backoff.connected();
     downlink.reset();
-    // The plant's table before anything else: the cloud checks every state against it.
+    // The plant's table before anything else: the cloud checks every state against it (JSON text on
+    // either encoding: the compact frame has no field for it, and the cloud learns its tag ids from it).
     try { c.send(envelope.stringify(sender.make('table', { t: { fingerprint: table.fingerprint, definition: table.definition } }))); } catch { /* closing */ }
     heartbeat.start(c);
     setState('connected');
@@ -173,6 +184,7 @@ function createDialer(opts) {
       username: o.username || t.username,
       password: o.password || t.password,
       ca: o.ca,
+      protocols: offer,
       maxPayload: Math.max(o.hardMaxPayload, o.maxPayload),
       handshakeTimeoutMs: o.handshakeTimeoutMs,
     });
@@ -186,7 +198,7 @@ function createDialer(opts) {
     });
     c.on('open', () => { if (c === conn) onOpen(c); });
     c.on('alive', () => heartbeat.heard());
-    c.on('frame', downlink.receive);
+    c.on('frame', (data, isBinary) => downlink.receive(data, isBinary, c.codec));
     c.on('error', (err) => {
       if (err.code === 'E_TOO_LARGE') counters.tooLarge += 1;
       counters.errors += 1;

@@ -41,14 +41,14 @@ function createDownlink(o) {
      * before this link); nothing is replayed over a new link.
      */
     reset() { tracker.reset(); },
-    /** One frame from the cloud. */
-    receive(data, isBinary) {
+    /** One frame from the cloud, read with the connection's codec (lib/core/codec). */
+    receive(data, isBinary, codec) {
       const arrived = clock.now();
       if (o.onHeard) o.onHeard();
       counters.bytesIn += data.length;
       let env;
       try {
-        env = readFrame(data, isBinary, o.maxPayload);
+        env = readFrame(data, isBinary, o.maxPayload, codec || undefined);
       } catch (err) {
         if (data.length > o.maxPayload) counters.tooLarge += 1;
         reject(err);

@@ -32,6 +32,8 @@
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
+const { createCodec, PROTOCOLS, TIME_UNIT_US } = require('../core/codec');
+const { plantTables } = require('../core/io-table');
 const { createWsAcceptor } = require('./ws-transport');
 const { createPeerSet } = require('./peer-set');
 const { createIntake } = require('./intake');
@@ -67,6 +69,7 @@ const COUNTERS = {
   connections: 0, accepted: 0, refused: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0,
   errors: 0, tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0,
   queueDepth: 0, kindRefused: 0, rateLimited: 0, errorBudget: 0, plantRefused: 0, noPlant: 0,
+  protocolRefused: 0, compactPeers: 0,
 };
 
 const isState = (env) => (env.k === 'state' || env.k === 'snap') && Boolean(env.d);
@@ -86,7 +89,8 @@ const isState = (env) => (env.k === 'state' || env.k === 'snap') && Boolean(env.
  * @param {(conn: object, info: object) => void} o.accept run the admitted connection
  * @param {() => boolean} o.isClosed
  * @returns {(r: object) => void} admitRequest(r): r = {token, plant, remote, url?, transport?,
- *   req?, refuse(status, text), abandoned (the peer left), drop(), open(cb: (conn) => void)}
+ *   req?, protocolRefused? (it offered only subprotocols this bridge does not speak), refuse(status,
+ *   text), abandoned (the peer left), drop(), open(cb: (conn) => void)}
  */
 function createAdmitter(o) {
   const { counters } = o;
@@ -103,6 +107,12 @@ function createAdmitter(o) {
     if (who.status) {
       if (who.reason !== 'token') counters.plantRefused += 1;
       refuse(r, who.status, who.text, who.reason);
+      return;
+    }
+    // A client that offers subprotocols and none of ours would get frames it cannot read.
+    if (r.protocolRefused) {
+      counters.protocolRefused += 1;
+      refuse(r, 400, `Bad Request: unsupported subprotocol (this endpoint speaks ${PROTOCOLS.join(', ')})`, 'subprotocol');
       return;
     }
     const info = { plant: who.plant, viewer: who.viewer, who: who.who, remote: r.remote, url: r.url, transport: r.transport || 'ws' };
@@ -136,6 +146,7 @@ function createUpgradeHandler(acceptor, admitRequest) {
       remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`,
       url: req.url,
       transport: 'ws',
+      protocolRefused: acceptor.protocolOf(req) === null,
       refuse: (status, text) => acceptor.refuse(socket, status, text),
       get abandoned() { return socket.destroyed; },
       drop: () => socket.destroy(),
@@ -158,6 +169,11 @@ function createEndpointCore(o, role) {
   const counters = { ...COUNTERS, ...role.counters };
   const senders = createSenders({ counters });
   const latest = createLatestStates({ maxTags: o.maxTags });
+  /**
+   * Each plant's I/O table (lib/core/table/registry.js): where the compact encoding's tag ids come
+   * from, looked up per frame, as an edge may teach its plant's table once connected.
+   */
+  const tables = o.tables || plantTables;
   // Peers come over WebSocket upgrades unless the endpoint takes them over another transport
   // (`transport`, lib/link/transports/): then `admitRequest` is its only way in.
   const overWs = !o.transport || o.transport === 'ws';
@@ -198,6 +214,11 @@ function createEndpointCore(o, role) {
    */
   function accept(conn, info) {
     if (closed) { conn.terminate(); if (role.onAbandon) role.onAbandon(info.plant); return; }
+    // The frames' encoding, as the opening handshake agreed (JSON when it named none).
+    if (!conn.codec) {
+      conn.codec = createCodec(conn.protocol, { table: () => tables.get(info.plant), timeUnitUs: TIME_UNIT_US[role.name === 'edge' ? 'link' : 'twin'] });
+    }
+    if (conn.codec.binary) counters.compactPeers += 1;
     const c = peers.add(conn, info);
     ee.emit('connect', c.id, { remote: c.remote, url: info.url, viewer: c.viewer, plant: c.plant });
     role.onAccept(c);
@@ -214,8 +235,14 @@ function createEndpointCore(o, role) {
     if (owner) targets = [owner];
     else if (envelope.ANSWER_KINDS.has(env.k) && env.ref && role.strayAnswer) { role.strayAnswer(env); return 0; }
     else targets = peers.ofPlant(plant);
-    const text = envelope.stringify(env); // one serialisation for the whole fan-out
-    for (const c of targets) c.deliver(env, text);
+    // One JSON text for the whole fan-out; a compact peer's frame depends on what its
+    // connection carried before (lib/core/codec/compact.js), so it is made per peer.
+    let text;
+    for (const c of targets) {
+      if (c.conn.codec && c.conn.codec.binary) { c.deliver(env); continue; }
+      if (text === undefined) text = envelope.stringify(env);
+      c.deliver(env, text);
+    }
     return targets.length;
   }
 
@@ -237,7 +264,7 @@ function createEndpointCore(o, role) {
     if (isState(env)) latest.remember(p, env);
     if (role.onSend) role.onSend(env, p);
     if (role.sendRequest && envelope.REQUEST_KINDS.has(env.k)) return role.sendRequest(env, p);
-    if (c) { c.deliver(env, envelope.stringify(env)); return 1; }
+    if (c) { c.deliver(env); return 1; }
     return route(env, p);
   }
 

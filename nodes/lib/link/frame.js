@@ -5,20 +5,23 @@
  * then text, then a valid envelope; then its sender's sequence number against the last one seen
  * (a duplicate is dropped, a gap counted); and the codec those frames are written in.
  */
-const envelope = require('../core/envelope');
+const { createCodec } = require('../core/codec');
+
+/** The readable JSON envelope (lib/core/codec): a WebSocket that agreed on no subprotocol speaks it. */
+const JSON_FRAMES = createCodec();
 
 /**
- * Read one frame as an envelope.
+ * Read one frame as an envelope, with the connection's codec (lib/core/codec).
  * @param {Buffer} data
  * @param {boolean} isBinary
  * @param {number} maxBytes the frame size limit
+ * @param {object} [codec] the connection's (default JSON)
  * @returns {object} a valid envelope
- * @throws {EnvelopeError} E_TOO_LARGE (past maxBytes), E_SCHEMA (binary, not an envelope), E_JSON, …
+ * @throws {EnvelopeError} E_TOO_LARGE (past maxBytes), E_SCHEMA (binary on JSON, not an envelope),
+ *   E_JSON, E_DECODE (a binary frame that is not a compact envelope), …
  */
-function readFrame(data, isBinary, maxBytes) {
-  if (data.length > maxBytes) throw new envelope.EnvelopeError('E_TOO_LARGE', `frame of ${data.length} bytes exceeds the ${maxBytes}-byte limit`);
-  if (isBinary) throw new envelope.EnvelopeError('E_SCHEMA', 'binary frames are not envelopes');
-  return envelope.parse(data.toString('utf8'), { maxBytes });
+function readFrame(data, isBinary, maxBytes, codec = JSON_FRAMES) {
+  return codec.decode(data, isBinary, maxBytes);
 }
 
 /**
@@ -40,16 +43,17 @@ function trackFrame(tracker, src, seq, counters) {
 }
 
 /**
- * The codec of the link's frames today: an envelope as JSON text. A transport takes a codec and
- * agrees on it with the other side when a session opens (a message bus's hello,
- * lib/link/transports/bus-session.js), so that another encoding can ride every transport by name.
- * `binary`: whether its frames are bytes rather than text (a transport reports each frame so).
+ * The codec of the link's frames over a message bus: an envelope as JSON text (lib/core/codec's,
+ * under the name a bus session's hello offers). A transport takes a codec and agrees on it with
+ * the other side when a session opens (lib/link/transports/bus-session.js), so that another
+ * encoding can ride every transport by name. `binary`: whether its frames are bytes rather than
+ * text (a transport reports each frame so). A WebSocket agrees on its codec by subprotocol instead.
  */
 const JSON_CODEC = Object.freeze({
   name: 'json',
   binary: false,
-  encode: (env) => envelope.stringify(env),
-  decode: (data, isBinary, maxBytes) => readFrame(data, isBinary, maxBytes),
+  encode: (env) => JSON_FRAMES.encode(env),
+  decode: (data, isBinary, maxBytes) => JSON_FRAMES.decode(data, isBinary, maxBytes),
 });
 
 module.exports = { readFrame, trackFrame, JSON_CODEC };

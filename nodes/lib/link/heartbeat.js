@@ -39,7 +39,8 @@ function createHeartbeat(o) {
     }
     // Straight to the connection, past the outbox: a sync that waited in a queue would measure the
     // queue, and a congested link is one whose silence should count.
-    const t = envelope.stringify(o.sender.make('sync'));
+    const sync = o.sender.make('sync');
+    const t = conn.codec ? conn.codec.encode(sync) : envelope.stringify(sync);
     try { conn.send(t); } catch { return; }
     counters.framesOut += 1;
     counters.bytesOut += t.length;

@@ -45,7 +45,7 @@ function createIntake(o) {
     if (over) { counters.rateLimited += 1; expel(c, over); return; }
     let env;
     try {
-      env = readFrame(data, isBinary, o.maxPayload);
+      env = readFrame(data, isBinary, o.maxPayload, c.conn.codec || undefined);
     } catch (err) {
       if (data.length > o.maxPayload) {
         counters.tooLarge += 1;
@@ -53,7 +53,7 @@ function createIntake(o) {
         c.conn.close(1009, 'frame too large');
         return;
       }
-      answerError(c, err, { raw: String(data).slice(0, 200) });
+      answerError(c, err, { raw: isBinary ? `<${data.length} bytes: ${data.subarray(0, 32).toString('hex')}…>` : String(data).slice(0, 200) });
       return;
     }
     counters.framesIn += 1;

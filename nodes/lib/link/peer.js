@@ -39,7 +39,7 @@ function createPeer(o) {
   const onQueue = o.onQueue || (() => {});
 
   function write(env, text) {
-    const t = text || envelope.stringify(env);
+    const t = text || (conn.codec ? conn.codec.encode(env) : envelope.stringify(env));
     // A request's deadline goes along: a transport that queues frames (a broker) drops it there
     // once it has passed, rather than deliver it late.
     conn.send(t, env.dl);
@@ -77,7 +77,7 @@ function createPeer(o) {
     /**
      * Write one envelope now, or queue it (coalescing states) while the connection is congested.
      * @param {object} env
-     * @param {string} [text] its serialisation, when the caller has one (a fan-out)
+     * @param {string} [text] its JSON text, when the caller has one (a fan-out to JSON peers)
      */
     deliver(env, text) {
       if (!conn.open) return;

@@ -38,7 +38,7 @@ function createUplink(o) {
   const canWrite = () => isOpen() && conn.buffered <= o.highWaterBytes;
 
   function write(env) {
-    const t = envelope.stringify(env);
+    const t = conn.codec ? conn.codec.encode(env) : envelope.stringify(env);
     conn.send(t);
     counters.framesOut += 1;
     counters.bytesOut += t.length;

@@ -13,12 +13,15 @@
  *   not yet on the wire: the back-pressure an outbox waits on);
  * - events: `frame(data: Buffer, isBinary)`, `alive()` (a ping or pong), `error(err)` (an error
  *   with code E_TOO_LARGE is a frame the transport refused for its size), `close(code, reason)`;
+ * - `protocol`: the subprotocol the two ends agreed on ('' for none: JSON), which names the
+ *   encoding of the frames (lib/core/codec); `codec` is set by whoever runs the connection;
  * - `ws`: the WebSocket underneath (tests and diagnostics only).
  *
  * Every socket gets noDelay and no per-message deflate: frames are small and latency matters.
  */
 const { EventEmitter } = require('node:events');
 const WebSocket = require('ws');
+const { pickProtocol } = require('../core/codec');
 
 const { WebSocketServer } = WebSocket;
 
@@ -48,7 +51,10 @@ function wrapSocket(ws) {
     get open() { return ws.readyState === WebSocket.OPEN; },
     get closed() { return ws.readyState === WebSocket.CLOSED; },
     get buffered() { return ws.bufferedAmount; },
-    send(text) { ws.send(text); },
+    get protocol() { return ws.protocol; },
+    codec: null,
+    /** One frame: text goes as a text frame, bytes as a binary one. */
+    send(frame) { ws.send(frame); },
     close(code, reason) {
       if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
       else ws.close(code, reason);
@@ -81,11 +87,19 @@ function refuseUpgrade(socket, status, text) {
  * @returns {{matches(req): boolean, refuse: typeof refuseUpgrade, upgrade(req, socket, head, cb: (conn) => void): void, close(): void}}
  */
 function createWsAcceptor(o) {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload: o.maxPayload });
+  const wss = new WebSocketServer({
+    noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload: o.maxPayload,
+    handleProtocols: (offered) => pickProtocol(offered) || false,
+  });
   return {
     matches(req) {
       try { return new URL(req.url, 'http://localhost').pathname === o.path; } catch { return false; }
     },
+    /**
+     * The subprotocol the request will get: undefined when it offers none (JSON), null when it
+     * offers only subprotocols this bridge does not speak (refuse it: 400).
+     */
+    protocolOf: (req) => pickProtocol(req.headers['sec-websocket-protocol']),
     refuse: refuseUpgrade,
     upgrade(req, socket, head, cb) {
       socket.setNoDelay(true);
@@ -102,13 +116,14 @@ function createWsAcceptor(o) {
  * @param {string} url
  * @param {object} o
  * @param {string} [o.token] sent as `Authorization: Bearer`
+ * @param {string[]} [o.protocols] subprotocols offered, preferred first (lib/core/codec offerFor)
  * @param {number} o.maxPayload bytes; larger frames close the link (1009)
  * @param {number} o.handshakeTimeoutMs opening handshake limit (a black-holed link hangs there)
  * @param {string|Buffer|Array} [o.ca] CA certificate(s) to verify a wss:// server with
  * @returns {EventEmitter & object}
  */
 function dialWs(url, o) {
-  const ws = new WebSocket(url, {
+  const ws = new WebSocket(url, o.protocols || [], {
     headers: o.token ? { Authorization: `Bearer ${o.token}` } : {},
     perMessageDeflate: false,
     maxPayload: o.maxPayload,

@@ -1,12 +1,19 @@
 'use strict';
 /**
  * What the edge's `s7twin-s7` node does, without Node-RED: streams PLC changes as `state`
- * envelopes (one per read with changes) and `snap`s (the first read after each connect, and on
- * request), and answers every request (cmd, probe) exactly once (lib/s7/requests.js); a command
- * with an idempotency key is written at most once (lib/s7/keyed.js). The node wires this to its
- * config node's connection, its output and its status.
+ * envelopes and `snap`s (the first read after each connect, and on request), and answers every
+ * request (cmd, probe) exactly once (lib/s7/requests.js); a command with an idempotency key is
+ * written at most once (lib/s7/keyed.js). The node wires this to its config node's connection,
+ * its output and its status.
+ *
+ * One state per PLC scan, not per read: right after a write the edge reads again at once (the
+ * chase, lib/s7/read-pacer.js), and that read shows the inputs just written before the PLC has
+ * scanned them; its outputs change a scan later. A read whose changes are all inputs is held for
+ * at most `holdMs` (one scan and a margin) and goes out merged with the next read that changes an
+ * output, so a command costs one state, not two. Outputs are never held.
  */
 const envelope = require('../core/envelope');
+const { tableOf } = require('../core/io-table');
 const { createStateDiffer } = require('./edge');
 const { createProbeTracker } = require('./probes');
 const { createRequests, lateness, answerFields } = require('./requests');
@@ -14,6 +21,41 @@ const { createKeyedCommands } = require('./keyed');
 const { createKeyStore } = require('./key-store');
 
 const PROBE_TIMEOUT_MS = 5000; // a probe whose response slot never shows its value is answered E_PROBE_TIMEOUT
+const HOLD_MS = 12; // how long input-only changes wait for the scan's outputs (a 10 ms scan and a margin)
+
+/**
+ * States out of reads, one per scan: input-only changes wait (at most holdMs) for the outputs of
+ * the scan that takes them, and go out in the same frame.
+ * @param {number} holdMs 0: every read with changes is a state at once
+ * @param {(d: object) => void} emitState
+ * @param {object} [table] the plant's I/O table (which tags are inputs; default the demo plant's)
+ * @returns {{changed(d: object): void, clear(): void}}
+ */
+function createScanMerger(holdMs, emitState, table) {
+  const io = tableOf(table);
+  const isInput = (short) => { const t = io.get(short); return Boolean(t && t.dir === 'in'); };
+  let held = null;
+  let timer = null;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = null;
+    if (!held) return;
+    const d = held;
+    held = null;
+    emitState(d);
+  };
+  return {
+    changed(d) {
+      const keys = Object.keys(d);
+      if (!keys.length) return;
+      held = held ? Object.assign(held, d) : { ...d };
+      if (holdMs <= 0 || !keys.every(isInput)) { flush(); return; }
+      if (!timer) timer = setTimeout(flush, holdMs);
+    },
+    /** Forget what waits (a snap carries every value; the connection is gone). */
+    clear() { clearTimeout(timer); timer = null; held = null; },
+  };
+}
 
 /** The node's status for a connection state (lib/runtime/status.js kinds). */
 function statusOf(state, detail) {
@@ -38,6 +80,7 @@ function newCounters() {
  * @param {object} [b.table] the plant's I/O table (default: the demo plant's): what a command may
  *   write and how the areas read decode
  * @param {number} [b.probeTimeoutMs] see PROBE_TIMEOUT_MS
+ * @param {number} [b.holdMs] see HOLD_MS (0: a state per read with changes)
  * @param {object} [b.keyStore] lib/s7/key-store.js (default: one in memory only; the node passes
  *   one kept in a file of the Node-RED user directory, so keys survive a restart)
  * @param {(msg: object) => void} b.send a message out of the node
@@ -51,6 +94,10 @@ function createS7Bridge(b) {
   const sender = envelope.createSender(b.src); // one sender per node: seq continues across reconnects
   const differ = createStateDiffer(b.table);
   let snapNext = true; // the first read after (re)connect goes out as a snap
+  const merger = createScanMerger(b.holdMs ?? HOLD_MS, (d) => {
+    counters.states += 1;
+    emit(sender.make('state', { d }));
+  }, b.table);
 
   const emit = (env, client) => {
     const msg = { topic: env.k, payload: env };
@@ -78,17 +125,17 @@ function createS7Bridge(b) {
 
   const handlers = {
     status: (s, detail) => b.setStatus(...statusOf(s, detail)),
-    connect: () => { snapNext = true; differ.reset(); },
-    disconnect: (err) => probes.lost(err),
+    connect: () => { snapNext = true; differ.reset(); merger.clear(); },
+    disconnect: (err) => { merger.clear(); probes.lost(err); },
     data(areas, extra) {
       const { values, changed, first } = differ.update(areas);
       if (snapNext || first) {
         snapNext = false;
+        merger.clear();
         counters.snaps += 1;
         emit(sender.make('snap', { d: values }));
-      } else if (Object.keys(changed).length) {
-        counters.states += 1;
-        emit(sender.make('state', { d: changed }));
+      } else {
+        merger.changed(changed);
       }
       probes.seen(extra);
     },
@@ -149,10 +196,11 @@ function createS7Bridge(b) {
     /** Stop listening to the connection and forget every probe (their blocks leave the read). */
     close() {
       for (const [ev, fn] of Object.entries(handlers)) conn.removeListener(ev, fn);
+      merger.clear();
       probes.close();
       keyStore.close();
     },
   };
 }
 
-module.exports = { createS7Bridge, newCounters, statusOf, PROBE_TIMEOUT_MS };
+module.exports = { createS7Bridge, createScanMerger, newCounters, statusOf, PROBE_TIMEOUT_MS, HOLD_MS };

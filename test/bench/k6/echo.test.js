@@ -12,6 +12,7 @@ test('a probe is answered at once with a probe-res of the same slots and values'
   assert.equal(out.v, 1);
   assert.deepEqual(out.d, { 12: 4000001 });
   assert.equal(out.seq, 1);
+  assert.deepEqual(out.ref, { src: 'twin-k6-1', seq: 7 }, 'the answer names the probe it answers, as the twin endpoint does');
   assert.equal(JSON.parse(probeAnswer(Buffer.from(JSON.stringify({ k: 'probe', d: { 1: 2 } })), next)).seq, 2, 'a Buffer too');
 });
 

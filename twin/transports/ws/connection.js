@@ -31,11 +31,13 @@ function refusal(status, url) {
 /**
  * @param {object} o
  * @param {{url: string, index: number, next(): void}} o.urls the endpoints, in turn (nodes/lib/link/cloud-urls.js)
- * @param {{token?: string, handshakeTimeoutMs: number, maxPayload: number, pingMs: number, ca?: Buffer}} o.options
+ * @param {{token?: string, handshakeTimeoutMs: number, maxPayload: number, pingMs: number, ca?: Buffer,
+ *   protocols?: string[]}} o.options protocols: the subprotocols offered (nodes/lib/core/codec offerFor)
  * @param {object} o.stats connected, connects, reconnects, failovers, lastError are kept there
  * @param {object} o.backoff nodes/lib/core/backoff.js
- * @param {(again: boolean) => void} o.onOpen a connection is up (again: not the first one)
- * @param {(raw: Buffer) => void} o.onMessage a frame came
+ * @param {(again: boolean, protocol: string, sock: object) => void} o.onOpen a connection is up (again: not
+ *   the first one) with the subprotocol the endpoint chose ('' for none) on this TCP socket
+ * @param {(raw: Buffer, isBinary: boolean) => void} o.onMessage a frame came
  * @param {() => void} o.onClose the connection (or an attempt) ended
  * @param {(r: {code: string, msg: string, fatal: boolean, status: number}) => void} o.onRefused
  *   the endpoint answered the upgrade with an HTTP status; a fatal one ends the attempts
@@ -54,7 +56,7 @@ function createConnection(o) {
   function open() {
     if (rc.closed) return;
     const url = o.urls.url;
-    const sock = new WebSocket(url, {
+    const sock = new WebSocket(url, o.options.protocols || [], {
       headers: o.options.token ? { Authorization: `Bearer ${o.options.token}` } : {},
       perMessageDeflate: false,
       handshakeTimeout: o.options.handshakeTimeoutMs,
@@ -72,10 +74,10 @@ function createConnection(o) {
     sock.on('open', () => {
       const again = rc.up();
       stopHeartbeat();
-      o.onOpen(again);
+      o.onOpen(again, sock.protocol, sock._socket);
       heartbeat = startHeartbeat(sock, o.options.pingMs);
     });
-    sock.on('message', (raw) => o.onMessage(raw));
+    sock.on('message', (raw, isBinary) => o.onMessage(raw, isBinary));
     sock.on('error', (err) => {
       // 'close' follows; keep the reason for connect() and the stats.
       o.stats.lastError = err.message;
@@ -96,8 +98,8 @@ function createConnection(o) {
   return {
     /** Start the attempts, unless a connection or a scheduled attempt is there already. */
     dial() { if (!ws && !rc.pending) open(); },
-    /** Send one frame (the caller checked isOpen). */
-    send(text) { ws.send(text); },
+    /** Send one frame, text or bytes (the caller checked isOpen). */
+    send(frame) { ws.send(frame); },
     get isOpen() { return Boolean(ws && ws.readyState === WebSocket.OPEN); },
     get closed() { return rc.closed; },
     /** For good: no more attempts; the socket closes (terminated if it does not within 1 s). */

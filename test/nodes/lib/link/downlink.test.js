@@ -54,6 +54,19 @@ test('reset: a new connection\'s sender numbers start afresh (a restarted cloud 
   assert.deepEqual(out.envs.map((e) => e.seq), [5, 3]);
 });
 
+test('over the compact encoding: frames decode with the connection\'s codec; a malformed binary frame is answered E_DECODE', () => {
+  const { createCodec, COMPACT_PROTOCOL } = require('../../../../nodes/lib/core/codec');
+  const { dl, counters, out } = setup();
+  const cloud = createCodec(COMPACT_PROTOCOL);
+  const mine = createCodec(COMPACT_PROTOCOL);
+  dl.receive(Buffer.from(cloud.encode(cmd(1))), true, mine);
+  dl.receive(Buffer.from([0x93, 0x01]), true, mine);
+  dl.receive(Buffer.from(cloud.encode(cmd(2))), true, mine);
+  assert.deepEqual(out.envs.map((e) => [e.seq, e.dl]), [[1, 5], [2, 5]]);
+  assert.deepEqual(out.invalid, ['E_DECODE']);
+  assert.equal(counters.errors, 1);
+});
+
 test('requests the cloud relays are not judged by their twins\' numbers: two twins with one id, interleaved, both reach the flow', () => {
   const { counters, out, rx } = setup();
   const twin = (seq, d) => ({ v: 1, k: 'cmd', src: 'twin-x', seq, ts: 1, d, dl: 5 });

@@ -77,3 +77,21 @@ test('past the rate, or past the error budget, the peer is told why and closed w
   assert.equal(bad.conn.frames().at(-1).e.code, 'E_ERROR_BUDGET');
   assert.equal(bad.invalid.length, 3, 'frames after the expulsion are not read');
 });
+
+test('on a compact connection a malformed binary frame is answered E_DECODE in that encoding, and well-formed ones pass', () => {
+  const { createCodec, COMPACT_PROTOCOL } = require('../../../../nodes/lib/core/codec');
+  const s = setup();
+  s.conn.codec = createCodec(COMPACT_PROTOCOL);
+  const twin = createCodec(COMPACT_PROTOCOL); // the twin's encoder, and its decoder of the answers
+  const fromCloud = createCodec(COMPACT_PROTOCOL);
+  s.send(Buffer.from(twin.encode(cmd(1))), true);
+  s.send(Buffer.from([0x95, 0xc1, 0x00, 0x00, 0x00]), true);
+  s.send(Buffer.from([0xff]), true);
+  s.send(Buffer.from(twin.encode(cmd(2, { d: { st: 0 } }))), true);
+  s.send(cmd(3)); // a JSON text frame is read too
+  assert.deepEqual(s.passed.map((e) => [e.seq, e.d.st]), [[1, 1], [2, 0], [3, 1]]);
+  const answers = s.conn.sent.map((b) => fromCloud.decode(Buffer.from(b), true));
+  assert.deepEqual(answers.map((f) => f.e.code), ['E_DECODE', 'E_DECODE']);
+  assert.equal(s.counters.errors, 2);
+  assert.match(s.invalid[0].extra.raw, /^<5 bytes: 95c1000000…>$/);
+});

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const { EventEmitter } = require('node:events');
 const tags = require('../../../../nodes/lib/core/io-table').demoTable();
 const clock = require('../../../../nodes/lib/core/clock');
-const { createS7Bridge, statusOf, newCounters } = require('../../../../nodes/lib/s7/bridge');
+const { createS7Bridge, createScanMerger, statusOf, newCounters } = require('../../../../nodes/lib/s7/bridge');
 
 function fakeConn() {
   const conn = new EventEmitter();
@@ -124,6 +124,42 @@ test('statusOf and newCounters', () => {
   assert.deepEqual(statusOf('connecting'), ['connecting', 'connecting to PLC']);
   assert.deepEqual(statusOf('disconnected', 'closed'), ['disconnected', 'PLC disconnected']);
   assert.ok(Object.values(newCounters()).every((v) => v === 0));
+});
+
+test('one state per scan: input-only changes wait for the outputs of the scan and go out with them, or alone after holdMs', async () => {
+  const states = [];
+  const m = createScanMerger(30, (d) => states.push(d));
+  m.changed({});
+  m.changed({ se: 1 }); // the read right after a write: the input, before the PLC scanned it
+  assert.equal(states.length, 0, 'an input-only change waits');
+  m.changed({ c1: 1, p1fw: 1 }); // the scan's outputs
+  assert.deepEqual(states, [{ se: 1, c1: 1, p1fw: 1 }]);
+  m.changed({ grn: 0 });
+  assert.deepEqual(states[1], { grn: 0 }, 'outputs never wait');
+  m.changed({ sd: 1 });
+  m.changed({ dmg: 1 });
+  await new Promise((r) => setTimeout(r, 80));
+  assert.deepEqual(states[2], { sd: 1, dmg: 1 }, 'inputs no output followed go out after holdMs, merged');
+  m.changed({ se: 0 });
+  m.clear();
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(states.length, 3, 'a snap or a lost connection drops what waits');
+  const now = [];
+  const off = createScanMerger(0, (d) => now.push(d));
+  off.changed({ se: 1 });
+  assert.deepEqual(now, [{ se: 1 }], 'holdMs 0: every read with changes at once');
+});
+
+test('the bridge merges a write\'s input echo with the scan\'s outputs into one state', async () => {
+  const conn = fakeConn();
+  const out = [];
+  const bridge = createS7Bridge({ conn, src: 'edge-t', holdMs: 50, send: (m) => out.push(m), setStatus: () => {} });
+  conn.emit('data', block({}), {});
+  conn.emit('data', block({ se: 1 }), {});
+  conn.emit('data', block({ se: 1, c1: 1 }), {});
+  assert.deepEqual(out.map((m) => [m.payload.k, m.payload.d]).slice(1), [['state', { se: 1, c1: 1 }]]);
+  assert.equal(bridge.counters.states, 1);
+  bridge.close();
 });
 
 test('idempotency keys: a key is written once; a repeat is answered with the first outcome; a copy of a write on its way waits for it', async () => {
