@@ -546,6 +546,8 @@ const CODES = {
   // The benchmark and the scripts.
   E_BENCH_ARGS: { area: 'bench', by: ['bench'], resync: false,
     means: 'An unknown protocol, profile or fault, or an option out of range: `npm run bench -- --help` lists them.' },
+  E_BENCH_SS: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The link bytes of a link transport could not be read with `ss` (iproute2): install iproute2, or the report leaves those bytes out.' },
   E_LOAD_ARGS: { area: 'bench', by: ['bench'], resync: false,
     means: 'A load level needs at least one user, and a duration or a number of probes per user.' },
   E_LOAD_SLOTS: { area: 'bench', by: ['bench'], resync: false,
