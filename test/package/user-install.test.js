@@ -125,7 +125,7 @@ test('npm install of the packed module into a stock Node-RED: every node type lo
   // The nodes, their resources and examples, and the browser twin's page and the modules it runs
   // (the s7twin-ui node serves them): no tests, benchmarks, scripts, docs or virtual PLC.
   const unexpected = ctx.files.filter((f) => !/^(nodes|subflows|resources|examples|twin\/browser)\//.test(f)
-    && !/^twin\/(plant|recorder|transports\/(answers|common|envelopes|reconnect|wire|http|mqtt))\.js$/.test(f)
+    && !/^twin\/(plant|recorder|transports\/(answers|common|envelopes|reconnect|retries|wire|http|mqtt))\.js$/.test(f)
     && !/^twin\/(plant|transports\/(http|mqtt))\/[a-z-]+\.js$/.test(f)
     && !['package.json', 'README.md', 'LICENSE'].includes(f));
   assert.deepEqual(unexpected, [], 'the tarball holds only what the nodes load');
