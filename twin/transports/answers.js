@@ -58,8 +58,11 @@ function createAnswers(o) {
   const cbs = [];
   const known = {}; // every value the states and snaps so far showed
   for (const k of ['lostWithConnection', 'resyncs', 'unexpectedAnswers', 'answerTimeouts']) o.stats[k] = o.stats[k] || 0;
+  // A later command (or a change made while down) carries one of cmd's inputs: cmd is no longer
+  // the one that owes it, so an attempt of cmd may not write it back.
+  const superseded = (cmd) => Object.keys(cmd.d).some((k) => { const e = owed.get(k); return !e || e.cmd !== cmd; });
   const retries = o.retry
-    ? createRetries({ ...o.retry, stats: o.stats, giveUp: (cmd, msg) => finish(cmd, { ok: false, code: 'E_OUTCOME_UNKNOWN', msg }) })
+    ? createRetries({ ...o.retry, superseded, stats: o.stats, giveUp: (cmd, msg) => finish(cmd, { ok: false, code: 'E_OUTCOME_UNKNOWN', msg }) })
     : null;
 
   /** The one answer of `cmd`: callbacks, then what it owes. */

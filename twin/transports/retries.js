@@ -16,6 +16,10 @@
  * - An attempt that reached no edge (E_EDGE_DOWN, E_BUSY, the link down) settles nothing: the
  *   command goes again after a back-off (250 ms doubling to 4 s), or when the link is back.
  * - After `askForMs` (30 s) from the first attempt the command is given up: E_OUTCOME_UNKNOWN.
+ * - A command in doubt some of whose inputs a later command of this twin has set since (or set
+ *   while the link was down) only asks, even within its deadline: written now, it would put back
+ *   an older value over a newer one the PLC may already hold. What it carried that nothing newer
+ *   carries is owed and resynced after the answer (./answers.js).
  *
  * Plain module (timers only); ./answers.js calls it, ./envelopes.js sends its attempts.
  */
@@ -35,6 +39,8 @@ const DEFAULTS = {
  *   attempt of `cmd` now (false: it cannot go now; it is sent when the link is up)
  * @param {(cmd: object, msg: string) => void} o.giveUp the time to ask is over: answer `cmd`
  *   E_OUTCOME_UNKNOWN
+ * @param {(cmd: object) => boolean} [o.superseded] whether a later command carries one of `cmd`'s
+ *   inputs: then it only asks
  * @returns {{takeOver(cmd, a): boolean, final(cmd, a): object, connected(): void, close(): object[]}}
  */
 function createRetries(o) {
@@ -62,7 +68,8 @@ function createRetries(o) {
       return;
     }
     const left = cmd.sentAt + cmd.ttl - cfg.now() - cfg.marginMs;
-    const fields = left >= cfg.marginMs ? { ttl: Math.floor(left) } : { ask: true };
+    const mayWrite = left >= cfg.marginMs && !(cfg.superseded && cfg.superseded(cmd));
+    const fields = mayWrite ? { ttl: Math.floor(left) } : { ask: true };
     if (!cfg.send(cmd, fields)) {
       waiting.add(cmd); // sent when the link is up, or given up when the time to ask is over
       at(cmd, cfg.askForMs - age);

@@ -50,6 +50,32 @@ test('an unknown outcome goes again with the same key, for what is left of its l
   assert.equal(b.stats.repeats, 1);
 });
 
+test('a command in doubt whose input a later command set only asks, within its deadline too: an older value never goes back over a newer one', () => {
+  const b = book();
+  b.a.sent(1, { st: 1, se: 1 }, { key: 'k-1', ttl: 5000, sentAt: 0 });
+  b.a.sent(2, { st: 0 }, { key: 'k-2', ttl: 5000, sentAt: 10 });
+  b.a.answered(2, undefined, undefined, 6000, { key: 'k-2' });
+  b.tick(300);
+  b.a.answered(1, 'E_OUTCOME_UNKNOWN', 'link lost');
+  assert.deepEqual(b.sent.map((s) => [s.key, s.fields]), [['k-1', { ask: true }]], 'st was set again by k-2 (acknowledged): k-1 may not write');
+  // The edge never saw k-1: it closes the key. se, which nothing newer carries, is owed again.
+  b.a.answered(b.sent[0].seq, 'E_EXPIRED', 'never seen before its deadline: closed', undefined, { key: 'k-1' });
+  assert.deepEqual([b.got[1].seq, b.got[1].code], [1, 'E_EXPIRED']);
+  assert.deepEqual(b.a.unsent(), { se: 1 }, 'only what nothing newer carries is owed');
+
+  const c = book();
+  c.a.sent(1, { st: 1 }, { key: 'k-1', ttl: 5000, sentAt: 0 });
+  c.a.changedWhileDown({ st: 0 });
+  c.a.answered(1, 'E_OUTCOME_UNKNOWN', 'link lost');
+  assert.deepEqual(c.sent[0].fields, { ask: true }, 'a change made while down supersedes it too');
+
+  const d = book();
+  d.a.sent(1, { st: 1 }, { key: 'k-1', ttl: 5000, sentAt: 0 });
+  d.a.sent(2, { se: 1 }, { key: 'k-2', ttl: 5000, sentAt: 10 });
+  d.a.answered(1, 'E_OUTCOME_UNKNOWN', 'link lost');
+  assert.deepEqual(d.sent[0].fields, { ttl: 4980 }, 'a later command on other inputs leaves it free to write');
+});
+
 test('after the deadline it asks; an answer that reached no edge settles nothing: it asks again later', async () => {
   const b = book();
   b.a.sent(1, { st: 1 }, { key: 'k-1', ttl: 1000, sentAt: 0 });
