@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * The whole suite on Node's own test runner, in two passes, so it stays well under 15 minutes on a
- * 2-core machine without making measuring tests share it:
- *   1. every test file but those below, two files at a time (most of their time is spent waiting
- *      on the processes they start);
- *   2. the tests that measure or judge time to the millisecond, one file at a time: the
- *      benchmark's tests, and the fault suites (a write must land before its deadline, with a few
- *      milliseconds of margin).
+ * The whole suite on Node's own test runner, in two passes, so that it takes less time on a
+ * 2-core machine without making the system tests share it:
+ *   1. the module and node tests (nodes/, twin/, plc/, scripts/, flows/, docs/), two files at a
+ *      time: each is small and most of their time is spent waiting on sockets and timers;
+ *   2. the tests that start whole systems, brokers, browsers or containers, or that measure
+ *      (e2e/, system/, editor/, package/, containers/, bench/), one file at a time: two of those
+ *      at once on two cores slowed round trips past what the plant model allows (a box
+ *      mis-sorted), and the fault suites judge each write against its deadline to the millisecond.
  * Both passes run even when the first fails; the exit code is the first failing one's.
  *   node scripts/run-tests.js            (npm test)
  *   node scripts/run-tests.js --serial   only the second pass
@@ -18,7 +19,7 @@ const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
 /** Test files (globs) run one at a time, in the second pass. */
-const SERIAL = ['test/bench/**/*.test.js', 'test/e2e/faults.test.js', 'test/e2e/link-transports.test.js'];
+const SERIAL = ['e2e', 'system', 'editor', 'package', 'containers', 'bench'].map((d) => `test/${d}/**/*.test.js`);
 const TIMEOUT_MS = 180000;
 
 /**
