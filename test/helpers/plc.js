@@ -26,4 +26,20 @@ const waitFor = (fn, timeoutMs = 10000, what = fn.toString()) => wait.waitFor(fn
 /** A folder for OPC UA client certificates, so tests never write into the home directory. */
 const OPCUA_CLIENT_PKI = path.join(require('node:os').tmpdir(), 's7twin-test-opcua-client-pki');
 
-module.exports = { startPlc, waitFor, s7Connect, OPCUA_CLIENT_PKI };
+/**
+ * An OPC UA client and session on the PLC's OPC UA port (certificates in OPCUA_CLIENT_PKI).
+ * @param {number} port
+ * @returns {Promise<{client: object, session: object}>} close with `session.close()` and `client.disconnect()`
+ */
+async function opcuaSession(port) {
+  const { OPCUAClient, OPCUACertificateManager } = require('node-opcua');
+  const client = OPCUAClient.create({
+    endpointMustExist: false,
+    connectionStrategy: { maxRetry: 5, initialDelay: 200, maxDelay: 1000 },
+    clientCertificateManager: new OPCUACertificateManager({ rootFolder: OPCUA_CLIENT_PKI, automaticallyAcceptUnknownCertificate: true }),
+  });
+  await client.connect(`opc.tcp://127.0.0.1:${port}`);
+  return { client, session: await client.createSession() };
+}
+
+module.exports = { startPlc, waitFor, s7Connect, opcuaSession, OPCUA_CLIENT_PKI };

@@ -2,10 +2,10 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const {
-  OPCUAClient, OPCUACertificateManager, AttributeIds, DataType, StatusCodes, ClientMonitoredItem, TimestampsToReturn,
+  AttributeIds, DataType, StatusCodes, ClientMonitoredItem, TimestampsToReturn,
 } = require('node-opcua');
 const tags = require('../../nodes/lib/core/io-table').demoTable();
-const { startPlc, waitFor, OPCUA_CLIENT_PKI } = require('../helpers/plc');
+const { startPlc, waitFor, opcuaSession } = require('../helpers/plc');
 
 let plc;
 let client;
@@ -27,13 +27,7 @@ function monitor(nodeId) {
 
 before(async () => {
   plc = await startPlc({ s7: false, modbus: false });
-  client = OPCUAClient.create({
-    endpointMustExist: false,
-    connectionStrategy: { maxRetry: 5, initialDelay: 200, maxDelay: 1000 },
-    clientCertificateManager: new OPCUACertificateManager({ rootFolder: OPCUA_CLIENT_PKI, automaticallyAcceptUnknownCertificate: true }),
-  });
-  await client.connect(`opc.tcp://127.0.0.1:${plc.ports.opcua}`);
-  session = await client.createSession();
+  ({ client, session } = await opcuaSession(plc.ports.opcua));
   subscription = await session.createSubscription2({
     requestedPublishingInterval: 10, requestedMaxKeepAliveCount: 20, requestedLifetimeCount: 600, publishingEnabled: true,
   });

@@ -9,11 +9,11 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const ModbusRTU = require('modbus-serial');
-const { OPCUAClient, OPCUACertificateManager, AttributeIds, DataType, StatusCodes } = require('node-opcua');
+const { AttributeIds, DataType, StatusCodes } = require('node-opcua');
 const { loadTable, demoTable } = require('../../nodes/lib/core/io-table');
 const { createPlc } = require('../../plc');
 const { parse, describe } = require('../../plc/cli');
-const { startPlc, waitFor, s7Connect, OPCUA_CLIENT_PKI } = require('../helpers/plc');
+const { startPlc, waitFor, s7Connect, opcuaSession } = require('../helpers/plc');
 
 const TANK = path.join(__dirname, '..', '..', 'examples', 'tables', 'tank.json');
 const tank = loadTable({ file: TANK });
@@ -31,13 +31,7 @@ before(async () => {
   await mb.connectTCP('127.0.0.1', { port: plc.ports.modbus });
   mb.setID(1);
   mb.setTimeout(5000);
-  client = OPCUAClient.create({
-    endpointMustExist: false,
-    connectionStrategy: { maxRetry: 5, initialDelay: 200, maxDelay: 1000 },
-    clientCertificateManager: new OPCUACertificateManager({ rootFolder: OPCUA_CLIENT_PKI, automaticallyAcceptUnknownCertificate: true }),
-  });
-  await client.connect(`opc.tcp://127.0.0.1:${plc.ports.opcua}`);
-  session = await client.createSession();
+  ({ client, session } = await opcuaSession(plc.ports.opcua));
 });
 
 after(async () => {
