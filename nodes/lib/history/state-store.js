@@ -5,11 +5,9 @@
  *
  *   states(id, plant, t, ets, seq, kind, tag, value)   index (plant, t)
  *
- * `t` is the frame's arrival on the cloud's clock (ms since the epoch), `ets` the edge's own
- * timestamp of it (the edge's clock), `seq` its sequence number, `kind` state or snap (a snap
- * holds every streamed tag: sent on each reconnect of the edge), `value` the tag's value as it came
- * (a BOOL as 0/1, numbers as SQLite numbers, a STRING tag's text as text: the column has no type
- * affinity, so each value keeps its own).
+ * What each column holds is lib/history/rows.js's (`t` on the cloud's clock, `ets` the edge's
+ * timestamp, `kind` state, snap or backfill); the `value` column has no type affinity, so each
+ * value keeps its own (a BOOL as 0/1, numbers as SQLite numbers, a STRING tag's text as text).
  *
  * Writing never holds up the link: `add()` only queues rows; they go into the database together,
  * in one transaction every `flushMs`. A failing write is counted and reported once per run of
@@ -22,6 +20,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { loadSqlite } = require('./sqlite');
+const { rowsOf, framesOf } = require('./rows');
 
 const DEFAULTS = {
   retentionMs: 7 * 24 * 3600 * 1000, // 7 days
@@ -106,20 +105,19 @@ function createStateStore(opts) {
     counters,
     file: o.file,
     /**
-     * A state or snap frame of a plant (anything else is ignored). Returns at once.
+     * A state, snap or backfill frame of a plant (anything else is ignored; lib/history/rows.js). Returns at once.
      * @param {string} plant
-     * @param {{k: string, d: object, ts?: number, seq?: number}} env
+     * @param {{k: string, d: object, ts?: number, seq?: number, ct?: number}} env
      * @param {number} [at] its arrival on the cloud's clock (default now)
      */
     add(plant, env, at) {
-      if (closed || typeof plant !== 'string' || !env || (env.k !== 'state' && env.k !== 'snap') || !env.d) return;
-      const t = at === undefined ? now() : at;
+      if (closed) return;
+      const rows = rowsOf(plant, env, at === undefined ? now() : at);
+      if (!rows.length) return;
       counters.frames += 1;
-      for (const [tag, v] of Object.entries(env.d)) {
+      for (const r of rows) {
         if (pending.length >= o.maxPending) { counters.dropped += 1; continue; }
-        const value = typeof v === 'boolean' ? Number(v) : v;
-        if (typeof value !== 'string' && (typeof value !== 'number' || !Number.isFinite(value))) continue;
-        pending.push([plant, t, Number.isFinite(env.ts) ? env.ts : null, Number.isFinite(env.seq) ? env.seq : null, env.k, tag, value]);
+        pending.push(r);
         counters.rows += 1;
       }
       counters.pending = pending.length;
@@ -154,15 +152,7 @@ function createStateStore(opts) {
       const rows = db.prepare(sql).all(...args, limit + 1);
       const truncated = rows.length > limit;
       if (truncated) rows.pop();
-      const frames = [];
-      let last = null;
-      for (const r of rows) {
-        if (!last || last.t !== r.t || last.seq !== r.seq || last.k !== r.kind || last.plant !== r.plant) {
-          last = { plant: r.plant, t: r.t, ets: r.ets, seq: r.seq, k: r.kind, d: {} };
-          frames.push(last);
-        }
-        last.d[r.tag] = r.value;
-      }
+      const frames = framesOf(rows);
       return { frames, rows: rows.length, truncated };
     },
     /** Delete rows past the retention now (it also runs every pruneMs). */
