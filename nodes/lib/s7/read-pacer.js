@@ -38,8 +38,11 @@ function createReadPacer(o, counters) {
 
   /**
    * True once a chase has seen the PLC scan: the values differ from those of the chase's first
-   * read. Every read of a chase started after the write completed, so a scan that changed them
-   * ran after the write too.
+   * read. Every read of a chase started after the write completed, so the scan that changed them
+   * ended after the write. It may have begun before the write landed and not seen it: then its
+   * reaction is in the next scan, which the next cyclic read (one scan period later) shows. Ending
+   * here costs at most that one period; chasing until a second change would double the chase's
+   * reads on every write.
    */
   function chaseOver(values) {
     if (!chaseBase) { chaseBase = values; return false; }

@@ -93,11 +93,17 @@ describe('s7-connection read pacing against the virtual PLC', () => {
     // PLC's first scan after the write, whether or not the write changed anything.
     const v = 777000 + Math.floor(Math.random() * 1000);
     const [changed, same] = await chaseAfterWrites({}, [v, v]);
-    assert.ok(changed.answeredMs !== null, 'a chase read saw the PLC copy the probe value');
     assert.equal(changed.ended, 1, 'the chase ended early');
-    // Chased on, the reads would go on until 300 ms after the write. A scan is 10 ms; the answer
-    // may already be in the chase's first read (then the chase ends at the scan after it).
-    assert.ok(changed.lastMs - changed.answeredMs < 150, `reads stopped ${(changed.lastMs - changed.answeredMs).toFixed(1)} ms after the answer`);
+    // Chased on, the reads would go on until 300 ms after the write. A scan is 10 ms.
+    assert.ok(changed.lastMs < 150, `the last read came ${changed.lastMs.toFixed(1)} ms after the write`);
+    // The scan that ends a chase may be one that was already under way when the write landed
+    // (its results land a moment later): then the chase ends before the answer, and the answer is
+    // the next cyclic read's, one scan period later in the edge's configuration (here 1 s, past
+    // the window). When a chase read did show the answer, the reads stopped soon after it; the
+    // answer may already be in the chase's first read (then the chase ends at the scan after it).
+    if (changed.answeredMs !== null) {
+      assert.ok(changed.lastMs - changed.answeredMs < 150, `reads stopped ${(changed.lastMs - changed.answeredMs).toFixed(1)} ms after the answer`);
+    }
     assert.equal(same.ended, 1, 'the same value again: ScanCount still shows the scan');
     assert.ok(same.lastMs < 150, `the last read came ${same.lastMs.toFixed(1)} ms after the write`);
   });
