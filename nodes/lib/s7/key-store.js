@@ -35,6 +35,38 @@ const DEFAULTS = {
   compactMinLines: 1000, // never rewrite a file shorter than this
 };
 
+/** What one key costs in memory: its line, plus the map's own keep. */
+const sizeOf = (line) => Buffer.byteLength(line) + 64;
+
+/**
+ * The keys a key file holds, in the order they were first seen: those first seen after `oldest`,
+ * each with the outcome its file recorded (null: none came). A line cut short by a crash is passed
+ * over.
+ * @param {string} file
+ * @param {number} oldest
+ * @returns {{keys: Map<string, object>, lines: number}} lines: the file's readable lines
+ */
+function readKeyFile(file, oldest) {
+  let text = '';
+  try { text = fs.readFileSync(file, 'utf8'); } catch (err) { if (err.code !== 'ENOENT') throw err; }
+  const keys = new Map();
+  let lines = 0;
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    let e;
+    try { e = JSON.parse(line); } catch { continue; }
+    if (!e || typeof e.k !== 'string') continue;
+    lines += 1;
+    const rec = keys.get(e.k);
+    if (e.c !== undefined && !rec) {
+      if (e.t > oldest) keys.set(e.k, { c: e.c, o: e.o || null, t: e.t, bytes: sizeOf(line), waiters: [] });
+    } else if (rec && e.o) {
+      rec.o = e.o;
+    }
+  }
+  return { keys, lines };
+}
+
 /**
  * @param {object} [opts] see DEFAULTS, plus:
  * @param {string|null} [opts.file] the file (made with its folder); null: memory only (a restart forgets)
@@ -57,8 +89,6 @@ function createKeyStore(opts = {}) {
   // the thread pool in any order). One fdatasync covers every line written before it started.
   const syncQueue = []; // callbacks whose lines wait for the next fdatasync
   let syncing = false;
-
-  const sizeOf = (line) => Buffer.byteLength(line) + 64; // the line, plus the map's own keep
 
   function put(key, rec) {
     keys.set(key, rec);
@@ -87,23 +117,9 @@ function createKeyStore(opts = {}) {
 
   /** Read the file back: keys within the window, an outcome that never came is unknown. */
   function load() {
-    let text = '';
-    try { text = fs.readFileSync(o.file, 'utf8'); } catch (err) { if (err.code !== 'ENOENT') throw err; }
-    const oldest = now() - o.windowMs;
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      let e;
-      try { e = JSON.parse(line); } catch { continue; } // a line cut short by a crash
-      if (!e || typeof e.k !== 'string') continue;
-      lines += 1;
-      const rec = keys.get(e.k);
-      if (e.c !== undefined && !rec) {
-        if (!(e.t > oldest)) continue;
-        put(e.k, { c: e.c, o: e.o || null, t: e.t, bytes: sizeOf(line), waiters: [] });
-      } else if (rec && e.o) {
-        rec.o = e.o;
-      }
-    }
+    const read = readKeyFile(o.file, now() - o.windowMs);
+    lines += read.lines;
+    for (const [key, rec] of read.keys) put(key, rec);
     for (const [key, rec] of keys) {
       if (rec.o) continue;
       counters.unknownAfterRestart += 1;
