@@ -23,7 +23,9 @@ function startCompanion(command, o) {
   let dead = false;
   const exited = new Promise((resolve) => child.once('exit', (code) => {
     dead = true;
-    for (const w of waiters) w.fail(new Error(`${o.name} exited (${code}) before the line it was waited for:\n${err.slice(-3000)}`));
+    // What it said of its failure: an `error` line on stdout (common.py, node.js), and its stderr.
+    const said = lines.filter((l) => l && l.event === 'error').map((l) => `${l.code}: ${l.message}\n`).join('');
+    for (const w of waiters) w.fail(new Error(`${o.name} exited (${code}) before the line it was waited for:\n${said}${err.slice(-3000)}`));
     resolve(code);
   }));
   child.once('error', (e) => { err += `spawn: ${e.message}\n`; });

@@ -231,11 +231,37 @@ async function mqttBroker(args) {
   ready({ port: srv.address().port });
 }
 
-async function mqttClient(args, onConnect) {
+/** Connection attempts of a client before it gives up: a broker busy accepting many forwarders at once may refuse a few. */
+const CONNECT_TRIES = 5;
+const CONNECT_RETRY_MS = 300;
+
+async function mqttConnect(args) {
   const mqtt = require('mqtt');
   const login = args.username ? { username: args.username, password: args.password } : {};
-  const client = mqtt.connect({ host: args.host, port: args.port, protocolVersion: 4, clean: true, reconnectPeriod: 0, clientId: `s${process.pid}`, ...login });
-  await new Promise((r, j) => { client.once('connect', r); client.once('error', j); });
+  for (let attempt = 1; ; attempt++) {
+    const opts = { host: args.host, port: args.port, protocolVersion: 4, clean: true, reconnectPeriod: 0, clientId: `s${process.pid}`, ...login };
+    const client = mqtt.connect(opts);
+    try {
+      await new Promise((r, j) => {
+        client.once('connect', r);
+        client.once('error', j);
+        client.once('close', () => j(new Error('the broker closed the connection')));
+      });
+      return client;
+    } catch (err) {
+      client.end(true);
+      // A refused login is final; a refused or dropped connection is tried again.
+      if (attempt >= CONNECT_TRIES || err.code === 4 || err.code === 5 || err.code === 135) {
+        const msg = `MQTT connect to ${args.host}:${args.port} failed after ${attempt} attempt(s): ${err.message}`;
+        throw Object.assign(new Error(msg), { code: 'E_COMPANION_CONNECT' });
+      }
+      await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS));
+    }
+  }
+}
+
+async function mqttClient(args, onConnect) {
+  const client = await mqttConnect(args);
   client.stream.setNoDelay(true);
   const subs = new Map();
   client.on('message', (topic, data) => { const f = subs.get(topic); if (f) f(data); });

@@ -592,6 +592,9 @@ const CODES = {
     means: 'tcpdump did not start or captured nothing, or tshark could not read the capture: install them (`bash scripts/study-deps.sh`) and run as root.' },
   E_COMPANION: { area: 'bench', by: ['bench'], resync: false,
     means: 'A Node.js companion of the protocol study failed (its stack could not listen or connect): the message says why.' },
+  E_COMPANION_CONNECT: { area: 'bench', by: ['bench'], resync: false,
+    means: 'A Node.js companion of the protocol study could not connect to its MQTT broker in five attempts, or its login was refused: the ' +
+      'message gives the broker and the last reason.' },
   E_COMPANION_TIMEOUT: { area: 'bench', by: ['bench'], resync: false,
     means: 'A companion of the protocol study did not start, answer or finish in time (a master not listening, discovery that never matched): the tail ' +
       'of its log is in the message.' },
