@@ -127,6 +127,8 @@ function onReplayWorker(m) {
 function loadReplay(from, to) {
   if (!token || !config.history) return;
   if (!replayWorker) replayWorker = twinWorker(onReplayWorker);
+  // The live twin goes on watching behind the replay, and sends nothing: a driving page gives the plant up meanwhile.
+  if (!replaying && worker && connected) worker.postMessage({ type: 'act', name: 'hold', args: [true] });
   replaying = true;
   Object.assign(replayed, { scene: null, snap: null, state: null, window: null, boxes: { packed: 0, rejected: 0 } });
   buildScene(plantConfig(), true);
@@ -148,7 +150,10 @@ function toLive() {
   if (replayWorker) replayWorker.postMessage({ type: 'replay-stop' });
   bar.live();
   buildScene(plantConfig(), true);
-  if (worker && connected) worker.postMessage({ type: 'now' });
+  if (worker && connected) {
+    worker.postMessage({ type: 'act', name: 'hold', args: [false] });
+    worker.postMessage({ type: 'now' });
+  }
   logLine('back to live');
   refresh();
 }

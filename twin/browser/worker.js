@@ -186,7 +186,7 @@ async function onReplay(m) {
   }
 }
 
-const ACTIONS = new Set(['pressStart', 'pressStop', 'feed', 'setAutoFeed', 'takeOver', 'watch', 'write']);
+const ACTIONS = new Set(['pressStart', 'pressStop', 'feed', 'setAutoFeed', 'takeOver', 'watch', 'write', 'hold']);
 
 self.onmessage = async (ev) => {
   const m = ev.data || {};
