@@ -41,7 +41,8 @@ let token = null; // the connected page's token: the replay reads the history wi
 let replayWorker = null;
 let replaying = false; // the view shows the replay's frames; the live twin goes on behind
 let bar = null;
-const replayed = { scene: null, snap: null, state: null, window: null, boxes: { packed: 0, rejected: 0 } };
+const replayed = { scene: null, snap: null, state: null, window: null, boxes: { packed: 0, rejected: 0 }, moved: new Map() };
+const MAX_TRACKED = 200; // boxes whose travel window.s7twin.replay() reports
 let lastScene = null;
 let chart = chartLib.createChart(VARIABLES);
 let scene = null;
@@ -110,7 +111,7 @@ function disconnect() {
 // ---- replay: a second worker plays a past window; the live twin goes on in the first ----------
 function onReplayWorker(m) {
   if (!replaying) return;
-  if (m.type === 'frame') replayed.scene = m.scene;
+  if (m.type === 'frame') { replayed.scene = m.scene; track(m.scene); }
   else if (m.type === 'snapshot') { replayed.snap = m.snapshot; refresh(); }
   else if (m.type === 'replay-state') { replayed.state = m.state; bar.state(m.state); refresh(); }
   else if (m.type === 'box') { replayed.boxes[m.event] = (replayed.boxes[m.event] || 0) + 1; if (scene) scene.leave(m.event, m.box); }
@@ -123,6 +124,18 @@ function onReplayWorker(m) {
   else if (m.type === 'replay-error') { bar.error(m.code, m.message); logLine(`replay: ${m.code}: ${m.message}`, 'error'); }
 }
 
+/** Where each box on the belts was first and last drawn in the replay (window.s7twin.replay: the boxes moved). */
+function track(sc) {
+  for (const [belt, boxes] of [['c1', sc.c1], ['c2', sc.c2]]) {
+    for (const b of boxes) {
+      const k = `${belt}:${b.id}`;
+      const seen = replayed.moved.get(k);
+      if (seen) seen.last = b.x;
+      else if (replayed.moved.size < MAX_TRACKED) replayed.moved.set(k, { first: b.x, last: b.x });
+    }
+  }
+}
+
 /** Load a window and show it: the view and the panel follow the replay from now on. */
 function loadReplay(from, to) {
   if (!token || !config.history) return;
@@ -130,7 +143,7 @@ function loadReplay(from, to) {
   // The live twin goes on watching behind the replay, and sends nothing: a driving page gives the plant up meanwhile.
   if (!replaying && worker && connected) worker.postMessage({ type: 'act', name: 'hold', args: [true] });
   replaying = true;
-  Object.assign(replayed, { scene: null, snap: null, state: null, window: null, boxes: { packed: 0, rejected: 0 } });
+  Object.assign(replayed, { scene: null, snap: null, state: null, window: null, boxes: { packed: 0, rejected: 0 }, moved: new Map() });
   buildScene(plantConfig(), true);
   bar.loading(from, to);
   replayWorker.postMessage({
@@ -315,12 +328,16 @@ async function main() {
 window.s7twin = {
   snapshot: () => (replaying ? replayed.snap : connected ? lastSnap : null),
   scene: () => (replaying ? replayed.scene : connected ? lastScene : null),
-  /** The replay: whether the view shows it, the loaded window (without its commands), where it is, the boxes it sorted. */
+  /**
+   * The replay: whether the view shows it, the loaded window (its commands counted), where it is,
+   * the boxes it sorted, and how many boxes the drawn scenes showed moving along a belt.
+   */
   replay: () => ({
     replaying,
     window: replayed.window && { ...replayed.window, commands: replayed.window.commands.length },
     state: replayed.state,
     boxes: { ...replayed.boxes },
+    moved: [...replayed.moved.values()].filter((v) => v.last > v.first).length,
   }),
   act,
   get config() { return config; },
