@@ -87,12 +87,14 @@ function sendersOf(commands) {
 }
 
 /**
- * What a command asked, in the table's names: "StartButton=1, StopButton=0".
+ * What a command asked, in the table's names: "StartButton=1, StopButton=0" ("values not read"
+ * where the log has none).
  * @param {object} values
  * @param {{get(short: string): {name: string}|undefined}} [table]
  */
 function valuesText(values, table) {
-  return Object.entries(values || {}).map(([k, v]) => {
+  if (!values) return 'values not read'; // a viewer's REST command is refused before its body is read
+  return Object.entries(values).map(([k, v]) => {
     const tag = table && table.get(k);
     return `${tag ? tag.name : k}=${typeof v === 'string' ? JSON.stringify(v) : v}`;
   }).join(', ') || 'nothing';

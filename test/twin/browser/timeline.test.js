@@ -52,6 +52,7 @@ test('marks: where along the window, the sender, and what was asked and what bec
   assert.match(marks[4].text, /: repeat \(first: written\)$/);
   assert.deepEqual(marks.map((m) => m.outcome), ['written', 'written', 'refused', 'none', 'repeat']);
   assert.equal(tl.valuesText({ x9: 'a"b' }), 'x9="a\\"b"', 'a tag the table does not know, a text value quoted');
+  assert.equal(tl.valuesText(undefined, tags), 'values not read', 'a viewer\'s REST command, refused before its body was read');
 });
 
 test('history marks: backfilled states as spans, the edge\'s snapshots as points, inside the window', () => {
