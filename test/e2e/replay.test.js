@@ -157,7 +157,6 @@ test('replay: a past window plays again in the 3D twin, commands marked with the
   assert.ok(shown.c1.length + shown.c2.length >= 2, `two boxes on the belts: ${JSON.stringify(shown)}`);
   assert.ok([...rode.values()].some((v) => v.last > v.first), 'step by step, a box rode along conveyor 1');
   await b.page.screenshot({ path: path.join(ARTIFACTS, 'replay.png'), fullPage: true });
-  fs.copyFileSync(path.join(ARTIFACTS, 'replay.png'), path.join(ROOT, 'docs', 'browser-twin-replay.png'));
   await b.page.setViewportSize({ width: 390, height: 844 });
   assert.ok(await b.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'at 390 px nothing needs sideways scrolling');
   await b.page.screenshot({ path: path.join(ARTIFACTS, 'replay-phone.png'), fullPage: true });
