@@ -159,6 +159,8 @@ export function createReplayBar(o) {
     loaded(w) {
       win = w;
       pos.max = String(Math.max(0, w.to - w.from));
+      // An arrow key moves about 1/600 of the window (a tenth of a second at least): 0.5 s in 5 minutes.
+      pos.step = String(Math.max(100, Math.round((w.to - w.from) / 600 / 100) * 100));
       pos.value = '0';
       $('replay-start').textContent = tl.clockText(w.from);
       $('replay-end').textContent = tl.clockText(w.to);
