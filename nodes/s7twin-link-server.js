@@ -13,7 +13,7 @@ const { TOKEN_ENV, fullPath, planEndpoint, listenerOptions, endpointOptions, end
 const { listen, TRANSPORTS } = require('./lib/link/transports');
 const { createEndpointSet } = require('./lib/link/server-set');
 const registry = require('./lib/runtime/registry');
-const { runtimeAudit } = require('./lib/history/audit-store');
+const { runtimeAudit, readCommands } = require('./lib/history/audit-store');
 const { installAuditRoute } = require('./lib/history/audit-http');
 const { historyOptions, historyStore, installHistoryRoute } = require('./lib/history/state-history');
 
@@ -54,10 +54,12 @@ module.exports = function register(RED) {
   installAuditRoute(RED.httpAdmin, {
     store: audit, grants: endpoints.grants, adminAuth: Boolean(RED.settings.adminAuth), needsPermission: RED.auth.needsPermission,
   });
-  // The plant history every edge endpoint records into, and who may read it.
+  // The plant history every edge endpoint records into, and who may read it; with commands=1 the
+  // window's commands from the command log too (the browser twin's replay marks them).
   const history = () => historyStore(historyOptions(RED.settings), (t) => RED.log.warn(t));
   installHistoryRoute(RED.httpAdmin, {
     store: history, grants: endpoints.grants, adminAuth: Boolean(RED.settings.adminAuth), needsPermission: RED.auth.needsPermission,
+    commands: (q) => readCommands(audit(), q),
   });
 
   function LinkServerNode(config) {

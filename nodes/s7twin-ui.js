@@ -40,6 +40,7 @@ const MODULES = {
   entries: [
     'twin/browser/session.js', 'twin/browser/tag-session.js', 'twin/browser/chart.js', 'twin/browser/link-ws.js', 'twin/transports/mqtt.js',
     'twin/transports/http.js', 'twin/plant.js', 'twin/recorder.js', 'nodes/lib/core/io-table.js',
+    'twin/browser/replay.js', 'twin/browser/replay-load.js', 'twin/browser/timeline.js',
   ],
   // Loaded by those modules, never called in the page: the recorder's CSV appender (node:fs),
   // the Node-only branches of the MQTT and HTTP transports.
@@ -70,6 +71,9 @@ module.exports = function register(RED) {
       node.warn(`the twin endpoint has no token for plant ${node.plant} (credentials, S7T_TWIN_TOKEN or S7T_TOKENS): no page can drive the plant`);
     }
     const mqttWs = setting(config.mqttWs, '');
+    // The plant history (GET /s7twin/history, on the admin API) for the page's replay; none where
+    // the admin API is switched off (httpAdminRoot: false).
+    const adminRoot = RED.settings.httpAdminRoot;
     const pageConfig = {
       title: setting(config.name, ''), // else the page's: the demo plant's, or the table's name
       profile: setting(config.profile, 'study'),
@@ -78,6 +82,7 @@ module.exports = function register(RED) {
         mqtt: mqttWs ? { ...(/^wss?:\/\//.test(mqttWs) ? { url: mqttWs } : { port: Number(mqttWs), path: '/mqtt' }), plant: node.plant } : null,
         http: { path: root + cleanPath(config.restPath, '/s7twin/rest') },
       },
+      history: adminRoot === false ? null : { path: `${String(adminRoot || '/').replace(/\/$/, '')}/s7twin/history`, plant: node.plant },
     };
     const lease = createLease({ ttlMs: Number(config.leaseS) > 0 ? Number(config.leaseS) * 1000 : undefined });
     const ui = createTwinUi({

@@ -117,6 +117,13 @@ function createPlant(opts = {}) {
       doneEmitted = false;
       return total;
     },
+    /**
+     * A watching model (the browser twin's mirror and replay): the real plant's sensors that came on
+     * (sk, sd, p1f); a box a little behind moves up to where the sensor saw it (./plant/mechanics.js).
+     * @param {{sk?: number, sd?: number, p1f?: number}} rose
+     * @returns {number} boxes moved
+     */
+    align: (rose) => m.alignToSensors(s, cfg, rose || {}),
     /** Where everything is now, for drawing (copies: the caller may keep them); see ./plant/view.js. */
     scene: () => sceneOf(s),
     /** Every input's current value (sent whole on connect and reconnect). */

@@ -18,7 +18,9 @@ const pick = (o, keys = STREAMED) => Object.fromEntries(keys.map((k) => [k, o[k]
 /**
  * Run plant and PLC program on one simulated clock.
  * @param {object} plant a twin/plant.js plant
- * @param {{scanMs?:number, tickMs?:number, latencyMs?:number, maxMs?:number, start?:boolean}} [opts]
+ * @param {{scanMs?:number, tickMs?:number, latencyMs?:number, maxMs?:number, start?:boolean,
+ *   onScan?:(t:number, inputs:object, outputs:object)=>void}} [opts] onScan: after every scan, the PLC's input image and
+ *   streamed outputs (what an edge reading the PLC would see then)
  * @returns {{summary:object, frames:number, scans:number, time:number, outputs:object}}
  */
 function runLockStep(plant, opts = {}) {
@@ -49,6 +51,7 @@ function runLockStep(plant, opts = {}) {
       scans += 1;
       const ch = tags.diff(lastOut, pick(r.outputs));
       lastOut = pick(r.outputs);
+      if (opts.onScan) opts.onScan(t, { ...image }, lastOut);
       if (Object.keys(ch).length) toTwin.push([t + latency, ch]);
       nextScan += scanMs;
     }

@@ -34,7 +34,8 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   const mods = await get('/modules.js');
   assert.equal(mods.status, 200);
   const text = await mods.text();
-  for (const m of ['twin/plant.js', 'twin/recorder.js', 'twin/browser/session.js', 'nodes/lib/core/io-table.json']) {
+  for (const m of ['twin/plant.js', 'twin/recorder.js', 'twin/browser/session.js', 'nodes/lib/core/io-table.json', 'twin/browser/replay.js',
+    'twin/browser/replay-load.js', 'twin/browser/timeline.js']) {
     assert.ok(text.includes(JSON.stringify(m)), m);
   }
   const gzipped = { headers: { 'Accept-Encoding': 'gzip' } };
@@ -45,7 +46,8 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   }).on('error', reject));
   assert.equal(raw.headers['content-encoding'], 'gzip');
   assert.match(zlib.gunzipSync(raw.body).toString('utf8', 0, 2000), /Three\.js Authors/);
-  for (const f of ['/vendor/OrbitControls.js', '/vendor/three.core.js', '/vendor/mqtt.min.js', '/app.mjs', '/scene.mjs', '/worker.js', '/style.css']) {
+  for (const f of ['/vendor/OrbitControls.js', '/vendor/three.core.js', '/vendor/mqtt.min.js', '/app.mjs', '/scene.mjs', '/replay-ui.mjs', '/worker.js',
+    '/style.css']) {
     assert.equal((await get(f)).status, 200, f);
   }
   for (const f of ['/session.js', '/../package.json', '/vendor/fs.js', '/%2e%2e/settings.js']) assert.equal((await get(f)).status, 404, f);
@@ -54,6 +56,16 @@ test('examples/s7twin-ui.json: page, modules, libraries, session, driver lease a
   assert.deepEqual(config.protocols.ws, { path: '/s7twin/twin', plant: 'plant1' }, 'the page connects for the node\'s plant (S7T_PLANT, else plant1)');
   assert.equal(config.protocols.mqtt, null, 'no MQTT over WebSocket port: the page offers none');
   assert.equal(config.protocols.http.path, '/s7twin/rest');
+  assert.deepEqual(config.history, { path: '/s7twin/history', plant: 'plant1' }, 'the replay reads the plant history there');
+  // The page's own tokens read it, with the window's commands; an edge token may not.
+  const history = (token) => fetch(`${red.url}${config.history.path}?plant=plant1&commands=1`, { headers: { Authorization: `Bearer ${token}` } });
+  for (const tok of ['tw', 'vw']) {
+    const h = await history(tok);
+    assert.equal(h.status, 200, tok);
+    const body = await h.json();
+    assert.ok(Array.isArray(body.states) && Array.isArray(body.commands), tok);
+  }
+  assert.equal((await history('ed')).status, 403);
   assert.ok(!/"(tw|vw|ed)"/.test(JSON.stringify(config)), 'no token in the config');
   assert.equal(config.page, 'scene', 'the demo plant\'s table: the 3D page');
   assert.equal(config.title, 'Box-sorting plant');

@@ -4,8 +4,10 @@
  * but sends nothing, and keeps its boxes with the driver's from what the PLC's state says. A box
  * appears at its entry when the PLC's state shows the driver's box there (EntrySensor, or
  * Piston1Forward where the path streams outputs only), and is marked damaged when the PLC's state
- * does (DamageSensor, or Piston2Forward). The signals are the demo plant's (box sorting).
- * Browser-safe.
+ * does (DamageSensor, or Piston2Forward). Where the PLC's state carries the sensors (WebSocket–S7,
+ * HTTP, the replay's history), a shadow box a little behind where PackSensor, DetectSensor or
+ * Piston1Front saw the driver's box moves up to it (plant.align). The signals are the demo plant's
+ * (box sorting). Browser-safe.
  */
 
 /**
@@ -46,6 +48,8 @@ function createMirror(plant, counters) {
         counters.followed += 1;
       }
       plant.tick(0); // a box whose entry is free arrives now, before the piston starts to move
+      const seen = { p1f: rose('p1f') ? 1 : 0, sd: rose('sd') ? 1 : 0, sk: rose('sk') ? 1 : 0 };
+      if (seen.p1f || seen.sd || seen.sk) counters.aligned = (counters.aligned || 0) + plant.align(seen);
       if (values.dmg === 1 || rose('p2fw')) markAtDetector();
     },
     /** The scene with the damage the PLC showed (the shadow's own plan knows nothing of it). */

@@ -114,6 +114,7 @@ function createSession(o) {
   let last = 0;
   let started = false;
   let stopped = false;
+  let held = false; // the page replays the past: it neither drives nor asks to
 
   // The transport's own errors (err envelopes, refused commands, failed connections) go to the
   // panel's log: a factory gets the log function.
@@ -174,7 +175,7 @@ function createSession(o) {
       } else {
         await driver.claim(false);
         // The driver renews; a watcher asks as well, and gets the plant once its driver is gone.
-        renewer = T.setInterval(() => driver.claim(false), opt.renewMs);
+        renewer = T.setInterval(() => { if (!held) driver.claim(false); }, opt.renewMs);
       }
       await connecting;
     },
@@ -201,6 +202,17 @@ function createSession(o) {
     takeOver: () => driver.claim(true),
     /** Give up driving: this page watches, another page may take the lease. */
     watch: () => driver.watch(),
+    /**
+     * Hold (the page replays the past) or let go: while held the page watches and sends nothing of
+     * its model, gives the lease up if it drove (another page may take the plant) and does not ask
+     * for it; let go, it asks again and drives if the plant is free.
+     * @param {boolean} on
+     */
+    async hold(on) {
+      held = Boolean(on);
+      if (held) { controls.setAutoFeed(0); await driver.watch(); } else if (o.lease) await driver.claim(false);
+    },
+    get held() { return held; },
     pressStart: () => controls.momentary('st'),
     pressStop: () => controls.momentary('sp'),
     feed: controls.feed,

@@ -10,10 +10,18 @@
  * The page generated for any other plant (tags.html) runs its model here too
  * (twin/browser/tag-session.js: the plant's tags, writes, round trips) over the same transports.
  *
+ * The replay (twin/browser/replay.js) runs in a second instance of this worker, so the live twin
+ * goes on in the first while a past window plays: it loads the window from the plant history with
+ * the page's token (twin/browser/replay-load.js) and sends the page the same frames, snapshots and
+ * box events as the live twin does, on the replay's clock.
+ *
  * Messages in: connect {creds, protocol, config, profile, id, pollMs, encoding, kind?: 'tags'},
- * act {name, args}, disconnect. Out: who {status, role, table}, frame {scene} (about 60 a second, the 3D
- * page), snapshot {snapshot} (5 a second), values {values, t} (the generated page: every state
- * as it comes), box {event, box}, rtt {variable, ms}, written {short, result}, closed.
+ * act {name, args}, now (a frame and a snapshot at once), disconnect; replay-load {history: {path,
+ * plant}, token, from, to, profile, tags}, replay-ctl {op: play|pause|step|seek|speed, arg},
+ * replay-stop. Out: who {status, role, table}, frame {scene} (about 60 a second, the 3D page),
+ * snapshot {snapshot} (5 a second), values {values, t} (the generated page: every state as it
+ * comes), box {event, box}, rtt {variable, ms}, written {short, result}, closed; replay-loaded
+ * {window}, replay-state {state}, replay-reset, replay-error {code, message}.
  */
 importScripts('vendor/mqtt.min.js', 'vendor/msgpack.min.js', 'modules.js');
 
@@ -106,13 +114,90 @@ async function connectTags(m, who) {
   self.postMessage({ type: 'snapshot', snapshot: s.snapshot() });
 }
 
-const ACTIONS = new Set(['pressStart', 'pressStop', 'feed', 'setAutoFeed', 'takeOver', 'watch', 'write']);
+// ---- replay ----------------------------------------------------------------------------------
+let replay = null;
+let replayTimer = null;
+
+function stopReplay() {
+  if (replayTimer) clearInterval(replayTimer);
+  replayTimer = null;
+  replay = null;
+}
+
+/** The replay's frame, snapshot and state to the page now. */
+function postReplay(r) {
+  self.postMessage({ type: 'frame', scene: r.scene() });
+  self.postMessage({ type: 'snapshot', snapshot: r.snapshot() });
+  self.postMessage({ type: 'replay-state', state: r.state() });
+}
+
+async function loadReplay(m) {
+  stopReplay();
+  const { historyClient, loadWindow } = R('twin/browser/replay-load.js');
+  const { createReplay } = R('twin/browser/replay.js');
+  const { historyMarks } = R('twin/browser/timeline.js');
+  const get = historyClient({ fetch: (...a) => fetch(...a), path: m.history.path, token: m.token, plant: m.history.plant });
+  const w = await loadWindow(get, { from: m.from, to: m.to, tags: m.tags });
+  const r = createReplay({
+    frames: w.frames, start: w.start, from: w.from, to: w.to, initial: w.initial, plant: { profile: m.profile },
+    onBox: (event, box) => self.postMessage({ type: 'box', event, box }),
+    onReset: () => self.postMessage({ type: 'replay-reset' }),
+  });
+  replay = r;
+  self.postMessage({
+    type: 'replay-loaded',
+    window: {
+      start: w.start, from: w.from, to: w.to, frames: w.frames.length, truncated: w.truncated, pages: w.pages, unknown: w.unknown,
+      commands: w.commands, commandsTruncated: w.commandsTruncated, marks: historyMarks(w.frames, w.from, w.to),
+    },
+  });
+  postReplay(r);
+  let last = performance.now();
+  let lastSnap = 0;
+  replayTimer = setInterval(() => {
+    if (replay !== r) return;
+    const t = performance.now();
+    const moved = r.advance(t - last);
+    last = t;
+    if (moved) self.postMessage({ type: 'frame', scene: r.scene() });
+    if (moved && (t - lastSnap >= SNAPSHOT_MS || !r.state().playing)) { // and once more where it stopped
+      lastSnap = t;
+      self.postMessage({ type: 'snapshot', snapshot: r.snapshot() });
+      self.postMessage({ type: 'replay-state', state: r.state() });
+    }
+  }, FRAME_MS);
+}
+
+const REPLAY_OPS = { play: (r) => r.play(), pause: (r) => r.pause(), step: (r, a) => r.step(a < 0 ? -1 : 1), seek: (r, a) => r.seek(Number(a)),
+  speed: (r, a) => r.setSpeed(Number(a)) };
+
+async function onReplay(m) {
+  if (m.type === 'replay-load') {
+    try {
+      await loadReplay(m);
+    } catch (err) {
+      self.postMessage({ type: 'replay-error', code: err.code || 'E_REPLAY', message: err.message });
+    }
+  } else if (m.type === 'replay-stop') {
+    stopReplay();
+  } else if (m.type === 'replay-ctl' && replay && REPLAY_OPS[m.op]) {
+    REPLAY_OPS[m.op](replay, m.arg);
+    postReplay(replay);
+  }
+}
+
+const ACTIONS = new Set(['pressStart', 'pressStop', 'feed', 'setAutoFeed', 'takeOver', 'watch', 'write', 'hold']);
 
 self.onmessage = async (ev) => {
   const m = ev.data || {};
   try {
     if (m.type === 'connect') await connect(m);
     else if (m.type === 'disconnect') { await stop(); self.postMessage({ type: 'closed' }); }
+    else if (String(m.type).startsWith('replay-')) await onReplay(m);
+    else if (m.type === 'now' && session) {
+      if (session.scene) self.postMessage({ type: 'frame', scene: session.scene() });
+      self.postMessage({ type: 'snapshot', snapshot: session.snapshot() });
+    }
     else if (m.type === 'act' && session && ACTIONS.has(m.name) && typeof session[m.name] === 'function') {
       const result = await session[m.name](...(m.args || []));
       if (m.name === 'write') self.postMessage({ type: 'written', short: m.args[0], result });

@@ -145,6 +145,41 @@ function arrive(s, cfg, plan, total, running) {
   return box;
 }
 
+/**
+ * A watching model is told that the real plant's sensors saw a box (a rising PackSensor,
+ * DetectSensor or Piston1Front in the PLC's state): a box of its own that is a little behind
+ * (at most one box length) moves up to where the sensor saw it, and an entry box piston 1 has
+ * pushed to the front lands. A shadow whose box ran a few milliseconds behind the real one would
+ * otherwise see conveyor 2 stop just short of the end stop, and piston 3 push thin air. Boxes
+ * only move forward, never past the box in front.
+ * @param {object} s the state
+ * @param {object} cfg
+ * @param {{sk?: number, sd?: number, p1f?: number}} rose the sensors that came on
+ * @returns {number} boxes moved
+ */
+function alignToSensors(s, cfg, rose) {
+  const B = cfg.boxMm;
+  let moved = 0;
+  if (rose.p1f === 1 && s.entry) {
+    s.piston.p1 = 1;
+    s.entry.x = B / 2;
+    s.entry.where = 'c1';
+    s.c1.push(s.entry);
+    s.entry = null;
+    moved += 1;
+  }
+  const reach = (belt, at) => { // the front box behind `at`, within a box length: moved up to it
+    const i = belt.findIndex((b) => b.x < at);
+    if (i < 0 || at - belt[i].x > B || (i > 0 && belt[i - 1].x - B < at)) return 0;
+    belt[i].x = at;
+    return 1;
+  };
+  const zone = cfg.detectorMm / 2 + B / 2;
+  if (rose.sd === 1 && !s.c1.some((b) => Math.abs(b.x - cfg.detectorAtMm) < zone)) moved += reach(s.c1, cfg.detectorAtMm - zone + 0.5);
+  if (rose.sk === 1 && !(s.c2.length && s.c2[0].x >= cfg.c2LengthMm - B)) moved += reach(s.c2, cfg.c2LengthMm - B);
+  return moved;
+}
+
 /** Every input's current value: the sensors and buttons as the PLC reads them. */
 function sensors(s, cfg) {
   const B = cfg.boxMm;
@@ -165,5 +200,5 @@ function sensors(s, cfg) {
 
 module.exports = {
   INPUTS, OUTPUTS, MIN_CLEARANCE_MM,
-  createState, movePiston, moveBelt, landingSpacing, pushEntry, rejectAtDetector, packAtEnd, runBelts, arrive, sensors,
+  createState, movePiston, moveBelt, landingSpacing, pushEntry, rejectAtDetector, packAtEnd, runBelts, arrive, alignToSensors, sensors,
 };

@@ -241,7 +241,8 @@ const CODES = {
     means: 'The command log\'s hash chain is broken at the line named: an entry was edited, removed or reordered there, or the ' +
       'end of the log was cut off (it ends before its head file says); keep the original and find out who changed the file.' },
   E_AUDIT_FILE: { area: 'history', by: ['cloud', 'scripts'], resync: false,
-    means: 'The command log could not be read (no such file, no permission; HTTP 500 on `GET /s7twin/audit`): check the path ' +
+    means: 'The command log could not be read (no such file, no permission; HTTP 500 on `GET /s7twin/audit` and on ' +
+      '`GET /s7twin/history?commands=1`): check the path ' +
       '(`S7T_AUDIT_FILE`, default `s7twin-audit.jsonl` in the Node-RED user directory).' },
   E_AUDIT_QUERY: { area: 'history', by: ['cloud'], resync: false,
     means: '`GET /s7twin/audit` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO 8601 ' +
@@ -253,7 +254,8 @@ const CODES = {
       '`S7T_HISTORY_FILE`.' },
   E_HISTORY_QUERY: { area: 'history', by: ['cloud'], resync: false,
     means: '`GET /s7twin/history` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO ' +
-      '8601 dates with `from` first, `plant` a plant id, `tags` at most 64 short names separated by commas.' },
+      '8601 dates with `from` first, `plant` a plant id, `tags` at most 64 short names separated by commas, `commands` 0 or 1 (1 on an ' +
+      'instance that keeps no command log is refused too).' },
 
   // Settings refused at start.
   E_CONFIG: { area: 'config', by: ['cloud', 'edge', 'plc'], resync: false,
@@ -473,7 +475,13 @@ const CODES = {
   E_LEASE_ID: { area: 'web', by: ['cloud'], resync: false,
     means: 'A page asked for the driver lease with an id that is not 1–64 characters of `[A-Za-z0-9_.:-]`: reload the page.' },
   E_NETWORK: { area: 'web', by: ['twin'], resync: false,
-    means: 'The page could not reach the cloud to ask who its token is: check the network and the cloud\'s address.' },
+    means: 'The page could not reach the cloud (to ask who its token is, or to load a replay window from the plant history): check ' +
+      'the network and the cloud\'s address.' },
+  E_REPLAY_WINDOW: { area: 'web', by: ['twin'], resync: false,
+    means: 'The replay window cannot be loaded: its start is not before its end, or it is longer than 6 hours: pick another window.' },
+  E_REPLAY: { area: 'web', by: ['twin'], resync: false,
+    means: 'The page could not replay the window, for a reason its message names (an error in the page): reload it, and report the ' +
+      'message with the browser console\'s.' },
   E_NOT_LOADED: { area: 'web', by: ['twin'], resync: false,
     means: 'The page has not loaded a library a module needs (three.js or mqtt.js): reload it, and look in the browser\'s console ' +
       'for the script that failed.' },
@@ -528,7 +536,8 @@ const CODES = {
   E_FRAME: { area: 'twin', by: ['twin'], resync: false,
     means: 'The twin received a frame it could not parse and dropped it (counted in `badFrames`).' },
   E_HTTP_: { area: 'twin', by: ['twin'], resync: false, family: '<status>',
-    means: 'The REST endpoint answered with HTTP status `<status>` and no error envelope (a proxy in the way?): the status says why.' },
+    means: 'The REST endpoint (or, for the page\'s replay, the plant history) answered with HTTP status `<status>` and no error ' +
+      'envelope (a proxy in the way?): the status says why.' },
   E_HTTP_NETWORK: { area: 'twin', by: ['twin'], resync: false,
     means: 'An HTTP twin\'s request failed on the network (no connection, reset): the transport retries with back-off.' },
   E_HTTP_TIMEOUT: { area: 'twin', by: ['twin'], resync: false,

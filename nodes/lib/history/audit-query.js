@@ -18,6 +18,27 @@ const readline = require('node:readline');
 const COLUMNS = ['n', 'arrived', 'plant', 'via', 'token', 'role', 'user', 'from', 'src', 'seq', 'cid', 'key', 'deadline', 'ttl', 'values',
   'outcome', 'first', 'code', 'msg', 'answered', 'plcAt'];
 
+/**
+ * What a command of the log is on a timeline, for readers who may see the plant's commands but
+ * not the whole log (its viewer and twin tokens, through `GET /s7twin/history?commands=1`): when it
+ * arrived, how, who sent it (the token's fingerprint and role, the sender's `src`), what it asked,
+ * what became of it and when the PLC took it. Left out: the client's address (`from`), a login's
+ * user name, the correlation id and idempotency key a client chose, the deadline and lifetime,
+ * and the answer's message text.
+ */
+const TIMELINE_FIELDS = ['n', 'arrived', 'plant', 'via', 'token', 'role', 'src', 'seq', 'values', 'outcome', 'first', 'code', 'answered', 'plcAt'];
+
+/**
+ * A command row (queryCommands) as a timeline shows it: TIMELINE_FIELDS only, those it has.
+ * @param {object} row
+ * @returns {object}
+ */
+function timelineOf(row) {
+  const out = {};
+  for (const k of TIMELINE_FIELDS) if (row[k] !== undefined) out[k] = row[k];
+  return out;
+}
+
 const iso = (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString() : '');
 
 /**
@@ -101,4 +122,4 @@ function toCsv(rows) {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-module.exports = { COLUMNS, queryCommands, toCsv, csvField };
+module.exports = { COLUMNS, TIMELINE_FIELDS, queryCommands, timelineOf, toCsv, csvField };

@@ -13,10 +13,12 @@ const os = require('node:os');
 const path = require('node:path');
 const { createAuditLog } = require('./audit-log');
 const { createCommandAudit } = require('./command-audit');
+const { queryCommands } = require('./audit-query');
 const clock = require('../core/clock');
 const registry = require('../runtime/registry');
 
 const FILE_NAME = 's7twin-audit.jsonl';
+const FLUSH_WAIT_MS = 1000; // a query waits this long at most for entries still on their way to disk
 const stores = new Map(); // absolute file -> {log, recorder, file}
 
 /**
@@ -76,4 +78,20 @@ function runtimeAudit(settings, warn) {
   return auditStore(auditFile(settings), { warn });
 }
 
-module.exports = { FILE_NAME, auditFile, auditStore, runtimeAudit };
+/**
+ * The commands of a window from a runtime's log (lib/history/audit-query.js), once the entries
+ * still on their way to disk are written (waiting at most `waitMs`: a disk that refuses must not
+ * hold up a reader, who then sees what is on disk).
+ * @param {{file: string, log: {flushed(): Promise<void>}}} store auditStore()
+ * @param {object} q queryCommands' query
+ * @param {number} [waitMs]
+ * @returns {ReturnType<typeof queryCommands>}
+ */
+async function readCommands(store, q, waitMs = FLUSH_WAIT_MS) {
+  let timer;
+  await Promise.race([store.log.flushed(), new Promise((r) => { timer = setTimeout(r, waitMs); })]);
+  clearTimeout(timer);
+  return queryCommands(store.file, q);
+}
+
+module.exports = { FILE_NAME, auditFile, auditStore, runtimeAudit, readCommands };

@@ -1,11 +1,17 @@
 'use strict';
 /**
  * The plant history of one Node-RED runtime: where its database is, one store per file for the
- * process (lib/history/state-store.js), and `GET /s7twin/history?plant=&from=&to=[&tags=]` on the
- * admin API.
+ * process (lib/history/state-store.js), and `GET /s7twin/history?plant=&from=&to=[&tags=][&commands=1]`
+ * on the admin API.
  *
  * Who may read it (lib/history/access.js): the plant's viewer, twin and auditor tokens, and the
  * editor login (permission `s7twin.history`); an edge token gets 403.
+ *
+ * `commands=1` adds the plant's commands of the window from the command log, as a timeline needs
+ * them (lib/history/audit-query.js timelineOf: when, how, the sender's token fingerprint and role,
+ * what it asked, its outcome; never a client's address): the browser twin's replay marks them on
+ * its timeline. Whoever may read the history may read these: a viewer sees who pressed Start,
+ * not where from; the whole log (addresses, keys, messages) stays with auditors (`GET /s7twin/audit`).
  *
  * Plain module; the cloud's edge endpoint node feeds the store and mounts the route.
  */
@@ -14,6 +20,7 @@ const path = require('node:path');
 const { createStateStore } = require('./state-store');
 const { createReadAccess, plantOf, timeParam } = require('./access');
 const { isPlant } = require('../core/plants');
+const { timelineOf } = require('./audit-query');
 const clock = require('../core/clock');
 const registry = require('../runtime/registry');
 
@@ -21,6 +28,8 @@ const FILE_NAME = 's7twin-history.sqlite';
 const PERMISSION = 's7twin.history';
 const HOUR_MS = 3600 * 1000;
 const MAX_TAGS = 64; // tags one query may name
+const MAX_COMMANDS = 10000; // commands one answer carries (commandsTruncated past it)
+const FLAGS = { 1: true, true: true, 0: false, false: false };
 const stores = new Map(); // file -> store
 
 /**
@@ -70,6 +79,9 @@ function historyStore(where, warn = () => {}) {
  * @param {() => Array} o.grants every grant of the instance
  * @param {boolean} o.adminAuth
  * @param {(permission: string) => Function} [o.needsPermission]
+ * @param {(q: {plant: string|string[], from: number, to: number, limit: number}) => Promise<{rows: object[], truncated: boolean}>} [o.commands]
+ *   the command log's commands of a window (lib/history/audit-store.js readCommands); without it
+ *   `commands=1` is refused
  * @param {() => number} [o.now]
  */
 function createHistoryHandler(o) {
@@ -86,7 +98,20 @@ function createHistoryHandler(o) {
     grants: o.grants, adminAuth: o.adminAuth, needsPermission: o.needsPermission, refuse,
   });
 
-  function serve(req, res, scope) {
+  /** The window's commands for a timeline, or null after a refusal. */
+  async function commandsOf(res, q) {
+    if (!o.commands) { refuse(res, 400, 'E_HISTORY_QUERY', 'this instance keeps no command log: ask without commands'); return null; }
+    let found;
+    try {
+      found = await o.commands({ ...q, limit: MAX_COMMANDS });
+    } catch (err) {
+      refuse(res, 500, 'E_AUDIT_FILE', `the command log could not be read: ${err.message}`);
+      return null;
+    }
+    return { commands: found.rows.map(timelineOf), commandsTruncated: found.truncated };
+  }
+
+  async function serve(req, res, scope) {
     const params = new URL(req.url, 'http://localhost').searchParams;
     const to = timeParam(params.get('to'), now());
     const from = timeParam(params.get('from'), to - HOUR_MS);
@@ -99,6 +124,11 @@ function createHistoryHandler(o) {
       refuse(res, 400, 'E_HISTORY_QUERY', `tags is a comma-separated list of at most ${MAX_TAGS} tag short names`);
       return;
     }
+    const withCommands = FLAGS[params.get('commands') ?? 0];
+    if (withCommands === undefined) {
+      refuse(res, 400, 'E_HISTORY_QUERY', 'commands is 1 (the window\'s commands too) or 0');
+      return;
+    }
     const p = plantOf(params.get('plant'), scope, isPlant);
     if (p.status) { refuse(res, p.status, p.code || 'E_HISTORY_QUERY', p.msg); return; }
     counters.queries += 1;
@@ -109,11 +139,15 @@ function createHistoryHandler(o) {
       refuse(res, 500, 'E_HISTORY_STORE', `the plant history could not be read: ${err.message}`);
       return;
     }
+    const commands = withCommands ? await commandsOf(res, { plant: p.plant, from, to }) : {};
+    if (!commands) return;
     res.set('Cache-Control', 'no-store');
-    res.json({ plant: p.plant, from, to, tags, count: found.frames.length, truncated: found.truncated, states: found.frames });
+    res.json({ plant: p.plant, from, to, tags, count: found.frames.length, truncated: found.truncated, states: found.frames, ...commands });
   }
 
-  const handle = (req, res) => authorize(req, res, (scope) => serve(req, res, scope));
+  const handle = (req, res) => authorize(req, res, (scope) => {
+    serve(req, res, scope).catch((err) => refuse(res, 500, 'E_HISTORY_STORE', `the plant history could not be read: ${err.message}`));
+  });
   return Object.assign(handle, { counters });
 }
 

@@ -9,7 +9,8 @@
  *                              (nodes/lib/web/page-bundle.js: twin/plant.js itself, not a copy)
  *   GET  <path>/vendor/<file>  three.js, its OrbitControls and mqtt.js' browser build, read from
  *                              the installed npm packages (no build step)
- *   GET  <path>/config.json    where the page finds the twin endpoints, which page it is (no secrets)
+ *   GET  <path>/config.json    where the page finds the twin endpoints and the plant history (its
+ *                              replay), which page it is (no secrets)
  *   GET  <path>/session        who a token is: {role: 'twin'|'viewer', driver, table}; 401 if
  *                              nobody (the table, with the PLC's addresses, only for a token)
  *   POST <path>/driver         {id, force?, label?}: claim or renew the driver lease

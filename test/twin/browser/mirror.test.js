@@ -38,3 +38,24 @@ test('the box at the detection unit is drawn damaged when the PLC\'s state says 
   const s = mirror.mark(plant.scene());
   assert.equal(s.c1.find((b) => b.id === id).damaged, true);
 });
+
+test('where the PLC\'s state carries the sensors, the shadow\'s boxes keep up with the driver\'s', () => {
+  const { plant, counters, mirror } = shadow();
+  mirror.follow({}, { se: 1 });
+  mirror.follow({ se: 1 }, { p1fw: 1, c1: 1, c2: 1 });
+  plant.applyOutputs({ p1fw: 1, c1: 1, c2: 1 });
+  const end = plant.config.c2LengthMm - plant.config.boxMm;
+  for (let t = 0; t < 2000 && !(plant.scene().c2.length && plant.scene().c2[0].x >= end - 60); t += 1) plant.tick(1);
+  const x = plant.scene().c2[0].x;
+  assert.ok(x < end, `not at the end stop yet (${x})`);
+  // The driver's box reached PackSensor a little earlier than the shadow's: conveyor 2 stops now.
+  mirror.follow({ sk: 0 }, { sk: 1, c2: 0 });
+  plant.applyOutputs({ c2: 0 });
+  assert.equal(counters.aligned, 1);
+  assert.equal(plant.inputs().sk, 1, 'the shadow\'s box is at the end stop too');
+  plant.applyOutputs({ p3fw: 1 });
+  const packed = [];
+  plant.on('box', (ev) => packed.push(ev));
+  for (let t = 0; t < 200; t += 5) plant.tick(5);
+  assert.deepEqual(packed, ['packed'], 'piston 3 packs it');
+});

@@ -141,3 +141,41 @@ test('a page that goes while it holds a button releases it first (a stuck StopBu
     await waitFor(() => h.image.sp === 0, 5000, `${mode}: released before the page went`);
   }
 });
+
+test('a page that replays the past is held: it gives the plant up, sends nothing, asks for nothing; let go, it asks again', async (t) => {
+  const h = await startHarness({ token: 'T' });
+  const pages = await startPageServer(['T']);
+  // Page a's renewals run when the test says (its other timers are real); its lease client counts the claims it makes.
+  const renewals = [];
+  const timers = {
+    setInterval: (f, ms) => { if (ms === 200) { renewals.push(f); return -renewals.length; } return setInterval(f, ms); },
+    clearInterval: (x) => { if (x > 0) clearInterval(x); },
+    setTimeout: (f, ms) => setTimeout(f, ms),
+    clearTimeout: (x) => clearTimeout(x),
+  };
+  const lease = createLeaseClient({ fetch, base: pages.base, token: 'T', id: 'page-a', label: 'page-a' });
+  let claims = 0;
+  const counted = { ...lease, claim: (force) => { claims += 1; return lease.claim(force); } };
+  const a = createSession({
+    transport: (log) => createTransport({ url: h.url, token: 'T', id: 'page-a', log }), protocol: 'ws', lease: counted, plant: { profile: 'fast' },
+    renewMs: 200, timers,
+  });
+  const b = page(h, pages, { id: 'page-b' });
+  t.after(async () => { await a.stop(); await b.stop(); await pages.close(); await h.close(); });
+  await a.start();
+  assert.equal(a.driving, true);
+  a.setAutoFeed(60);
+  await a.hold(true);
+  assert.deepEqual([a.driving, a.held, a.snapshot().feed.auto], [false, true, null], 'watching, and no automatic feed');
+  assert.equal(a.feed(false), false, 'a held page feeds nothing');
+  await b.start();
+  assert.equal(b.driving, true, 'the other page got the plant');
+  b.pressStart();
+  await waitFor(() => h.outputs.grn === 1, 10000, 'the plant runs, driven by b');
+  await b.hold(true); // the plant is free
+  const before = claims;
+  for (let i = 0; i < 3; i += 1) for (const renew of renewals) renew();
+  assert.deepEqual([claims, a.driving], [before, false], 'held: its renewals ask for nothing');
+  await a.hold(false);
+  assert.deepEqual([claims, a.driving], [before + 1, true], 'let go: it asked and got the free plant');
+});

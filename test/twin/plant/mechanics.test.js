@@ -109,3 +109,33 @@ test('sensors: what the PLC reads, for every input of the I/O table', () => {
   assert.deepEqual(Object.keys(v).sort(), [...m.INPUTS].sort());
   assert.deepEqual(v, { st: 0, sp: 0, se: 0, p1f: 1, p1b: 0, sd: 1, dmg: 1, p2f: 0, sk: 1, p3f: 0 });
 });
+
+test('a watching model aligns to the real plant\'s sensors: a box a little behind moves up, never far, never past another', () => {
+  const zoneStart = cfg.detectorAtMm - (cfg.detectorMm / 2 + B / 2);
+  const end = cfg.c2LengthMm - B;
+  // PackSensor came on: the front box of conveyor 2, 30 mm short of it, moves up; the sensor of the shadow then agrees.
+  let s = state({ c2: [box(1, end - 30)] });
+  assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 1);
+  assert.equal(s.c2[0].x, end);
+  assert.equal(m.sensors(s, cfg).sk, 1);
+  s = state({ c2: [box(1, end - B - 1)] });
+  assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 0, 'more than a box length behind: not this box');
+  s = state({ c2: [box(1, end + 10)] });
+  assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 0, 'there already: never backwards');
+  assert.equal(s.c2[0].x, end + 10);
+  // DetectSensor came on: the box just short of the detection unit moves into it.
+  s = state({ c1: [box(1, 1100), box(2, zoneStart - 40)] });
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }), 1);
+  assert.equal(m.sensors(s, cfg).sd, 1);
+  assert.equal(s.c1[0].x, 1100, 'the box in front stays where it is');
+  s = state({ c1: [box(1, zoneStart + 10), box(2, zoneStart - 40)] });
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }), 0, 'a box is in the unit already');
+  s = state({ c1: [box(1, zoneStart + 0.5 + B - 10), box(2, zoneStart - 40)] });
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }), 0, 'no room behind the box in front');
+  // Piston1Front came on with a box still at the entry: it landed.
+  s = state({ entry: { id: 3, x: 0, damaged: false, where: 'entry' }, c1: [box(1, 300)] });
+  s.piston.p1 = 0.9;
+  assert.equal(m.alignToSensors(s, cfg, { p1f: 1 }), 1);
+  assert.deepEqual([s.entry, s.piston.p1, s.c1.map((b) => [b.id, b.x])], [null, 1, [[1, 300], [3, B / 2]]]);
+  assert.equal(m.alignToSensors(state(), cfg, { p1f: 1, sd: 1, sk: 1 }), 0, 'nothing to move: nothing moves');
+});

@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { createAuditLog } = require('../../../../nodes/lib/history/audit-log');
 const { createCommandAudit } = require('../../../../nodes/lib/history/command-audit');
-const { queryCommands, toCsv, csvField, COLUMNS } = require('../../../../nodes/lib/history/audit-query');
+const { queryCommands, toCsv, csvField, COLUMNS, timelineOf, TIMELINE_FIELDS } = require('../../../../nodes/lib/history/audit-query');
 
 async function sample(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-auditq-'));
@@ -63,4 +63,15 @@ test('CSV: a header, one line per command, times in ISO 8601, fields quoted when
   assert.equal(csvField('=cmd|calc'), "'=cmd|calc");
   assert.equal(csvField('-5'), '-5');
   assert.equal(csvField(null), '');
+});
+
+test('timelineOf: what a timeline shows of a command, without the client\'s address, key, correlation id, deadline or message', async (t) => {
+  const file = await sample(t);
+  const [expired, written] = (await queryCommands(file, { plant: 'p1' })).rows.map(timelineOf);
+  assert.deepEqual(written, {
+    n: 3, arrived: 2000, plant: 'p1', via: 'ws', token: 'aaaabbbbcccc', role: 'twin', src: 'tw', seq: 2, values: { se: 1 },
+    outcome: 'written', answered: 2100, plcAt: 2050,
+  });
+  assert.deepEqual([expired.outcome, expired.code, 'msg' in expired, 'from' in expired, 'deadline' in expired], ['expired', 'E_EXPIRED', false, false, false]);
+  assert.ok(TIMELINE_FIELDS.every((f) => COLUMNS.includes(f)), 'a subset of the log\'s columns');
 });

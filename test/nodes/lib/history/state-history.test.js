@@ -1,27 +1,54 @@
 'use strict';
 /**
  * lib/history/state-history.js on an Express app as Node-RED's admin API is one: viewer tokens and
- * above read the plant history of their plants, edge tokens get 403; where the database is and how
- * long it keeps states.
+ * above read the plant history of their plants, edge tokens get 403; with commands=1 the window's
+ * commands from a real command log, as a timeline needs them (no addresses); where the database is
+ * and how long it keeps states.
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const express = require('express');
 const { createStateStore } = require('../../../../nodes/lib/history/state-store');
 const { installHistoryRoute, historyOptions } = require('../../../../nodes/lib/history/state-history');
+const { createAuditLog } = require('../../../../nodes/lib/history/audit-log');
+const { createCommandAudit } = require('../../../../nodes/lib/history/command-audit');
+const { readCommands } = require('../../../../nodes/lib/history/audit-store');
 const { parseGrants } = require('../../../../nodes/lib/access/auth');
 
 const GRANTS = parseGrants('tw:twin:p1,vw:viewer:p1,ed:edge:p1,au:auditor:*,v2:viewer:p2');
 
-async function serve(t) {
+/** A command log with a written command of p1 (a twin's, over ws), a refused one of p1 (a viewer's, over REST) and one of p2. */
+async function commandLog(t, now) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-history-cmds-'));
+  const file = path.join(dir, 'audit.jsonl');
+  const log = createAuditLog({ file });
+  t.after(async () => { await log.close(); fs.rmSync(dir, { recursive: true, force: true }); });
+  const audit = createCommandAudit({ log, now: () => now - 1400 });
+  audit.arrived({ via: 'ws', plant: 'p1', who: { token: 'aaaabbbbcccc', role: 'twin' }, from: '10.0.0.7:5000', at: now - 1500,
+    env: { k: 'cmd', src: 'web-1', seq: 1, cid: 'c-1', key: 'order-42', ttl: 2000, dl: now + 500, d: { st: 1 } } });
+  audit.answered('p1', { k: 'ack', ts: now - 1450, ref: { src: 'web-1', seq: 1 } });
+  audit.arrived({ via: 'rest', plant: 'p1', who: { token: 'ddddeeeeffff', role: 'viewer' }, from: '10.0.0.8:5001', at: now - 1200,
+    env: { k: 'cmd', src: 'rest-viewer', seq: 1, d: { sp: 1 } } });
+  audit.refused('p1', { src: 'rest-viewer', seq: 1 }, 'E_READ_ONLY', 'a viewer token may watch');
+  audit.arrived({ via: 'ws', plant: 'p2', who: { token: '999988887777', role: 'twin' }, at: now - 1100,
+    env: { k: 'cmd', src: 'web-2', seq: 1, d: { st: 1 } } });
+  return { file, log };
+}
+
+async function serve(t, opts = {}) {
   const store = createStateStore({ file: ':memory:' });
   const now = Date.now();
   store.add('p1', { k: 'snap', seq: 1, d: { c1: 0, grn: 1 } }, now - 2000);
   store.add('p1', { k: 'state', seq: 2, d: { c1: 1 } }, now - 1000);
   store.add('p2', { k: 'state', seq: 1, d: { c1: 9 } }, now - 1000);
   const app = express();
-  const handler = installHistoryRoute(app, { store: () => store, grants: () => GRANTS, adminAuth: false });
+  const log = opts.commands === false ? null : await commandLog(t, now);
+  const handler = installHistoryRoute(app, {
+    store: () => store, grants: () => GRANTS, adminAuth: false, commands: log ? (q) => readCommands(log, q) : undefined,
+  });
   assert.equal(installHistoryRoute(app, {}), null, 'mounted once per app');
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -30,7 +57,7 @@ async function serve(t) {
     const res = await fetch(`http://127.0.0.1:${server.address().port}/s7twin/history${query}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
     return { status: res.status, body: await res.json() };
   };
-  return { get, handler };
+  return { get, handler, now };
 }
 
 test('viewer, twin and auditor tokens read their plants\' history; edge tokens 403, strangers 401', async (t) => {
@@ -52,6 +79,36 @@ test('viewer, twin and auditor tokens read their plants\' history; edge tokens 4
     assert.deepEqual([r.status, r.body.error.code], [400, 'E_HISTORY_QUERY'], q);
   }
   assert.equal(s.handler.counters.forbidden, 2);
+});
+
+test('commands=1: the window\'s commands of the reader\'s plants, with sender and outcome, never an address', async (t) => {
+  const s = await serve(t);
+  for (const tok of ['vw', 'tw', 'au']) {
+    const r = await s.get('?plant=p1&commands=1', tok);
+    assert.equal(r.status, 200, tok);
+    assert.deepEqual(r.body.states.map((f) => f.seq), [1, 2], 'the states as before');
+    assert.equal(r.body.commandsTruncated, false);
+    assert.deepEqual(r.body.commands, [
+      { n: 1, arrived: s.now - 1500, plant: 'p1', via: 'ws', token: 'aaaabbbbcccc', role: 'twin', src: 'web-1', seq: 1, values: { st: 1 },
+        outcome: 'written', answered: s.now - 1400, plcAt: s.now - 1450 },
+      { n: 3, arrived: s.now - 1200, plant: 'p1', via: 'rest', token: 'ddddeeeeffff', role: 'viewer', src: 'rest-viewer', seq: 1, values: { sp: 1 },
+        outcome: 'refused', code: 'E_READ_ONLY', answered: s.now - 1400 },
+    ], tok);
+    assert.doesNotMatch(JSON.stringify(r.body), /10\.0\.0|order-42|c-1|may watch/, 'no address, key, correlation id or message');
+  }
+  assert.equal((await s.get('?plant=p1', 'vw')).body.commands, undefined, 'only when asked');
+  assert.deepEqual((await s.get('?commands=1', 'v2')).body.commands.map((c) => c.src), ['web-2'], 'its only plant\'s');
+  const later = await s.get(`?plant=p1&commands=1&from=${s.now - 1300}`, 'vw');
+  assert.deepEqual(later.body.commands.map((c) => c.src), ['rest-viewer'], 'by arrival in the window');
+  for (const [q, tok, status, code] of [['?plant=p1&commands=1', 'ed', 403, 'E_FORBIDDEN'], ['?plant=p1&commands=1', 'nobody', 401, 'E_UNAUTHORIZED'],
+    ['?plant=p2&commands=1', 'vw', 403, 'E_FORBIDDEN'], ['?plant=p1&commands=yes', 'vw', 400, 'E_HISTORY_QUERY']]) {
+    const r = await s.get(q, tok);
+    assert.deepEqual([r.status, r.body.error.code, r.body.commands], [status, code, undefined], `${q} ${tok}`);
+  }
+  const none = await serve(t, { commands: false });
+  const r = await none.get('?plant=p1&commands=1', 'vw');
+  assert.deepEqual([r.status, r.body.error.code], [400, 'E_HISTORY_QUERY'], 'an instance without a command log says so');
+  assert.equal((await none.get('?plant=p1', 'vw')).status, 200);
 });
 
 test('historyOptions: the user directory by default, S7T_HISTORY_FILE and the retention in hours', () => {
