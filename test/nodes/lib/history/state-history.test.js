@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const express = require('express');
 const { createStateStore } = require('../../../../nodes/lib/history/state-store');
-const { installHistoryRoute, historyOptions } = require('../../../../nodes/lib/history/state-history');
+const { installHistoryRoute, historyOptions, ownEdgeFrames } = require('../../../../nodes/lib/history/state-history');
 const { parseGrants } = require('../../../../nodes/lib/access/auth');
 
 const GRANTS = parseGrants('tw:twin:p1,vw:viewer:p1,ed:edge:p1,au:auditor:*,v2:viewer:p2');
@@ -55,8 +55,27 @@ test('viewer, twin and auditor tokens read their plants\' history; edge tokens 4
 });
 
 test('historyOptions: the user directory by default, S7T_HISTORY_FILE and the retention in hours', () => {
-  assert.deepEqual(historyOptions({ userDir: '/u' }, {}), { file: path.resolve('/u/s7twin-history.sqlite'), retentionMs: 168 * 3600000 });
+  assert.deepEqual(historyOptions({ userDir: '/u' }, {}), { store: 'sqlite', file: path.resolve('/u/s7twin-history.sqlite'), retentionMs: 168 * 3600000 });
   assert.deepEqual(historyOptions({ userDir: '/u' }, { S7T_HISTORY_FILE: 'h/x.db', S7T_HISTORY_RETENTION_H: '2' }),
-    { file: path.resolve('/u/h/x.db'), retentionMs: 7200000 });
+    { store: 'sqlite', file: path.resolve('/u/h/x.db'), retentionMs: 7200000 });
   assert.throws(() => historyOptions({ userDir: '/u' }, { S7T_HISTORY_RETENTION_H: '0' }), (e) => e.code === 'E_CONFIG');
+});
+
+test('historyOptions: in a fleet (S7T_REDIS_URL) the shared Redis store, unless S7T_HISTORY_STORE says otherwise', () => {
+  const fleet = { S7T_REDIS_URL: 'redis://r:6379' };
+  assert.deepEqual(historyOptions({ userDir: '/u' }, fleet), { store: 'redis', url: 'redis://r:6379', retentionMs: 168 * 3600000 });
+  assert.deepEqual(historyOptions({ userDir: '/u' }, { ...fleet, S7T_HISTORY_REDIS_URL: 'redis://h:6379', S7T_HISTORY_RETENTION_H: '24' }),
+    { store: 'redis', url: 'redis://h:6379', retentionMs: 24 * 3600000 }, 'a Redis of its own for the history');
+  assert.equal(historyOptions({ userDir: '/u' }, { ...fleet, S7T_HISTORY_STORE: 'sqlite' }).store, 'sqlite', 'each instance its own database');
+  assert.throws(() => historyOptions({ userDir: '/u' }, { S7T_HISTORY_STORE: 'redis' }), (e) => e.code === 'E_CONFIG' && /S7T_REDIS_URL/.test(e.message));
+  assert.throws(() => historyOptions({ userDir: '/u' }, { S7T_HISTORY_STORE: 'postgres' }), (e) => e.code === 'E_CONFIG');
+});
+
+test('ownEdgeFrames: the frames of the endpoint\'s own edges are filed; frames relayed from another instance are not', () => {
+  const filed = [];
+  const listener = ownEdgeFrames({ add: (plant, env) => filed.push([plant, env.seq]) });
+  listener({ k: 'state', seq: 1, d: { c1: 1 } }, 'peer-7', 'p1'); // from this endpoint's edge of p1
+  listener({ k: 'state', seq: 2, d: { c1: 2 } }, undefined, 'p2'); // another instance's edge, relayed for the twins here
+  listener({ k: 'snap', d: { c1: 2 } }, undefined, 'p2'); // a snapshot made here from the fleet's latest state
+  assert.deepEqual(filed, [['p1', 1]]);
 });
