@@ -199,6 +199,24 @@ function connectRedis(url, o = {}) {
   });
 }
 
+/**
+ * Resolves once an ioredis client is connected (at once if it is), rejects after `timeoutMs`.
+ * @param {object} redis a client from connectRedis
+ * @param {number} timeoutMs
+ * @returns {Promise<void>}
+ */
+function whenReady(redis, timeoutMs) {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const on = () => { clearTimeout(t); resolve(); };
+    const t = setTimeout(() => {
+      redis.removeListener('ready', on);
+      reject(new BackplaneError('E_BACKPLANE_DOWN', `Redis not reached within ${timeoutMs} ms`));
+    }, timeoutMs);
+    redis.once('ready', on);
+  });
+}
+
 /** A URL as it may be shown in logs and stats: never with its password. */
 const safeUrl = (url) => String(url).replace(/\/\/[^@/]*@/, '//***@');
 
@@ -366,5 +384,5 @@ function acquireBackplane(url) {
 
 module.exports = {
   DEFAULTS, VERSION_FIELD, EPOCH_FIELD, BackplaneError, createLocalBackplane, createRedisBackplane, acquireBackplane, decodeState, parseStateMessage,
-  connectRedis, safeUrl,
+  connectRedis, whenReady, safeUrl,
 };

@@ -13,12 +13,16 @@
  * Twin, viewer and edge tokens get 403 E_FORBIDDEN: they are valid tokens, but a command log
  * names every sender. A token nobody knows gets 401 E_UNAUTHORIZED.
  *
+ * In a fleet (the runtime's log has a shared copy, lib/history/audit-share.js) the answer holds
+ * every instance's commands (lib/history/audit-fleet.js) and each chain's verdict (`chains`).
+ *
  * Plain module: an Express-style handler for RED.httpAdmin; the node passes how to check the
  * editor login (RED.auth.needsPermission) and the instance's grants.
  */
 const { isPlant } = require('../core/plants');
 const { createReadAccess, plantOf, timeParam } = require('./access');
 const { queryCommands, toCsv } = require('./audit-query');
+const { queryFleetCommands } = require('./audit-fleet');
 
 const DAY_MS = 24 * 3600 * 1000;
 const FLUSH_WAIT_MS = 1000; // a query waits this long at most for entries still on their way to disk
@@ -46,7 +50,7 @@ function readQuery(params, scope, now) {
 
 /**
  * @param {object} o
- * @param {() => {file: string, log: object}} o.store the runtime's log (lib/history/audit-store.js)
+ * @param {() => {file: string, log: object, share?: object}} o.store the runtime's log (lib/history/audit-store.js)
  * @param {() => Array<{token, role, plants}>} o.grants every grant of the instance (auditor ones included)
  * @param {boolean} o.adminAuth whether the editor has a login
  * @param {(permission: string) => Function} [o.needsPermission] RED.auth.needsPermission
@@ -68,11 +72,12 @@ function createAuditHandler(o) {
     const q = readQuery(new URL(req.url, 'http://localhost').searchParams, scope, now());
     if (q.status) { refuse(res, q.status, q.code, q.msg); return; }
     counters.queries += 1;
-    const { file, log } = o.store();
+    const { file, log, share } = o.store();
     let timer;
     await Promise.race([log.flushed(), new Promise((r) => { timer = setTimeout(r, FLUSH_WAIT_MS); })]);
     clearTimeout(timer);
-    const found = await queryCommands(file, q);
+    // In a fleet, every instance's commands: this one's file and the others' copies on Redis.
+    const found = share ? await queryFleetCommands({ file, redis: share.redis, q }) : await queryCommands(file, q);
     res.set('Cache-Control', 'no-store');
     if (q.csv) {
       const name = `s7twin-audit-${Array.isArray(q.plant) ? 'plants' : q.plant.replace('*', 'all')}-${new Date(q.from).toISOString().slice(0, 10)}.csv`;
@@ -83,6 +88,7 @@ function createAuditHandler(o) {
     }
     res.json({
       plant: q.plant, from: q.from, to: q.to, head: log.head(), entries: found.entries, truncated: found.truncated, notes: found.notes, commands: found.rows,
+      ...(found.chains ? { chains: found.chains, complete: found.complete, ...(found.error ? { error: found.error } : {}) } : {}),
     });
   }
 

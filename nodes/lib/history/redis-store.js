@@ -35,7 +35,7 @@
  * Plain module; lib/history/state-history.js keeps one per Redis URL for the runtime.
  */
 const { rowsOf, framesOf } = require('./rows');
-const { connectRedis, safeUrl } = require('../fleet/backplane');
+const { connectRedis, whenReady, safeUrl } = require('../fleet/backplane');
 const { KEYS } = require('../fleet/keys');
 
 const DEFAULTS = {
@@ -103,16 +103,11 @@ function createRedisStateStore(opts) {
   // The first connection is still being made when the first frames come: they wait for it (up
   // to firstConnectMs) rather than fail. Once it has been up, a command while it is down fails at
   // once (nothing queues inside ioredis) and its frames wait here.
-  const firstUp = new Promise((resolve, reject) => {
-    if (redis.status === 'ready') { resolve(); return; }
-    const t = setTimeout(() => reject(new Error(`Redis not reached within ${o.firstConnectMs} ms`)), o.firstConnectMs);
-    t.unref?.();
-    redis.once('ready', () => { clearTimeout(t); resolve(); });
-  });
-  firstUp.catch(() => {});
   let wasUp = false;
   const connected = async () => {
-    if (!wasUp) { await firstUp; wasUp = true; }
+    if (wasUp) return;
+    await whenReady(redis, o.firstConnectMs);
+    wasUp = true;
   };
   const counters = {
     frames: 0, rows: 0, written: 0, pending: 0, dropped: 0, writeErrors: 0, failing: 0, pruned: 0, pruneErrors: 0, queries: 0, badMembers: 0,
