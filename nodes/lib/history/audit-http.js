@@ -21,11 +21,10 @@
  */
 const { isPlant } = require('../core/plants');
 const { createReadAccess, plantOf, timeParam } = require('./access');
-const { queryCommands, toCsv } = require('./audit-query');
-const { queryFleetCommands } = require('./audit-fleet');
+const { toCsv } = require('./audit-query');
+const { readCommands } = require('./audit-store');
 
 const DAY_MS = 24 * 3600 * 1000;
-const FLUSH_WAIT_MS = 1000; // a query waits this long at most for entries still on their way to disk
 const PERMISSION = 's7twin.audit';
 
 /**
@@ -72,12 +71,9 @@ function createAuditHandler(o) {
     const q = readQuery(new URL(req.url, 'http://localhost').searchParams, scope, now());
     if (q.status) { refuse(res, q.status, q.code, q.msg); return; }
     counters.queries += 1;
-    const { file, log, share } = o.store();
-    let timer;
-    await Promise.race([log.flushed(), new Promise((r) => { timer = setTimeout(r, FLUSH_WAIT_MS); })]);
-    clearTimeout(timer);
+    const store = o.store();
     // In a fleet, every instance's commands: this one's file and the others' copies on Redis.
-    const found = share ? await queryFleetCommands({ file, redis: share.redis, q }) : await queryCommands(file, q);
+    const found = await readCommands(store, q);
     res.set('Cache-Control', 'no-store');
     if (q.csv) {
       const name = `s7twin-audit-${Array.isArray(q.plant) ? 'plants' : q.plant.replace('*', 'all')}-${new Date(q.from).toISOString().slice(0, 10)}.csv`;
@@ -87,7 +83,8 @@ function createAuditHandler(o) {
       return;
     }
     res.json({
-      plant: q.plant, from: q.from, to: q.to, head: log.head(), entries: found.entries, truncated: found.truncated, notes: found.notes, commands: found.rows,
+      plant: q.plant, from: q.from, to: q.to, head: store.log.head(), entries: found.entries, truncated: found.truncated, notes: found.notes,
+      commands: found.rows,
       ...(found.chains ? { chains: found.chains, complete: found.complete, ...(found.error ? { error: found.error } : {}) } : {}),
     });
   }

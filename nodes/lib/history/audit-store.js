@@ -18,10 +18,13 @@ const path = require('node:path');
 const { createAuditLog } = require('./audit-log');
 const { createCommandAudit } = require('./command-audit');
 const { createAuditShare } = require('./audit-share');
+const { queryCommands } = require('./audit-query');
+const { queryFleetCommands } = require('./audit-fleet');
 const clock = require('../core/clock');
 const registry = require('../runtime/registry');
 
 const FILE_NAME = 's7twin-audit.jsonl';
+const FLUSH_WAIT_MS = 1000; // a query waits this long at most for entries still on their way to disk
 const stores = new Map(); // absolute file -> {log, recorder, file}
 
 /**
@@ -104,4 +107,22 @@ function runtimeAudit(settings, warn, env = process.env) {
   return auditStore(auditFile(settings, env), { warn, redisUrl: env.S7T_REDIS_URL || undefined });
 }
 
-module.exports = { FILE_NAME, auditFile, auditStore, runtimeAudit };
+/**
+ * The commands of a window from a runtime's log (lib/history/audit-query.js), once the entries
+ * still on their way to disk are written (waiting at most `waitMs`: a disk that refuses must not
+ * hold up a reader, who then sees what is on disk). In a fleet (the log has a copy on Redis) every
+ * instance's commands (lib/history/audit-fleet.js), with each chain's verdict.
+ * @param {{file: string, log: {flushed(): Promise<void>}, share?: object}} store auditStore()
+ * @param {object} q queryCommands' query
+ * @param {number} [waitMs]
+ * @returns {Promise<{rows: object[], notes: object[], truncated: boolean, entries: number, chains?: object[], complete?: boolean, error?: string}>}
+ */
+async function readCommands(store, q, waitMs = FLUSH_WAIT_MS) {
+  let timer;
+  await Promise.race([store.log.flushed(), new Promise((r) => { timer = setTimeout(r, waitMs); })]);
+  clearTimeout(timer);
+  if (store.share) return queryFleetCommands({ file: store.file, redis: store.share.redis, q });
+  return queryCommands(store.file, q);
+}
+
+module.exports = { FILE_NAME, auditFile, auditStore, runtimeAudit, readCommands };
