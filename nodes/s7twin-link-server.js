@@ -15,7 +15,7 @@ const { createEndpointSet } = require('./lib/link/server-set');
 const registry = require('./lib/runtime/registry');
 const { runtimeAudit } = require('./lib/history/audit-store');
 const { installAuditRoute } = require('./lib/history/audit-http');
-const { historyOptions, historyStore, ownEdgeFrames, installHistoryRoute } = require('./lib/history/state-history');
+const { historyOptions, historyStore, ownEdgeFrames, flushBeforeClose, installHistoryRoute } = require('./lib/history/state-history');
 
 /**
  * The edge endpoint's sessions over a message bus: its listener on the broker (the bound port),
@@ -116,8 +116,8 @@ module.exports = function register(RED) {
       bp.on('up', () => node.log(`fleet backplane (Redis ${bp.url}) connected`));
     }
 
+    let states = null;
     if (node.role === 'edge') {
-      let states = null;
       try { states = history(); } catch (err) { node.warn(`${err.code || 'E_HISTORY_STORE'}: no plant history: ${err.message}`); }
       // Only the frames of this endpoint's own edges: in a fleet each state is filed once.
       if (states) ep.on('envelope', ownEdgeFrames(states));
@@ -145,6 +145,8 @@ module.exports = function register(RED) {
       endpoints.remove(node);
       ep.close()
         .then(() => (listener ? listener.close() : undefined))
+        // What the edge sent last goes into the history before the runtime stops (a restart loses none).
+        .then(() => (states ? flushBeforeClose(states) : undefined))
         .then(() => (backplane ? backplane.release() : undefined))
         .then(() => done(), () => done());
     });

@@ -84,6 +84,19 @@ function historyStore(where, warn = () => {}) {
 }
 
 /**
+ * Write what waits in the store before a node closes, waiting at most `waitMs` (a Redis that does
+ * not answer must not hold up Node-RED's stop, which allows 15 s for every node).
+ * @param {{flush(): void|Promise<void>}} store
+ * @param {number} [waitMs]
+ * @returns {Promise<void>} never rejects
+ */
+function flushBeforeClose(store, waitMs = 2000) {
+  let timer;
+  const written = new Promise((resolve) => { resolve(store.flush()); }).catch(() => {});
+  return Promise.race([written, new Promise((r) => { timer = setTimeout(r, waitMs); })]).finally(() => clearTimeout(timer));
+}
+
+/**
  * What the edge endpoint files in the history: the frames its own edges sent (a peer's id comes
  * with them), not the frames it passes on for other instances' edges (states relayed over the
  * fleet, a snapshot made from the plant's latest state for a new twin: no peer id). In a fleet
@@ -169,4 +182,6 @@ function installHistoryRoute(app, o) {
   return handler;
 }
 
-module.exports = { FILE_NAME, PERMISSION, historyOptions, historyStore, ownEdgeFrames, createHistoryHandler, installHistoryRoute };
+module.exports = {
+  FILE_NAME, PERMISSION, historyOptions, historyStore, ownEdgeFrames, flushBeforeClose, createHistoryHandler, installHistoryRoute,
+};

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const express = require('express');
 const { createStateStore } = require('../../../../nodes/lib/history/state-store');
-const { installHistoryRoute, historyOptions, ownEdgeFrames } = require('../../../../nodes/lib/history/state-history');
+const { installHistoryRoute, historyOptions, ownEdgeFrames, flushBeforeClose } = require('../../../../nodes/lib/history/state-history');
 const { parseGrants } = require('../../../../nodes/lib/access/auth');
 
 const GRANTS = parseGrants('tw:twin:p1,vw:viewer:p1,ed:edge:p1,au:auditor:*,v2:viewer:p2');
@@ -78,4 +78,17 @@ test('ownEdgeFrames: the frames of the endpoint\'s own edges are filed; frames r
   listener({ k: 'state', seq: 2, d: { c1: 2 } }, undefined, 'p2'); // another instance's edge, relayed for the twins here
   listener({ k: 'snap', d: { c1: 2 } }, undefined, 'p2'); // a snapshot made here from the fleet's latest state
   assert.deepEqual(filed, [['p1', 1]]);
+});
+
+test('flushBeforeClose: what waits is written; a store that does not answer holds the close up only so long, and never fails it', async () => {
+  const store = createStateStore({ file: ':memory:', flushMs: 60000 });
+  store.add('p1', { k: 'state', seq: 1, d: { c1: 1 } }, 1);
+  await flushBeforeClose(store);
+  assert.equal(store.counters.written, 1);
+  store.close();
+  const started = Date.now();
+  await flushBeforeClose({ flush: () => new Promise(() => {}) }, 50);
+  await flushBeforeClose({ flush: () => Promise.reject(new Error('Redis gone')) });
+  await flushBeforeClose({ flush: () => { throw new Error('closed'); } });
+  assert.ok(Date.now() - started < 1000);
 });
