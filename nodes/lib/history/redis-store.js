@@ -241,6 +241,8 @@ function createRedisStateStore(opts) {
   return {
     kind: 'redis',
     counters,
+    /** The store's connection (the benchmark reads Redis's memory through it). */
+    redis,
     url: o.url ? safeUrl(o.url) : 'redis',
     /**
      * A state, snap or backfill frame of a plant (anything else is ignored; lib/history/rows.js). Returns at once.
