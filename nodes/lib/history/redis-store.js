@@ -73,6 +73,9 @@ function memberOf(rows) {
  * @returns {object[]} no rows for a member that is not one of ours (counted by the caller)
  */
 function rowsOfMember(plant, t, member, tags) {
+  // A frame without any of the asked tags is not parsed: a tag's name followed by `":` occurs in
+  // a member's text only as a key (inside a string value, JSON escapes the quote).
+  if (tags && ![...tags].some((tag) => member.includes(`"${tag}":`))) return [];
   let m;
   try { m = JSON.parse(member); } catch { return null; }
   if (!Array.isArray(m) || m.length !== 4 || !m[3] || typeof m[3] !== 'object') return null;

@@ -136,3 +136,9 @@ test('a member is a frame\'s rows, and back; a member that is not one of ours is
   assert.equal(rowsOfMember('p1', 1, 'nonsense', null), null);
   assert.equal(rowsOfMember('p1', 1, '[1,2]', null), null);
 });
+
+test('a tag asked for is found as a key only, never inside a STRING tag\'s text', () => {
+  const m = memberOf(rowsOf('p1', { k: 'state', seq: 1, d: { msg: '"grn": 1' } }, 1));
+  assert.deepEqual(rowsOfMember('p1', 1, m, new Set(['grn'])), []);
+  assert.deepEqual(rowsOfMember('p1', 1, m, new Set(['msg'])).map((r) => r.value), ['"grn": 1']);
+});
