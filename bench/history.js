@@ -16,7 +16,8 @@
  *   batch    one flush at the plant's own rate, the rows of 200 ms (the store's flush period): this
  *            process's CPU (for Redis also the time until Redis has them)
  *   disk     SQLite: the database's size per plant-hour; Redis: its memory (used_memory) per plant-hour
- *   query    the whole window, its last 10 minutes, and one tag over the whole window: ms and rows a second
+ *   query    the whole window, its last 10 minutes, one tag over the whole window, and a tag no frame
+ *            carries (the cost of looking at every frame of a window): ms and rows a second
  *   audit    command log entries appended and on disk (a cmd and an outcome per command): entries a
  *            second; with Redis also until the copy has them all, its memory per command, and the
  *            read of that copy by another instance (chain checked, commands joined)
@@ -121,6 +122,7 @@ async function queries(store, t0) {
     whole: { plant: 'plant1', from: t0, to: end },
     last10min: { plant: 'plant1', from: end - 600000, to: end },
     oneTag: { plant: 'plant1', from: t0, to: end, tags: ['grn'] },
+    absentTag: { plant: 'plant1', from: t0, to: end, tags: ['ng'] }, // a tag no frame of the hour carries: every frame looked at
   };
   for (const [name, q] of Object.entries(cases)) {
     const s = performance.now();
