@@ -15,7 +15,7 @@ const { createEndpointSet } = require('./lib/link/server-set');
 const registry = require('./lib/runtime/registry');
 const { runtimeAudit, readCommands } = require('./lib/history/audit-store');
 const { installAuditRoute } = require('./lib/history/audit-http');
-const { historyOptions, historyStore, installHistoryRoute } = require('./lib/history/state-history');
+const { historyOptions, historyStore, ownEdgeFrames, flushBeforeClose, installHistoryRoute } = require('./lib/history/state-history');
 
 /**
  * The edge endpoint's sessions over a message bus: its listener on the broker (the bound port),
@@ -118,10 +118,11 @@ module.exports = function register(RED) {
       bp.on('up', () => node.log(`fleet backplane (Redis ${bp.url}) connected`));
     }
 
+    let states = null;
     if (node.role === 'edge') {
-      let states = null;
       try { states = history(); } catch (err) { node.warn(`${err.code || 'E_HISTORY_STORE'}: no plant history: ${err.message}`); }
-      if (states) ep.on('envelope', (env, id, plantOf) => states.add(plantOf, env));
+      // Only the frames of this endpoint's own edges: in a fleet each state is filed once.
+      if (states) ep.on('envelope', ownEdgeFrames(states));
     }
     ep.on('envelope', (env, id, plantOf) => each((u) => u.linkEnvelope && u.linkEnvelope(env, id, plantOf)));
     ep.on('invalid', (err, id, extra) => each((u) => u.invalid && u.invalid(err, id, extra)));
@@ -146,6 +147,8 @@ module.exports = function register(RED) {
       endpoints.remove(node);
       ep.close()
         .then(() => (listener ? listener.close() : undefined))
+        // What the edge sent last goes into the history before the runtime stops (a restart loses none).
+        .then(() => (states ? flushBeforeClose(states) : undefined))
         .then(() => (backplane ? backplane.release() : undefined))
         .then(() => done(), () => done());
     });

@@ -278,10 +278,14 @@ async function startFleet(o = {}) {
       restTwin: (plant, i, extra = {}) => ({ url: `http://${HOST}:${cloudOpts[i].port}/s7twin/rest-${plant}`, token: DEFAULTS.twinToken, ...extra }),
       /** Kill a process outright: 'cloud1'.., 'edge-plant1'.., 'plc-plant1'... */
       kill(name, signal = 'SIGKILL') { process.kill(procs()[name], signal); },
-      /** Start a killed cloud instance again on its port. */
+      /**
+       * Restart a cloud instance on its port (a running one is stopped first, as Ctrl-C stops it),
+       * with its user directory (its command log and its files), as a real instance finds its disk again.
+       */
       async restartCloud(i) {
-        await clouds[i].stop().catch(() => {});
-        clouds[i] = await startNodeRed(cloudOpts[i]);
+        const { userDir } = clouds[i];
+        await clouds[i].stop({ keep: true }).catch(() => {});
+        clouds[i] = await startNodeRed({ ...cloudOpts[i], userDir });
         return clouds[i];
       },
       logs: () => Object.fromEntries([

@@ -237,9 +237,14 @@ const CODES = {
     means: 'The cloud could not write its command log (disk full, no permission; the log line names the file): commands go on, ' +
       'their entries wait in memory and are written once the disk takes them (past 100,000 waiting, entries are dropped and a ' +
       '`gap` entry says how many); fix the disk or `S7T_AUDIT_FILE`.' },
-  E_AUDIT_TAMPERED: { area: 'history', by: ['scripts'], resync: false,
+  E_AUDIT_TAMPERED: { area: 'history', by: ['cloud', 'scripts'], resync: false,
     means: 'The command log\'s hash chain is broken at the line named: an entry was edited, removed or reordered there, or the ' +
-      'end of the log was cut off (it ends before its head file says); keep the original and find out who changed the file.' },
+      'end of the log was cut off (it ends before its head file says); in a fleet, also a log that no longer matches its copy on ' +
+      'Redis (the copy stops being updated); keep the original and find out who changed the file.' },
+  E_AUDIT_SHARE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'In a fleet, the cloud could not copy its command log to Redis (Redis down, out of memory): commands go on and the file ' +
+      'is written as ever; the copy catches up from the file once Redis takes writes, and meanwhile the other instances\' ' +
+      '`GET /s7twin/audit` lack this instance\'s newest commands; check Redis.' },
   E_AUDIT_FILE: { area: 'history', by: ['cloud', 'scripts'], resync: false,
     means: 'The command log could not be read (no such file, no permission; HTTP 500 on `GET /s7twin/audit` and on ' +
       '`GET /s7twin/history?commands=1`): check the path ' +
@@ -250,8 +255,8 @@ const CODES = {
 
   E_HISTORY_STORE: { area: 'history', by: ['cloud'], resync: false,
     means: 'The cloud could not open, write or read its plant history (SQLite through node:sqlite: disk full, no permission, a Node ' +
-      'without node:sqlite; HTTP 500 on `GET /s7twin/history`): the link goes on, rows wait and are retried; fix the disk or ' +
-      '`S7T_HISTORY_FILE`.' },
+      'without node:sqlite; in a fleet, Redis down or out of memory; HTTP 500 on `GET /s7twin/history`): the link goes on, rows ' +
+      'wait and are retried; fix the disk or `S7T_HISTORY_FILE`, or Redis.' },
   E_HISTORY_QUERY: { area: 'history', by: ['cloud'], resync: false,
     means: '`GET /s7twin/history` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO ' +
       '8601 dates with `from` first, `plant` a plant id, `tags` at most 64 short names separated by commas, `commands` 0 or 1 (1 on an ' +

@@ -170,6 +170,57 @@ function createLocalBackplane() {
 }
 
 /**
+ * A Redis connection the fleet's way (ioredis): no offline queue (a command while disconnected
+ * fails at once, surely not sent, instead of waiting to go out late), nothing resent after a
+ * reconnect, reconnect with back-off from 50 ms doubling to `retryMaxMs`. The backplane's two
+ * connections are made here, and so are the shared records' (the plant history's Redis store and
+ * the command log's shared copy, lib/history/): one place decides how the bundle talks to Redis.
+ * @param {string} url redis:// or rediss:// URL
+ * @param {object} [o] DEFAULTS (connectTimeoutMs, commandTimeoutMs, retryMaxMs) plus any ioredis option
+ *   (connectionName, …); commandTimeoutMs null: no command timeout
+ * @returns {object} an ioredis client, connecting
+ * @throws {BackplaneError} E_BACKPLANE_CONFIG for a URL that is not redis:// or rediss://
+ */
+function connectRedis(url, o = {}) {
+  const { connectTimeoutMs, commandTimeoutMs, retryMaxMs, ...extra } = { ...DEFAULTS, ...o };
+  if (!/^rediss?:\/\//.test(String(url || ''))) {
+    throw new BackplaneError('E_BACKPLANE_CONFIG', `S7T_REDIS_URL must be redis://host:port or rediss://… (got ${JSON.stringify(url)})`);
+  }
+  const Redis = require('ioredis');
+  return new Redis(url, {
+    connectTimeout: connectTimeoutMs,
+    commandTimeout: commandTimeoutMs === null ? undefined : commandTimeoutMs,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => Math.min(retryMaxMs, 50 * 2 ** Math.min(times, 10)),
+    lazyConnect: false,
+    ...extra,
+  });
+}
+
+/**
+ * Resolves once an ioredis client is connected (at once if it is), rejects after `timeoutMs`.
+ * @param {object} redis a client from connectRedis
+ * @param {number} timeoutMs
+ * @returns {Promise<void>}
+ */
+function whenReady(redis, timeoutMs) {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const on = () => { clearTimeout(t); resolve(); };
+    const t = setTimeout(() => {
+      redis.removeListener('ready', on);
+      reject(new BackplaneError('E_BACKPLANE_DOWN', `Redis not reached within ${timeoutMs} ms`));
+    }, timeoutMs);
+    redis.once('ready', on);
+  });
+}
+
+/** A URL as it may be shown in logs and stats: never with its password. */
+const safeUrl = (url) => String(url).replace(/\/\/[^@/]*@/, '//***@');
+
+/**
  * Redis backplane: two connections (commands, and one in subscriber mode), no offline queue and
  * no resending (see the header), reconnect with back-off, subscriptions restored on reconnect.
  * @param {object} o
@@ -178,22 +229,10 @@ function createLocalBackplane() {
  */
 function createRedisBackplane(o) {
   const cfg = { ...DEFAULTS, ...o };
-  if (!/^rediss?:\/\//.test(String(cfg.url || ''))) {
-    throw new BackplaneError('E_BACKPLANE_CONFIG', `S7T_REDIS_URL must be redis://host:port or rediss://… (got ${JSON.stringify(cfg.url)})`);
-  }
-  const Redis = require('ioredis');
   const ee = new EventEmitter();
-  const base = {
-    connectTimeout: cfg.connectTimeoutMs,
-    commandTimeout: cfg.commandTimeoutMs,
-    enableOfflineQueue: false,
-    autoResendUnfulfilledCommands: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: (times) => Math.min(cfg.retryMaxMs, 50 * 2 ** Math.min(times, 10)),
-    lazyConnect: false,
-  };
-  const cmd = new Redis(cfg.url, { ...base, connectionName: 's7twin-cmd' });
-  const sub = new Redis(cfg.url, { ...base, connectionName: 's7twin-sub', autoResubscribe: true, commandTimeout: undefined });
+  const timing = { connectTimeoutMs: cfg.connectTimeoutMs, commandTimeoutMs: cfg.commandTimeoutMs, retryMaxMs: cfg.retryMaxMs };
+  const cmd = connectRedis(cfg.url, { ...timing, connectionName: 's7twin-cmd' });
+  const sub = connectRedis(cfg.url, { ...timing, connectionName: 's7twin-sub', autoResubscribe: true, commandTimeoutMs: null });
   cmd.defineCommand('s7tMerge', { numberOfKeys: 1, lua: MERGE_SCRIPT });
   cmd.defineCommand('s7tLease', { numberOfKeys: 1, lua: LEASE_SCRIPT });
   cmd.defineCommand('s7tUnlease', { numberOfKeys: 1, lua: UNLEASE_SCRIPT });
@@ -247,7 +286,7 @@ function createRedisBackplane(o) {
   });
   return Object.assign(ee, {
     kind: 'redis',
-    url: cfg.url.replace(/\/\/[^@/]*@/, '//***@'), // never a password in logs or stats
+    url: safeUrl(cfg.url), // never a password in logs or stats
     counters,
     /** Resolves once both connections are up; rejects after timeoutMs. */
     ready(timeoutMs = cfg.connectTimeoutMs * 3) {
@@ -345,4 +384,5 @@ function acquireBackplane(url) {
 
 module.exports = {
   DEFAULTS, VERSION_FIELD, EPOCH_FIELD, BackplaneError, createLocalBackplane, createRedisBackplane, acquireBackplane, decodeState, parseStateMessage,
+  connectRedis, whenReady, safeUrl,
 };

@@ -13,6 +13,9 @@
  * Twin, viewer and edge tokens get 403 E_FORBIDDEN: they are valid tokens, but a command log
  * names every sender. A token nobody knows gets 401 E_UNAUTHORIZED.
  *
+ * In a fleet (the runtime's log has a shared copy, lib/history/audit-share.js) the answer holds
+ * every instance's commands (lib/history/audit-fleet.js) and each chain's verdict (`chains`).
+ *
  * Plain module: an Express-style handler for RED.httpAdmin; the node passes how to check the
  * editor login (RED.auth.needsPermission) and the instance's grants.
  */
@@ -46,7 +49,7 @@ function readQuery(params, scope, now) {
 
 /**
  * @param {object} o
- * @param {() => {file: string, log: object}} o.store the runtime's log (lib/history/audit-store.js)
+ * @param {() => {file: string, log: object, share?: object}} o.store the runtime's log (lib/history/audit-store.js)
  * @param {() => Array<{token, role, plants}>} o.grants every grant of the instance (auditor ones included)
  * @param {boolean} o.adminAuth whether the editor has a login
  * @param {(permission: string) => Function} [o.needsPermission] RED.auth.needsPermission
@@ -69,6 +72,7 @@ function createAuditHandler(o) {
     if (q.status) { refuse(res, q.status, q.code, q.msg); return; }
     counters.queries += 1;
     const store = o.store();
+    // In a fleet, every instance's commands: this one's file and the others' copies on Redis.
     const found = await readCommands(store, q);
     res.set('Cache-Control', 'no-store');
     if (q.csv) {
@@ -81,6 +85,7 @@ function createAuditHandler(o) {
     res.json({
       plant: q.plant, from: q.from, to: q.to, head: store.log.head(), entries: found.entries, truncated: found.truncated, notes: found.notes,
       commands: found.rows,
+      ...(found.chains ? { chains: found.chains, complete: found.complete, ...(found.error ? { error: found.error } : {}) } : {}),
     });
   }
 

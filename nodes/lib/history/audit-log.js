@@ -80,6 +80,8 @@ async function readTip(file, tailBytes) {
  * @param {(err: Error) => void} [opts.onError] a write failed (once per run of failures) or the
  *   log could not be opened
  * @param {() => number} [opts.now] wall clock for entries without `t`
+ * @param {() => void} [opts.onWritten] a batch of entries is on disk (the fleet's shared copy
+ *   takes them from the file then: lib/history/audit-share.js)
  * @returns {{append(fields: object): boolean, flushed(): Promise<void>, close(): Promise<void>,
  *   counters: object, file: string, head(): {n: number, hash: string}}}
  */
@@ -157,6 +159,7 @@ function createAuditLog(opts) {
         unwrittenCount = 0;
         await writeHead();
         counters.failing = 0;
+        if (o.onWritten) o.onWritten();
       }
     } catch (err) {
       counters.writeErrors += 1;

@@ -7,13 +7,19 @@
  * A log stays open for as long as the process runs, across redeploys: a writer closed by one
  * deploy and opened by the next could overlap, and two writers on one file would fork its chain.
  *
+ * In a fleet (S7T_REDIS_URL set) each instance keeps its own chain file as ever, and copies it to
+ * Redis (lib/history/audit-share.js) so that every instance can read the whole fleet's commands
+ * (lib/history/audit-fleet.js).
+ *
  * Plain module; the nodes pass their runtime's settings and log.
  */
 const os = require('node:os');
 const path = require('node:path');
 const { createAuditLog } = require('./audit-log');
 const { createCommandAudit } = require('./command-audit');
+const { createAuditShare } = require('./audit-share');
 const { queryCommands } = require('./audit-query');
+const { queryFleetCommands } = require('./audit-fleet');
 const clock = require('../core/clock');
 const registry = require('../runtime/registry');
 
@@ -39,31 +45,53 @@ function auditFile(settings = {}, env = process.env) {
 /**
  * The runtime's log at `file` (opened on first use).
  * @param {string} file absolute
- * @param {{warn?: (text: string) => void}} [o] where a failing write is reported (the first
- *   caller's; once per run of failures)
- * @returns {{file: string, log: object, recorder: object, counters(): object}}
+ * @param {{warn?: (text: string) => void, redisUrl?: string}} [o] where a failing write is reported
+ *   (the first caller's; once per run of failures); the fleet's Redis, where the log is copied
+ * @returns {{file: string, log: object, recorder: object, share: object|null, counters(): object}}
  */
 function auditStore(file, o = {}) {
   let s = stores.get(file);
   if (s) return s;
   const warn = o.warn || (() => {});
+  let share = null;
   const log = createAuditLog({
     file,
     now: clock.now,
     onError: (err) => warn(`E_AUDIT_WRITE: command log ${file}: ${err.message} (commands go on; entries wait and are retried)`),
+    onWritten: () => { if (share) share.poke(); },
   });
+  if (o.redisUrl) {
+    share = createAuditShare({
+      file,
+      url: o.redisUrl,
+      onError: (err) => warn(err.code === 'E_AUDIT_TAMPERED'
+        ? `E_AUDIT_TAMPERED: ${err.message}; the shared copy is no longer updated (node scripts/audit-verify.js ${file})`
+        : `E_AUDIT_SHARE: command log ${file}: its copy for the fleet could not be written to Redis: ${err.message} (commands go on; ` +
+          'the copy catches up from the file once Redis is back)'),
+    });
+  }
   const recorder = createCommandAudit({ log, now: clock.now });
   s = {
     file,
     log,
     recorder,
-    /** Counters for the stats and metrics (the log's and the recorder's, and the newest entry's number). */
-    counters: () => ({ audit: { ...log.counters, ...recorder.counters, entries: log.head().n } }),
+    share,
+    /** Counters for the stats and metrics (the log's and the recorder's, the newest entry's number, the fleet copy's). */
+    counters: () => ({
+      audit: {
+        ...log.counters, ...recorder.counters, entries: log.head().n,
+        ...(share ? { shared: { chain: share.chain, copied: share.copied, ...share.counters } } : {}),
+      },
+    }),
   };
   stores.set(file, s);
   registry.add({ id: `s7twin-audit:${file}`, type: 's7twin-audit', name: path.basename(file) }, s.counters);
-  registry.addCheck(`s7twin-audit:${file}`, () => (log.counters.failing > 0
-    ? `the command log cannot be written (${log.counters.failing} failed tries; the Node-RED log says why)` : null));
+  registry.addCheck(`s7twin-audit:${file}`, () => {
+    if (log.counters.failing > 0) return `the command log cannot be written (${log.counters.failing} failed tries; the Node-RED log says why)`;
+    if (share && share.broken) return `the command log and its copy for the fleet disagree: ${share.broken}`;
+    if (share && share.counters.failing > 0) return `the command log's copy for the fleet cannot be written to Redis (${share.counters.failing} failed tries)`;
+    return null;
+  });
   return s;
 }
 
@@ -72,25 +100,28 @@ function auditStore(file, o = {}) {
  * node's): opened, counted in /s7twin/stats and /s7twin/metrics, its failures in /s7twin/health.
  * @param {object} settings RED.settings
  * @param {(text: string) => void} warn RED.log.warn
+ * @param {object} [env] S7T_AUDIT_FILE; S7T_REDIS_URL: in a fleet, the log is copied there
  * @returns {ReturnType<typeof auditStore>}
  */
-function runtimeAudit(settings, warn) {
-  return auditStore(auditFile(settings), { warn });
+function runtimeAudit(settings, warn, env = process.env) {
+  return auditStore(auditFile(settings, env), { warn, redisUrl: env.S7T_REDIS_URL || undefined });
 }
 
 /**
  * The commands of a window from a runtime's log (lib/history/audit-query.js), once the entries
  * still on their way to disk are written (waiting at most `waitMs`: a disk that refuses must not
- * hold up a reader, who then sees what is on disk).
- * @param {{file: string, log: {flushed(): Promise<void>}}} store auditStore()
+ * hold up a reader, who then sees what is on disk). In a fleet (the log has a copy on Redis) every
+ * instance's commands (lib/history/audit-fleet.js), with each chain's verdict.
+ * @param {{file: string, log: {flushed(): Promise<void>}, share?: object}} store auditStore()
  * @param {object} q queryCommands' query
  * @param {number} [waitMs]
- * @returns {ReturnType<typeof queryCommands>}
+ * @returns {Promise<{rows: object[], notes: object[], truncated: boolean, entries: number, chains?: object[], complete?: boolean, error?: string}>}
  */
 async function readCommands(store, q, waitMs = FLUSH_WAIT_MS) {
   let timer;
   await Promise.race([store.log.flushed(), new Promise((r) => { timer = setTimeout(r, waitMs); })]);
   clearTimeout(timer);
+  if (store.share) return queryFleetCommands({ file: store.file, redis: store.share.redis, q });
   return queryCommands(store.file, q);
 }
 

@@ -1,8 +1,9 @@
 'use strict';
 /**
- * The plant history of one Node-RED runtime: where its database is, one store per file for the
- * process (lib/history/state-store.js), and `GET /s7twin/history?plant=&from=&to=[&tags=][&commands=1]`
- * on the admin API.
+ * The plant history of one Node-RED runtime: where it is kept, one store per place for the
+ * process (the embedded SQLite database, lib/history/state-store.js, or in a fleet the Redis every
+ * instance shares, lib/history/redis-store.js), what the edge endpoint files in it, and
+ * `GET /s7twin/history?plant=&from=&to=[&tags=][&commands=1]` on the admin API.
  *
  * Who may read it (lib/history/access.js): the plant's viewer, twin and auditor tokens, and the
  * editor login (permission `s7twin.history`); an edge token gets 403.
@@ -18,9 +19,11 @@
 const os = require('node:os');
 const path = require('node:path');
 const { createStateStore } = require('./state-store');
+const { createRedisStateStore } = require('./redis-store');
 const { createReadAccess, plantOf, timeParam } = require('./access');
 const { isPlant } = require('../core/plants');
 const { timelineOf } = require('./audit-query');
+const { safeUrl } = require('../fleet/backplane');
 const clock = require('../core/clock');
 const registry = require('../runtime/registry');
 
@@ -33,44 +36,88 @@ const FLAGS = { 1: true, true: true, 0: false, false: false };
 const stores = new Map(); // file -> store
 
 /**
- * Where the history is and how long it is kept: S7T_HISTORY_FILE (else the settings'
- * `s7twin.historyFile`, else `s7twin-history.sqlite` in the user directory; relative to it) and
- * S7T_HISTORY_RETENTION_H (hours, default 168: a week).
+ * Where the history is and how long it is kept.
+ * - S7T_HISTORY_STORE: `sqlite` (the embedded database), `redis` (a store every instance of a
+ *   fleet shares), or unset: `redis` when the instance is in a fleet (S7T_REDIS_URL set), else
+ *   `sqlite`. Several instances each filing into their own database would each answer with what
+ *   their own edges sent; on Redis every instance answers with every plant's states.
+ * - sqlite: S7T_HISTORY_FILE (else the settings' `s7twin.historyFile`, else
+ *   `s7twin-history.sqlite` in the user directory; relative to it).
+ * - redis: S7T_HISTORY_REDIS_URL, else the fleet's S7T_REDIS_URL.
+ * - S7T_HISTORY_RETENTION_H: hours, default 168 (a week), for either.
  * @param {{userDir?: string, s7twin?: {historyFile?: string}}} [settings]
  * @param {object} [env]
- * @returns {{file: string, retentionMs: number}}
- * @throws {Error} code E_CONFIG for a retention that is not a positive number
+ * @returns {{store: 'sqlite', file: string, retentionMs: number}|{store: 'redis', url: string, retentionMs: number}}
+ * @throws {Error} code E_CONFIG for a retention that is not a positive number, an unknown store,
+ *   or `redis` with no Redis URL
  */
 function historyOptions(settings = {}, env = process.env) {
-  const dir = settings.userDir || path.join(os.tmpdir(), `s7twin-${process.pid}`);
-  const configured = env.S7T_HISTORY_FILE || (settings.s7twin && settings.s7twin.historyFile);
   const raw = env.S7T_HISTORY_RETENTION_H;
   const hours = raw === undefined || raw === '' ? 168 : Number(raw);
-  if (!(hours > 0)) {
-    throw Object.assign(new Error(`S7T_HISTORY_RETENTION_H must be a positive number of hours, not ${JSON.stringify(raw)}`), { code: 'E_CONFIG' });
+  const config = (msg) => Object.assign(new Error(msg), { code: 'E_CONFIG' });
+  if (!(hours > 0)) throw config(`S7T_HISTORY_RETENTION_H must be a positive number of hours, not ${JSON.stringify(raw)}`);
+  const retentionMs = hours * HOUR_MS;
+  const url = env.S7T_HISTORY_REDIS_URL || env.S7T_REDIS_URL;
+  const kind = env.S7T_HISTORY_STORE || (env.S7T_REDIS_URL ? 'redis' : 'sqlite');
+  if (kind === 'redis') {
+    if (!url) throw config('S7T_HISTORY_STORE=redis needs a Redis: set S7T_REDIS_URL (the fleet\'s) or S7T_HISTORY_REDIS_URL');
+    return { store: 'redis', url, retentionMs };
   }
-  return { file: path.resolve(dir, configured || FILE_NAME), retentionMs: hours * HOUR_MS };
+  if (kind !== 'sqlite') throw config(`S7T_HISTORY_STORE is sqlite or redis, not ${JSON.stringify(kind)}`);
+  const dir = settings.userDir || path.join(os.tmpdir(), `s7twin-${process.pid}`);
+  const configured = env.S7T_HISTORY_FILE || (settings.s7twin && settings.s7twin.historyFile);
+  return { store: 'sqlite', file: path.resolve(dir, configured || FILE_NAME), retentionMs };
 }
 
 /**
  * The runtime's history store (opened on first use; stays open for the process, across redeploys).
- * @param {{file: string, retentionMs: number}} where historyOptions()
+ * @param {ReturnType<typeof historyOptions>} where
  * @param {(text: string) => void} [warn] where a failing write is reported
  */
 function historyStore(where, warn = () => {}) {
-  let s = stores.get(where.file);
+  const id = where.store === 'redis' ? `redis:${where.url}` : where.file;
+  let s = stores.get(id);
   if (s) return s;
-  s = createStateStore({
-    file: where.file,
-    retentionMs: where.retentionMs,
-    now: clock.now,
-    onError: (err) => warn(`E_HISTORY_STORE: plant history ${where.file}: ${err.message} (the link goes on; rows wait and are retried)`),
-  });
-  stores.set(where.file, s);
-  registry.add({ id: `s7twin-history:${where.file}`, type: 's7twin-history', name: path.basename(where.file) }, () => ({ history: s.counters }));
-  registry.addCheck(`s7twin-history:${where.file}`, () => (s.counters.failing > 0
+  const onError = (place) => (err) => warn(`E_HISTORY_STORE: plant history ${place}: ${err.message} (the link goes on; rows wait and are retried)`);
+  if (where.store === 'redis') {
+    s = createRedisStateStore({ url: where.url, retentionMs: where.retentionMs, now: clock.now, onError: onError(`on Redis ${safeUrl(where.url)}`) });
+  } else {
+    s = createStateStore({ file: where.file, retentionMs: where.retentionMs, now: clock.now, onError: onError(where.file) });
+  }
+  stores.set(id, s);
+  const name = where.store === 'redis' ? s.url : path.basename(where.file);
+  registry.add({ id: `s7twin-history:${name}`, type: 's7twin-history', name }, () => ({ history: s.counters }));
+  registry.addCheck(`s7twin-history:${name}`, () => (s.counters.failing > 0
     ? `the plant history cannot be written (${s.counters.failing} failed tries; the Node-RED log says why)` : null));
   return s;
+}
+
+/**
+ * Write what waits in the store before a node closes, waiting at most `waitMs` (a Redis that does
+ * not answer must not hold up Node-RED's stop, which allows 15 s for every node).
+ * @param {{flush(): void|Promise<void>}} store
+ * @param {number} [waitMs]
+ * @returns {Promise<void>} never rejects
+ */
+function flushBeforeClose(store, waitMs = 2000) {
+  let timer;
+  const written = new Promise((resolve) => { resolve(store.flush()); }).catch(() => {});
+  return Promise.race([written, new Promise((r) => { timer = setTimeout(r, waitMs); })]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * What the edge endpoint files in the history: the frames its own edges sent (a peer's id comes
+ * with them), not the frames it passes on for other instances' edges (states relayed over the
+ * fleet, a snapshot made from the plant's latest state for a new twin: no peer id). In a fleet
+ * every instance with twins of a plant gets its states, but only the instance its edge is
+ * connected to files them: each state once, in a shared store too.
+ * @param {{add(plant: string, env: object): void}} store
+ * @returns {(env: object, clientId: string|undefined, plant: string) => void} the endpoint's 'envelope' listener
+ */
+function ownEdgeFrames(store) {
+  return (env, clientId, plant) => {
+    if (clientId !== undefined) store.add(plant, env);
+  };
 }
 
 /**
@@ -134,7 +181,7 @@ function createHistoryHandler(o) {
     counters.queries += 1;
     let found;
     try {
-      found = o.store().query({ plant: p.plant, from, to, tags });
+      found = await o.store().query({ plant: p.plant, from, to, tags });
     } catch (err) {
       refuse(res, 500, 'E_HISTORY_STORE', `the plant history could not be read: ${err.message}`);
       return;
@@ -146,7 +193,9 @@ function createHistoryHandler(o) {
   }
 
   const handle = (req, res) => authorize(req, res, (scope) => {
-    serve(req, res, scope).catch((err) => refuse(res, 500, 'E_HISTORY_STORE', `the plant history could not be read: ${err.message}`));
+    serve(req, res, scope).catch((err) => {
+      if (!res.headersSent) refuse(res, 500, 'E_HISTORY_STORE', `the plant history could not be read: ${err.message}`);
+    });
   });
   return Object.assign(handle, { counters });
 }
@@ -167,4 +216,6 @@ function installHistoryRoute(app, o) {
   return handler;
 }
 
-module.exports = { FILE_NAME, PERMISSION, historyOptions, historyStore, createHistoryHandler, installHistoryRoute };
+module.exports = {
+  FILE_NAME, PERMISSION, historyOptions, historyStore, ownEdgeFrames, flushBeforeClose, createHistoryHandler, installHistoryRoute,
+};

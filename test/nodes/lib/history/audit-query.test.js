@@ -10,7 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { createAuditLog } = require('../../../../nodes/lib/history/audit-log');
 const { createCommandAudit } = require('../../../../nodes/lib/history/command-audit');
-const { queryCommands, toCsv, csvField, COLUMNS, timelineOf, TIMELINE_FIELDS } = require('../../../../nodes/lib/history/audit-query');
+const { queryCommands, toCsv, csvField, settleByKey, COLUMNS, timelineOf, TIMELINE_FIELDS } = require('../../../../nodes/lib/history/audit-query');
 
 async function sample(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-auditq-'));
@@ -48,7 +48,7 @@ test('a plant\'s commands in a window, each with its outcome; other plants left 
   assert.deepEqual(win.rows.map((r) => r.seq), [2]);
   assert.deepEqual((await queryCommands(file, { plant: '*' })).rows.length, 4);
   assert.deepEqual((await queryCommands(file, { plant: ['p2'] })).rows.map((r) => r.plant), ['p2']);
-  assert.deepEqual(await queryCommands(`${file}.missing`, { plant: 'p1' }), { rows: [], notes: [], truncated: false, entries: 0 });
+  assert.deepEqual(await queryCommands(`${file}.missing`, { plant: 'p1' }), { rows: [], notes: [], truncated: false, entries: 0, first: null });
   const capped = await queryCommands(file, { plant: 'p1', limit: 2 });
   assert.deepEqual([capped.rows.length, capped.truncated], [2, true]);
 });
@@ -74,4 +74,18 @@ test('timelineOf: what a timeline shows of a command, without the client\'s addr
   });
   assert.deepEqual([expired.outcome, expired.code, 'msg' in expired, 'from' in expired, 'deadline' in expired], ['expired', 'E_EXPIRED', false, false, false]);
   assert.ok(TIMELINE_FIELDS.every((f) => COLUMNS.includes(f)), 'a subset of the log\'s columns');
+});
+
+test('settleByKey: a command left in doubt is settled by a later command of its key that the edge answered', () => {
+  const rows = settleByKey([
+    { n: 1, plant: 'p1', key: 'K', outcome: null, arrived: 1 }, // the instance stopped before answering
+    { n: 3, plant: 'p1', key: 'K', outcome: 'unknown', arrived: 2 }, // tried again: the link dropped
+    { n: 5, plant: 'p1', key: 'K', outcome: 'refused', code: 'E_EDGE_DOWN', arrived: 3 }, // says nothing of the first
+    { n: 7, plant: 'p1', key: 'K', outcome: 'repeat', first: 'written', answered: 40, arrived: 4 },
+    { n: 9, plant: 'p2', key: 'K', outcome: null, arrived: 5 }, // another plant's key
+    { n: 11, plant: 'p1', outcome: null, arrived: 6 }, // no key: nothing can settle it
+  ]);
+  assert.deepEqual(rows.map((r) => r.settled), [
+    { outcome: 'repeat', first: 'written', n: 7, at: 40 }, { outcome: 'repeat', first: 'written', n: 7, at: 40 }, undefined, undefined, undefined, undefined,
+  ]);
 });

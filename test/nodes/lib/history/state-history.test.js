@@ -12,7 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 const express = require('express');
 const { createStateStore } = require('../../../../nodes/lib/history/state-store');
-const { installHistoryRoute, historyOptions } = require('../../../../nodes/lib/history/state-history');
+const { installHistoryRoute, historyOptions, ownEdgeFrames, flushBeforeClose } = require('../../../../nodes/lib/history/state-history');
 const { createAuditLog } = require('../../../../nodes/lib/history/audit-log');
 const { createCommandAudit } = require('../../../../nodes/lib/history/command-audit');
 const { readCommands } = require('../../../../nodes/lib/history/audit-store');
@@ -112,8 +112,40 @@ test('commands=1: the window\'s commands of the reader\'s plants, with sender an
 });
 
 test('historyOptions: the user directory by default, S7T_HISTORY_FILE and the retention in hours', () => {
-  assert.deepEqual(historyOptions({ userDir: '/u' }, {}), { file: path.resolve('/u/s7twin-history.sqlite'), retentionMs: 168 * 3600000 });
+  assert.deepEqual(historyOptions({ userDir: '/u' }, {}), { store: 'sqlite', file: path.resolve('/u/s7twin-history.sqlite'), retentionMs: 168 * 3600000 });
   assert.deepEqual(historyOptions({ userDir: '/u' }, { S7T_HISTORY_FILE: 'h/x.db', S7T_HISTORY_RETENTION_H: '2' }),
-    { file: path.resolve('/u/h/x.db'), retentionMs: 7200000 });
+    { store: 'sqlite', file: path.resolve('/u/h/x.db'), retentionMs: 7200000 });
   assert.throws(() => historyOptions({ userDir: '/u' }, { S7T_HISTORY_RETENTION_H: '0' }), (e) => e.code === 'E_CONFIG');
+});
+
+test('historyOptions: in a fleet (S7T_REDIS_URL) the shared Redis store, unless S7T_HISTORY_STORE says otherwise', () => {
+  const fleet = { S7T_REDIS_URL: 'redis://r:6379' };
+  assert.deepEqual(historyOptions({ userDir: '/u' }, fleet), { store: 'redis', url: 'redis://r:6379', retentionMs: 168 * 3600000 });
+  assert.deepEqual(historyOptions({ userDir: '/u' }, { ...fleet, S7T_HISTORY_REDIS_URL: 'redis://h:6379', S7T_HISTORY_RETENTION_H: '24' }),
+    { store: 'redis', url: 'redis://h:6379', retentionMs: 24 * 3600000 }, 'a Redis of its own for the history');
+  assert.equal(historyOptions({ userDir: '/u' }, { ...fleet, S7T_HISTORY_STORE: 'sqlite' }).store, 'sqlite', 'each instance its own database');
+  assert.throws(() => historyOptions({ userDir: '/u' }, { S7T_HISTORY_STORE: 'redis' }), (e) => e.code === 'E_CONFIG' && /S7T_REDIS_URL/.test(e.message));
+  assert.throws(() => historyOptions({ userDir: '/u' }, { S7T_HISTORY_STORE: 'postgres' }), (e) => e.code === 'E_CONFIG');
+});
+
+test('ownEdgeFrames: the frames of the endpoint\'s own edges are filed; frames relayed from another instance are not', () => {
+  const filed = [];
+  const listener = ownEdgeFrames({ add: (plant, env) => filed.push([plant, env.seq]) });
+  listener({ k: 'state', seq: 1, d: { c1: 1 } }, 'peer-7', 'p1'); // from this endpoint's edge of p1
+  listener({ k: 'state', seq: 2, d: { c1: 2 } }, undefined, 'p2'); // another instance's edge, relayed for the twins here
+  listener({ k: 'snap', d: { c1: 2 } }, undefined, 'p2'); // a snapshot made here from the fleet's latest state
+  assert.deepEqual(filed, [['p1', 1]]);
+});
+
+test('flushBeforeClose: what waits is written; a store that does not answer holds the close up only so long, and never fails it', async () => {
+  const store = createStateStore({ file: ':memory:', flushMs: 60000 });
+  store.add('p1', { k: 'state', seq: 1, d: { c1: 1 } }, 1);
+  await flushBeforeClose(store);
+  assert.equal(store.counters.written, 1);
+  store.close();
+  const started = Date.now();
+  await flushBeforeClose({ flush: () => new Promise(() => {}) }, 50);
+  await flushBeforeClose({ flush: () => Promise.reject(new Error('Redis gone')) });
+  await flushBeforeClose({ flush: () => { throw new Error('closed'); } });
+  assert.ok(Date.now() - started < 1000);
 });
