@@ -85,6 +85,11 @@ async function checkBoth(fleet, viewer, sent, from) {
       assert.equal(row.outcome, s.ok ? 'written' : 'refused', `${s.src}#${s.seq}: ${JSON.stringify(row)}`);
     }
   }
+  // The browser twin's replay reads the window's commands with the states (commands=1): the
+  // fleet's too, the same on both instances as the auditor's.
+  const timelines = await Promise.all(fleet.clouds.map((c) => get(c, 'history', { plant: 'plant1', from, to, commands: 1 })));
+  assert.deepEqual(view(timelines[0]), view(timelines[1]), 'the same timeline commands on both instances');
+  assert.deepEqual(view(timelines[0]), view(audits[0]), 'the timeline has every command of the log');
   return { histories, audits };
 }
 
