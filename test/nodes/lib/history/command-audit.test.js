@@ -97,7 +97,8 @@ test('a twin\'s command the flow passes on to the edge is not a flow\'s: one ent
   const { audit, entries } = recorder();
   audit.arrived({ via: 'ws', plant: 'p1', who, at: 1, env: cmd(1) });
   assert.equal(audit.flowSent({ plant: 'p1', by: { id: 'out' }, at: 2, env: cmd(1) }), false);
-  assert.equal(audit.answered('p1', { k: 'ack', ts: 3, ref: { src: 'tw', seq: 1 } }, { flow: true }), false, 'the edge endpoint does not answer it for the log');
+  assert.equal(audit.answered('p1', { k: 'ack', ts: 3, ref: { src: 'tw', seq: 1 } }, { flow: true }), false,
+    'the edge endpoint does not answer it for the log');
   assert.equal(audit.answered('p1', { k: 'ack', ts: 3, ref: { src: 'tw', seq: 1 } }), true);
   assert.deepEqual(entries.map((e) => [e.kind, e.via]), [['cmd', 'ws'], ['outcome', undefined]]);
   assert.equal(audit.flowSent({ plant: 'p1', by: { id: 'out' }, at: 2, env: { k: 'probe', src: 'f', seq: 1, d: {} } }), false, 'probes stay out');
@@ -110,7 +111,9 @@ test('taken: a command of a path without answers, both entries at once; refusals
   const mq = { via: 'mqtt', plant: 'p1', who: { user: 'lab3', role: 'twin' }, from: '10.1.2.3:40000', src: 'c-1', target: 's7twin/p1/cmd' };
   assert.equal(audit.taken({ ...mq, at: 990, seq: 1, d: { st: 1 }, outcome: 'relayed' }), true);
   assert.deepEqual(entries.slice(0, 2), [
-    { t: 990, kind: 'cmd', via: 'mqtt', plant: 'p1', role: 'twin', user: 'lab3', from: '10.1.2.3:40000', src: 'c-1', seq: 1, target: 's7twin/p1/cmd', d: { st: 1 } },
+    {
+      t: 990, kind: 'cmd', via: 'mqtt', plant: 'p1', role: 'twin', user: 'lab3', from: '10.1.2.3:40000', src: 'c-1', seq: 1, target: 's7twin/p1/cmd', d: { st: 1 },
+    },
     { t: 1000, kind: 'outcome', plant: 'p1', src: 'c-1', seq: 1, outcome: 'relayed' },
   ]);
   for (let seq = 2; seq <= 6; seq += 1) {
