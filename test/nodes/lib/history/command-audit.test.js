@@ -112,7 +112,8 @@ test('taken: a command of a path without answers, both entries at once; refusals
   assert.equal(audit.taken({ ...mq, at: 990, seq: 1, d: { st: 1 }, outcome: 'relayed' }), true);
   assert.deepEqual(entries.slice(0, 2), [
     {
-      t: 990, kind: 'cmd', via: 'mqtt', plant: 'p1', role: 'twin', user: 'lab3', from: '10.1.2.3:40000', src: 'c-1', seq: 1, target: 's7twin/p1/cmd', d: { st: 1 },
+      t: 990, kind: 'cmd', via: 'mqtt', plant: 'p1', role: 'twin', user: 'lab3', from: '10.1.2.3:40000', src: 'c-1', seq: 1,
+      target: 's7twin/p1/cmd', d: { st: 1 },
     },
     { t: 1000, kind: 'outcome', plant: 'p1', src: 'c-1', seq: 1, outcome: 'relayed' },
   ]);
