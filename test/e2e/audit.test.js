@@ -2,7 +2,8 @@
 /**
  * The command log end to end, as a user runs it: virtual S7-1500, edge and cloud Node-RED with the
  * project's flows (WebSocket twins and the REST endpoint), an editor login and an auditor token.
- * Commands written, refused and read-only are in the log with who sent them and their outcome;
+ * Commands written, refused and read-only are in the log with who sent them and their outcome, and
+ * a command of the cloud's own flow (an s7twin-link-out node) with that node as its sender;
  * auditors and the admin read it (JSON and CSV), twins and viewers get 403; the chain verifies,
  * goes on across a cloud restart, and a tampered copy is found. The plant history holds the edge's
  * states, a viewer reads it, an edge token may not, and it outlives the restart.
