@@ -1,7 +1,8 @@
 'use strict';
 /**
  * Reading the command log (lib/history/audit-log.js) back: the commands of a plant that arrived
- * in a time window, each joined with its outcome, as rows (JSON) or CSV. The join is one for a
+ * in a time window, each joined with its outcome (its own `outcome` entry, or, on the MQTT, OPC UA
+ * and Modbus paths, the outcome its `cmd` entry carries), as rows (JSON) or CSV. The join is one for a
  * single log file and for a fleet's chains (lib/history/audit-fleet.js).
  *
  * The log is read from the start to its end on every query (a plant's commands are few next to
@@ -84,6 +85,8 @@ function createCommandJoin(q, chain) {
         ...(e.target === undefined ? {} : { target: e.target }), ...(e.node === undefined ? {} : { node: e.node }),
       };
       rows.push(row);
+      // A command of a path without answers carries its outcome (decided as it arrived).
+      if (e.outcome !== undefined) { Object.assign(row, { outcome: e.outcome, code: e.code, msg: e.msg, answered: e.t }); return; }
       if (!waiting.has(k)) waiting.set(k, []);
       waiting.get(k).push(row);
       return;

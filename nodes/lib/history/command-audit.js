@@ -7,8 +7,8 @@
  * - from a flow of the cloud, through an s7twin-link-out node to the edge (`flowSent`, then the
  *   edge's answer with `answered(plant, env, {flow: true})`);
  * - on a path with no answer per command (the MQTT broker, the OPC UA server, the Modbus server:
- *   `taken`), both entries at once, with what the cloud did with it (`relayed`, `unchanged`,
- *   `refused`).
+ *   `taken`), one `cmd` entry that carries what the cloud did with it (`outcome`: `relayed`,
+ *   `unchanged`, `refused`): the cloud decides as the command arrives.
  *
  *   cmd      when it arrived: `via` (ws | rest), `plant`, who sent it (`token`: the token's
  *            fingerprint, never the token; `role`; `user` where a login names one), `from` (the
@@ -26,7 +26,7 @@
  * the command in the log (with no outcome). Answers to anything else (probes, a command this
  * recorder did not see arrive) are not recorded.
  *
- * Refused commands taken on the MQTT, OPC UA and Modbus paths are logged line by line up to a
+ * Refused commands taken on the MQTT, OPC UA and Modbus paths are logged one by one up to a
  * budget per sender (lib/history/refusal-budget.js: the first 20 a minute of each path, plant,
  * user and source address); past it they are counted, and a `muted` entry says how many, by
  * code, when the sender's minute ends. A client that floods a broker with refused publishes so
@@ -57,7 +57,10 @@ const keyOf = (plant, src, seq) => `${plant}\u0000${src}\u0000${seq}`;
 /** The address of an `address:port` (the refusal budget counts per address, not per connection). */
 const hostOf = (from) => (typeof from === 'string' && from.lastIndexOf(':') > 0 ? from.slice(0, from.lastIndexOf(':')) : from || '');
 /** An entry without its undefined fields (JSON leaves them out anyway; tests compare entries). */
-const defined = (e) => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined));
+function defined(e) {
+  for (const k of Object.keys(e)) if (e[k] === undefined) delete e[k];
+  return e;
+}
 
 /**
  * @param {object} o
@@ -207,8 +210,9 @@ function createCommandAudit(o) {
     },
     /**
      * A command taken on a path that gives no answer per command (the MQTT broker, the OPC UA
-     * server, the Modbus server), with what the cloud did with it: both entries at once. A
-     * refusal past its sender's budget is counted instead (see the header).
+     * server, the Modbus server), with what the cloud did with it: one `cmd` entry that carries
+     * its outcome (`outcome`, `code`, `msg`). A refusal past its sender's budget is counted
+     * instead (see the header).
      * @param {object} c
      * @param {'mqtt'|'opcua'|'modbus'} c.via
      * @param {string} c.plant
@@ -223,7 +227,6 @@ function createCommandAudit(o) {
      * @param {'relayed'|'unchanged'|'refused'} c.outcome
      * @param {string} [c.code] a refusal's code
      * @param {string} [c.msg] a refusal's reason
-     * @param {number} [c.done] when the cloud decided (default: now)
      * @returns {boolean} logged (false: a refusal past its sender's budget, counted)
      */
     taken(c) {
@@ -238,15 +241,13 @@ function createCommandAudit(o) {
       }
       counters.commands += 1;
       counters.taken += 1;
-      const seq = c.seq === undefined ? null : c.seq;
-      o.log.append(defined({
-        t: c.at, kind: 'cmd', via: c.via, plant: c.plant, role: who.role, user: who.user, from: c.from, src: c.src, seq,
-        target: c.target, node: c.node, d: c.d,
-      }));
       counters.outcomes += 1;
+      // One entry: the cloud decides as the command arrives, so its outcome is known when it is
+      // logged (half the hashing and bytes of a pair, on paths that carry a command per twin tick).
       o.log.append(defined({
-        t: c.done === undefined ? now() : c.done, kind: 'outcome', plant: c.plant, src: c.src, seq, outcome: c.outcome,
-        code: c.code, msg: c.msg === undefined ? undefined : String(c.msg).slice(0, MSG_CHARS),
+        t: c.at, kind: 'cmd', via: c.via, plant: c.plant, role: who.role, user: who.user, from: c.from, src: c.src,
+        seq: c.seq === undefined ? null : c.seq, target: c.target, node: c.node, d: c.d,
+        outcome: c.outcome, code: c.code, msg: c.msg === undefined ? undefined : String(c.msg).slice(0, MSG_CHARS),
       }));
       return true;
     },
