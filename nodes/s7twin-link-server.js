@@ -15,7 +15,7 @@ const { createEndpointSet } = require('./lib/link/server-set');
 const registry = require('./lib/runtime/registry');
 const { runtimeAudit } = require('./lib/history/audit-store');
 const { installAuditRoute } = require('./lib/history/audit-http');
-const { historyOptions, historyStore, installHistoryRoute } = require('./lib/history/state-history');
+const { historyOptions, historyStore, backfillFiler, installHistoryRoute } = require('./lib/history/state-history');
 
 /**
  * The edge endpoint's sessions over a message bus: its listener on the broker (the bound port),
@@ -93,11 +93,17 @@ module.exports = function register(RED) {
       return;
     }
     const { backplane, transport } = plan;
+    // The plant history: every state and snap of the edge, and the backfill of its journal.
+    let states = null;
+    if (node.role === 'edge') {
+      try { states = history(); } catch (err) { node.warn(`${err.code || 'E_HISTORY_STORE'}: no plant history: ${err.message}`); }
+    }
     const ep = createEndpoint({
       ...endpointOptions(config, {
         role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane, transport,
       }),
       audit: node.role === 'twin' ? audit().recorder : undefined,
+      fileBackfill: states ? backfillFiler(states) : undefined,
     });
     node.endpoint = ep;
     endpoints.add(node);
@@ -116,11 +122,7 @@ module.exports = function register(RED) {
       bp.on('up', () => node.log(`fleet backplane (Redis ${bp.url}) connected`));
     }
 
-    if (node.role === 'edge') {
-      let states = null;
-      try { states = history(); } catch (err) { node.warn(`${err.code || 'E_HISTORY_STORE'}: no plant history: ${err.message}`); }
-      if (states) ep.on('envelope', (env, id, plantOf) => states.add(plantOf, env));
-    }
+    if (states) ep.on('envelope', (env, id, plantOf) => states.add(plantOf, env));
     ep.on('envelope', (env, id, plantOf) => each((u) => u.linkEnvelope && u.linkEnvelope(env, id, plantOf)));
     ep.on('invalid', (err, id, extra) => each((u) => u.invalid && u.invalid(err, id, extra)));
     ep.on('connect', peers);

@@ -65,6 +65,22 @@ function historyStore(where, warn = () => {}) {
 }
 
 /**
+ * How the edge endpoint files a backfill frame into a store (lib/link/backfill-intake.js): added
+ * like any frame, and settled once the store has it on the disk (a store without whenWritten: at
+ * once), refused when the store dropped rows of it (it is past its bound: the edge keeps the record).
+ * @param {{add: Function, whenWritten?: Function}} store
+ * @returns {(plant: string, env: object) => Promise<void>}
+ */
+function backfillFiler(store) {
+  return (plant, env) => {
+    if (store.add(plant, env) === false) {
+      return Promise.reject(Object.assign(new Error('the plant history dropped the frame (closed, or too many rows waiting)'), { code: 'E_HISTORY_STORE' }));
+    }
+    return store.whenWritten ? store.whenWritten() : Promise.resolve();
+  };
+}
+
+/**
  * @param {object} o
  * @param {() => object} o.store the runtime's store
  * @param {() => Array} o.grants every grant of the instance
@@ -133,4 +149,4 @@ function installHistoryRoute(app, o) {
   return handler;
 }
 
-module.exports = { FILE_NAME, PERMISSION, historyOptions, historyStore, createHistoryHandler, installHistoryRoute };
+module.exports = { FILE_NAME, PERMISSION, historyOptions, historyStore, backfillFiler, createHistoryHandler, installHistoryRoute };
