@@ -327,8 +327,18 @@ function createJournal(opts) {
       } catch (err) {
         fail(err);
         counters.dropped += 1;
-        // A line written in part would read as torn: cut it off.
-        if (fd !== null && s) { try { fs.ftruncateSync(fd, s.bytes); } catch { /* the next scan skips it */ } }
+        if (fd !== null && s === segments[segments.length - 1]) {
+          if (s.count === 0) {
+            // A segment that never took a record: let it go, the next record starts a new one.
+            release(fd);
+            fd = null;
+            segments.pop();
+            try { fs.unlinkSync(s.file); } catch { /* never made */ }
+          } else {
+            // A line written in part would read as torn: cut it off.
+            try { fs.ftruncateSync(fd, s.bytes); } catch { /* the next scan skips it */ }
+          }
+        }
         return null;
       }
       counters.failing = 0;
