@@ -54,6 +54,10 @@ function createUplink(o) {
   // newest sync made before the state was written (Infinity while it waits in the outbox).
   let unconfirmed = [];
   let unwritten = 0; // entries at the end of `unconfirmed` not written yet
+  // A snapshot has gone out on this link (or snapWaitMs passed without one): the live view has the
+  // present, and backfill may follow.
+  let snapThrough = false;
+  let throughTimer = null;
 
   const isOpen = () => Boolean(conn && conn.open);
   const canWrite = () => isOpen() && conn.buffered <= o.highWaterBytes;
@@ -81,6 +85,7 @@ function createUplink(o) {
     conn.send(t);
     counters.framesOut += 1;
     counters.bytesOut += t.length;
+    if (env.k === 'snap') snapThrough = true;
     // A state written carries every state sent before it (merged into it, or written earlier).
     if (journal && unwritten && isState(env)) {
       const m = o.mark();
@@ -115,7 +120,9 @@ function createUplink(o) {
     conn = null;
     clearInterval(drainTimer); drainTimer = null;
     clearTimeout(snapTimer); snapTimer = null;
+    clearTimeout(throughTimer); throughTimer = null;
     awaitingSnap = false;
+    snapThrough = false;
     // What the cloud may not have read goes into the journal, oldest first, before anything the
     // outage brings.
     if (journal) {
@@ -130,8 +137,8 @@ function createUplink(o) {
   return {
     /** A pending state waits for a snapshot now (after a reconnect). */
     get awaitingSnap() { return awaitingSnap; },
-    /** The link is up and nothing live waits (the snapshot is through, the outbox empty): backfill may go. */
-    get idle() { return isOpen() && !awaitingSnap && outbox.empty; },
+    /** The link is up and nothing live waits (a snapshot is through, the outbox empty): backfill may go. */
+    get idle() { return isOpen() && snapThrough && !awaitingSnap && outbox.empty; },
     /**
      * The cloud answered sync `seq`: it has read every state written before that sync.
      * @param {number} seq
@@ -143,11 +150,15 @@ function createUplink(o) {
       if (journal) counters.backfill.unconfirmed = unconfirmed.length;
     },
     /**
-     * The link is up on `c`: hold the pending state until the snapshot the flow is about to send.
+     * The link is up on `c`: hold the pending state until the snapshot the flow is about to send
+     * (and backfill until a snapshot, or snapWaitMs, has passed).
      * @param {object} c the connection (lib/link/ws-transport.js)
      */
     attach(c) {
       conn = c;
+      snapThrough = false;
+      clearTimeout(throughTimer);
+      throughTimer = setTimeout(() => { snapThrough = true; }, o.snapWaitMs);
       if (outbox.empty) return;
       awaitingSnap = true;
       clearTimeout(snapTimer);
