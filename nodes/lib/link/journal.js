@@ -50,6 +50,8 @@ const DEFAULTS = {
   readBytes: 256 * 1024, // bytes read from a segment at once
 };
 const META = 'journal.json';
+/** Folders of the journals open in this process: two writers on one folder would mix their numbers. */
+const openDirs = new Set();
 const SEGMENT_RE = /^(\d{16})\.jnl$/;
 const segmentName = (first) => `${String(first).padStart(16, '0')}.jnl`;
 
@@ -163,6 +165,8 @@ function createJournal(opts) {
   let closed = false;
   let cursor = null; // where the last read stopped: {file, offset, after}
 
+  const dirKey = path.resolve(o.dir);
+  if (openDirs.has(dirKey)) throw new JournalError('E_JOURNAL', `the journal folder ${o.dir} is in use by another link of this Node-RED (one per plant)`);
   try {
     fs.mkdirSync(o.dir, { recursive: true });
   } catch (err) {
@@ -295,6 +299,7 @@ function createJournal(opts) {
   }
 
   open();
+  openDirs.add(dirKey);
 
   return {
     counters,
@@ -414,6 +419,7 @@ function createJournal(opts) {
       finishSegment();
       closed = true;
       if (acked !== ackedSaved) saveMeta();
+      openDirs.delete(dirKey);
     },
   };
 }

@@ -156,3 +156,12 @@ test('journalOptions: the node, else S7T_JOURNAL_DIR / S7T_JOURNAL_MIB, else the
   assert.throws(() => journalOptions({ journalMiB: 'lots' }, settings, 'p', {}), { code: 'E_JOURNAL', message: /number of MiB/ });
   assert.throws(() => journalOptions({}, settings, 'p', { S7T_JOURNAL_MIB: '-1' }), { code: 'E_JOURNAL' });
 });
+
+test('one journal per folder in a process: a second link on it is E_JOURNAL until the first closes', (t) => {
+  const dir = tmpDir(t);
+  const j = createJournal({ dir });
+  assert.throws(() => createJournal({ dir: `${dir}/` }), { code: 'E_JOURNAL', message: /in use/ });
+  j.close();
+  const again = createJournal({ dir });
+  again.close();
+});
