@@ -97,6 +97,12 @@ module.exports = function register(RED) {
     }
     const d = node.dialer;
     registry.add(node, () => d.counters);
+    const journal = node.journal;
+    if (journal) {
+      // /s7twin/health is open: its warning names no folder (the log does).
+      registry.addCheck(`s7twin-journal:${node.id}`, () => (journal.counters.failing > 0
+        ? `the edge's journal cannot be written (${journal.counters.failing} failed tries; the Node-RED log says why and where)` : null));
+    }
     const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
 
     node.statusInfo = () => {
@@ -126,6 +132,7 @@ module.exports = function register(RED) {
 
     node.on('close', (removed, done) => {
       registry.remove(node);
+      registry.removeCheck(`s7twin-journal:${node.id}`);
       // The journal after the link: states the cloud has not confirmed go into it as the link closes.
       const closeJournal = () => { if (node.journal) node.journal.close(); done(); };
       d.close().then(closeJournal, closeJournal);

@@ -326,11 +326,20 @@ describe('s7twin link nodes (real Node-RED runtime, raw ws twins)', () => {
       const counters = (id) => res.body.nodes.find((n) => n.id === id).counters;
       assert.deepEqual([counters('lc').journal.records, counters('lc').journal.appended], [1, 1]);
       assert.ok(fs.readdirSync(path.join(dir, 'p7')).some((n) => n.endsWith('.jnl')), 'the journal is in the folder it names, per plant');
+      // A disk that refuses: counted, and said on /s7twin/health (without the folder's name).
+      lc.journal.ack(1); // the first segment answered and gone: the next record starts segment 2, on a full disk
+      fs.symlinkSync('/dev/full', path.join(dir, 'p7', '0000000000000002.jnl'));
+      lc.sendEnvelope(env('state', 'edge-test', 2, { c1: 0 }));
+      assert.equal(lc.journal.counters.writeErrors, 1);
+      const health = (await helper.request().get('/s7twin/health')).body;
+      assert.ok((health.warnings || []).some((w) => /journal cannot be written/.test(w) && !w.includes(dir)), JSON.stringify(health));
       assert.equal(counters('bad').journal, undefined, 'a size that is no number: no journal');
       assert.equal(counters('off').journal, undefined, '0: store and forward off');
       assert.equal(fs.existsSync(path.join(dir, 'p9')), false);
       await helper.unload();
       assert.ok(fs.readdirSync(path.join(dir, 'p7')).includes('journal.json'), 'kept after the node closed');
+      const after = (await helper.request().get('/s7twin/health')).body;
+      assert.ok(!(after.warnings || []).some((w) => /journal/.test(w)), 'no warning of a node that is gone');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
