@@ -3,6 +3,8 @@
  * Config node: the edge's one link to the cloud's edge endpoint (lib/link/dialer.js), shared by
  * the link-in and link-out nodes that use it: a WebSocket to the cloud (the default), or a
  * session on a message bus (AMQP, Kafka, MQTT) or a ZeroMQ connection (lib/link/transports/).
+ * Its journal (lib/link/journal.js, in the user directory) keeps the states of an outage until
+ * the cloud has filed them.
  */
 const { createDialer } = require('./lib/link/dialer');
 const { transportId, TRANSPORTS } = require('./lib/link/transports');
@@ -11,6 +13,31 @@ const { positiveOr, prop } = require('./lib/core/props');
 const registry = require('./lib/runtime/registry');
 const { caFile } = require('./lib/access/tls');
 const { plantTableFor } = require('./lib/core/table/config');
+const { journalOptions, createJournal } = require('./lib/link/journal');
+
+/**
+ * The link's journal (store and forward), or null when it is off or cannot be opened (said in the
+ * log: the link then works as without one).
+ */
+function openJournal(node, config, settings) {
+  try {
+    const where = journalOptions(config, settings, node.plant);
+    if (!where) return null;
+    let failing = false;
+    const journal = createJournal({
+      ...where,
+      onError: (err) => {
+        if (!failing) node.warn(`E_JOURNAL: journal ${where.dir}: ${err.message} (the link goes on; states of an outage may be lost)`);
+        failing = true;
+      },
+    });
+    if (journal.pending) node.log(`journal ${where.dir}: ${journal.pending} states to forward to the cloud`);
+    return journal;
+  } catch (err) {
+    node.warn(`${err.code || 'E_JOURNAL'}: ${err.message}: no store and forward (states of an outage are lost)`);
+    return null;
+  }
+}
 
 module.exports = function register(RED) {
   function LinkClientNode(config) {
@@ -39,8 +66,10 @@ module.exports = function register(RED) {
       // The plant's table goes to the cloud first on every connection: the I/O table node given,
       // else the one naming the plant, else S7T_IO_TABLE's, else the demo plant's.
       const table = plantTableFor((id) => RED.nodes.getNode(id), config.table, node.plant);
+      node.journal = openJournal(node, config, RED.settings);
       node.dialer = createDialer({
         table,
+        journal: node.journal || undefined,
         ...(ca ? { ca } : {}),
         transport,
         url: node.url,
@@ -56,6 +85,7 @@ module.exports = function register(RED) {
         backoff: { initialMs: positiveOr(config.backoffInitialMs, 200), maxMs: positiveOr(config.backoffMaxMs, 5000) },
       });
     } catch (err) {
+      if (node.journal) node.journal.close();
       node.error(`${err.code || 'E_URL'}: ${err.message} (URL: ${node.url}, plant: ${node.plant})`);
       node.status({ fill: 'red', shape: 'dot', text: err.message });
       node.register = () => {};
@@ -67,6 +97,12 @@ module.exports = function register(RED) {
     }
     const d = node.dialer;
     registry.add(node, () => d.counters);
+    const journal = node.journal;
+    if (journal) {
+      // /s7twin/health is open: its warning names no folder (the log does).
+      registry.addCheck(`s7twin-journal:${node.id}`, () => (journal.counters.failing > 0
+        ? `the edge's journal cannot be written (${journal.counters.failing} failed tries; the Node-RED log says why and where)` : null));
+    }
     const each = (fn) => { for (const u of node.users) { try { fn(u); } catch (err) { u.error(err); } } };
 
     node.statusInfo = () => {
@@ -96,7 +132,10 @@ module.exports = function register(RED) {
 
     node.on('close', (removed, done) => {
       registry.remove(node);
-      d.close().then(() => done(), () => done());
+      registry.removeCheck(`s7twin-journal:${node.id}`);
+      // The journal after the link: states the cloud has not confirmed go into it as the link closes.
+      const closeJournal = () => { if (node.journal) node.journal.close(); done(); };
+      d.close().then(closeJournal, closeJournal);
     });
   }
 

@@ -15,7 +15,7 @@ const { createEndpointSet } = require('./lib/link/server-set');
 const registry = require('./lib/runtime/registry');
 const { runtimeAudit, readCommands } = require('./lib/history/audit-store');
 const { installAuditRoute } = require('./lib/history/audit-http');
-const { historyOptions, historyStore, ownEdgeFrames, flushBeforeClose, installHistoryRoute } = require('./lib/history/state-history');
+const { historyOptions, historyStore, ownEdgeFrames, flushBeforeClose, backfillFiler, installHistoryRoute } = require('./lib/history/state-history');
 
 /**
  * The edge endpoint's sessions over a message bus: its listener on the broker (the bound port),
@@ -96,12 +96,18 @@ module.exports = function register(RED) {
       return;
     }
     const { backplane, transport } = plan;
+    // The plant history: every state and snap of the edge, and the backfill of its journal.
+    let states = null;
+    if (node.role === 'edge') {
+      try { states = history(); } catch (err) { node.warn(`${err.code || 'E_HISTORY_STORE'}: no plant history: ${err.message}`); }
+    }
     const ep = createEndpoint({
       ...endpointOptions(config, {
         role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane, transport,
       }),
       // Twin endpoint: every twin's command; edge endpoint: the flow's own (s7twin-link-out).
       audit: audit().recorder,
+      fileBackfill: states ? backfillFiler(states) : undefined,
     });
     node.endpoint = ep;
     endpoints.add(node);
@@ -120,12 +126,8 @@ module.exports = function register(RED) {
       bp.on('up', () => node.log(`fleet backplane (Redis ${bp.url}) connected`));
     }
 
-    let states = null;
-    if (node.role === 'edge') {
-      try { states = history(); } catch (err) { node.warn(`${err.code || 'E_HISTORY_STORE'}: no plant history: ${err.message}`); }
-      // Only the frames of this endpoint's own edges: in a fleet each state is filed once.
-      if (states) ep.on('envelope', ownEdgeFrames(states));
-    }
+    // Only the frames of this endpoint's own edges: in a fleet each state is filed once.
+    if (states) ep.on('envelope', ownEdgeFrames(states));
     ep.on('envelope', (env, id, plantOf) => each((u) => u.linkEnvelope && u.linkEnvelope(env, id, plantOf)));
     ep.on('invalid', (err, id, extra) => each((u) => u.invalid && u.invalid(err, id, extra)));
     ep.on('connect', peers);

@@ -306,6 +306,45 @@ describe('s7twin link nodes (real Node-RED runtime, raw ws twins)', () => {
     assert.equal(esrv.statusInfo().kind, 'connected');
   });
 
+  it('edge link client: its journal in the folder it names, per plant, counted in its stats; a bad size is E_JOURNAL and no journal', async () => {
+    const fs = require('node:fs');
+    const os = require('node:os');
+    const path = require('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-link-journal-'));
+    try {
+      const flow = [
+        { id: TAB, type: 'tab', label: 'link' },
+        { id: 'lc', type: 's7twin-link-client', url: `ws://127.0.0.1:${await freePort()}/s7twin/edge`, plant: 'p7', journalDir: dir, journalMiB: '1' },
+        { id: 'bad', type: 's7twin-link-client', url: `ws://127.0.0.1:${await freePort()}/s7twin/edge`, plant: 'p8', journalDir: dir, journalMiB: 'lots' },
+        { id: 'off', type: 's7twin-link-client', url: `ws://127.0.0.1:${await freePort()}/s7twin/edge`, plant: 'p9', journalDir: dir, journalMiB: '0' },
+      ];
+      await helper.load(nodes, flow, { lc: { token: EDGE_TOKEN }, bad: { token: EDGE_TOKEN }, off: { token: EDGE_TOKEN } });
+      const lc = helper.getNode('lc');
+      // No cloud to reach: a state goes into the journal, whole.
+      lc.sendEnvelope(env('state', 'edge-test', 1, { c1: 1 }));
+      const res = await helper.request().get('/s7twin/stats').expect(200);
+      const counters = (id) => res.body.nodes.find((n) => n.id === id).counters;
+      assert.deepEqual([counters('lc').journal.records, counters('lc').journal.appended], [1, 1]);
+      assert.ok(fs.readdirSync(path.join(dir, 'p7')).some((n) => n.endsWith('.jnl')), 'the journal is in the folder it names, per plant');
+      // A disk that refuses: counted, and said on /s7twin/health (without the folder's name).
+      lc.journal.ack(1); // the first segment answered and gone: the next record starts segment 2, on a full disk
+      fs.symlinkSync('/dev/full', path.join(dir, 'p7', '0000000000000002.jnl'));
+      lc.sendEnvelope(env('state', 'edge-test', 2, { c1: 0 }));
+      assert.equal(lc.journal.counters.writeErrors, 1);
+      const health = (await helper.request().get('/s7twin/health')).body;
+      assert.ok((health.warnings || []).some((w) => /journal cannot be written/.test(w) && !w.includes(dir)), JSON.stringify(health));
+      assert.equal(counters('bad').journal, undefined, 'a size that is no number: no journal');
+      assert.equal(counters('off').journal, undefined, '0: store and forward off');
+      assert.equal(fs.existsSync(path.join(dir, 'p9')), false);
+      await helper.unload();
+      assert.ok(fs.readdirSync(path.join(dir, 'p7')).includes('journal.json'), 'kept after the node closed');
+      const after = (await helper.request().get('/s7twin/health')).body;
+      assert.ok(!(after.warnings || []).some((w) => /journal/.test(w)), 'no warning of a node that is gone');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('lists every s7twin node\'s counters on GET /s7twin/stats', async () => {
     await helper.load(nodes, twinFlow(), { srv: { token: TWIN_TOKEN } });
     const res = await helper.request().get('/s7twin/stats').expect(200);

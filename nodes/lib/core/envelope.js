@@ -36,13 +36,27 @@
  * table    the edge's first frame on each connection: t = {fingerprint, definition} of the plant's
  *          I/O table (lib/core/io-table.js), so the cloud checks the plant's frames against it (or
  *          refuses an edge whose table is not the one configured for the plant)
- *
+ * backfill (edge → cloud only) a state the edge read while its link was down, kept in its journal
+ *          (lib/link/journal.js) and forwarded after the reconnect (lib/link/forwarder.js): src the
+ *          journal's own sender id (`journal-<id>`), seq the record's number in the journal (it
+ *          continues across edge restarts), ts the edge's timestamp of the state (its clock), d its
+ *          values as in a state, ct the same time on the CLOUD's clock (ts plus the link's
+ *          clock-offset estimate; absent when the edge had none), of the {src, seq} of the state
+ *          frame it was when the edge had already sent it live on a link that then died (the cloud
+ *          may have it). The cloud files it into the plant history under ct and never passes it to
+ *          flows or twins (lib/link/backfill-intake.js)
+ * backfill-res the cloud's answer: ref = {src, seq} of the newest backfill frame of that journal it
+ *          has dealt with; every earlier one of the same connection is dealt with too (filed, found
+ *          filed already, or refused with an err naming it). The edge drops its records up to there
+  *
  * Pure functions: parse/validate, build, and a receiver-side duplicate/gap tracker.
  */
 const { codedError } = require('./errors');
 
 const VERSION = 1;
-const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res', 'table']);
+const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res', 'table', 'backfill', 'backfill-res']);
+/** Kinds whose d holds the plant's values (text allowed for STRING tags). */
+const VALUE_KINDS = new Set(['state', 'cmd', 'snap', 'backfill']);
 /** Kinds that ask the PLC for a write and get exactly one answer (ack/probe-res or err). */
 const REQUEST_KINDS = new Set(['cmd', 'probe']);
 /** Kinds that answer a request (they carry its ref). */
@@ -105,9 +119,9 @@ function validate(env) {
   if (env.d !== undefined && (env.d === null || typeof env.d !== 'object' || Array.isArray(env.d))) {
     throw new EnvelopeError('E_SCHEMA', 'd must be an object of values keyed by tag short name', ref);
   }
-  if (env.k === 'cmd' || env.k === 'state' || env.k === 'snap' || env.k === 'probe' || env.k === 'probe-res' || env.k === 'sync-res') {
+  if (VALUE_KINDS.has(env.k) || env.k === 'probe' || env.k === 'probe-res' || env.k === 'sync-res') {
     if (!env.d) throw new EnvelopeError('E_SCHEMA', `a "${env.k}" frame needs d`, ref);
-    const text = env.k === 'cmd' || env.k === 'state' || env.k === 'snap'; // probes carry numbers only
+    const text = VALUE_KINDS.has(env.k); // probes carry numbers only
     for (const [key, val] of Object.entries(env.d)) {
       if (typeof val === 'string' && text && val.length <= MAX_TEXT) continue;
       if (typeof val !== 'number' && typeof val !== 'boolean') {
@@ -125,7 +139,8 @@ function validate(env) {
   if (env.k === 'sync-res' && (!env.ref || !env.d || !Number.isFinite(env.d.t1) || !Number.isFinite(env.d.t2))) {
     throw new EnvelopeError('E_SCHEMA', 'a "sync-res" frame needs ref and d {t1, t2}', ref);
   }
-  if ((env.k === 'ack' || env.k === 'err' || env.k === 'sync-res') && env.ref !== undefined) {
+  validateBackfill(env, ref);
+  if ((env.k === 'ack' || env.k === 'err' || env.k === 'sync-res' || env.k === 'backfill-res') && env.ref !== undefined) {
     if (typeof env.ref !== 'object' || env.ref === null || typeof env.ref.src !== 'string' || !Number.isSafeInteger(env.ref.seq)) {
       throw new EnvelopeError('E_SCHEMA', 'ref must be {src, seq}', ref);
     }
@@ -138,6 +153,18 @@ function validate(env) {
     throw new EnvelopeError('E_SCHEMA', 'a "table" frame needs t {fingerprint, definition?}', ref);
   }
   return env;
+}
+
+/** A backfill's own fields (ct, of) and its answer's ref. */
+function validateBackfill(env, ref) {
+  if (env.ct !== undefined && (env.k !== 'backfill' || typeof env.ct !== 'number' || !Number.isFinite(env.ct))) {
+    throw new EnvelopeError('E_SCHEMA', 'ct is a number (ms since the epoch, the cloud\'s clock) on a backfill, or left out', ref);
+  }
+  if (env.of !== undefined && (env.k !== 'backfill' || !env.of || typeof env.of !== 'object' || typeof env.of.src !== 'string'
+    || !SRC_RE.test(env.of.src) || !Number.isSafeInteger(env.of.seq) || env.of.seq < 1)) {
+    throw new EnvelopeError('E_SCHEMA', 'of is the {src, seq} of a state frame, on a backfill, or left out', ref);
+  }
+  if (env.k === 'backfill-res' && !env.ref) throw new EnvelopeError('E_SCHEMA', 'a "backfill-res" frame needs ref', ref);
 }
 
 /** The idempotency fields: key (cmd and its answers), ask (cmd), repeat (answers). */
@@ -181,6 +208,7 @@ function createSender(src, opts = {}) {
      * Build one envelope.
      * @param {string} k kind
      * @param {object} [fields] d, ref, e, cid, ttl, dl, key, ask, repeat, t (a table frame's table)
+     *   (a backfill frame is made by lib/link/forwarder.js: its seq is the journal's, not a sender's)
      */
     make(k, fields = {}) {
       seq += 1;
@@ -261,6 +289,6 @@ function stringify(env) {
 }
 
 module.exports = {
-  VERSION, SRC_RE, KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, DEFAULT_LIFETIME_MS, KEY_RE,
+  VERSION, SRC_RE, KINDS, VALUE_KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, DEFAULT_LIFETIME_MS, KEY_RE,
   EnvelopeError, parse, validate, createSender, createTracker, stringify, canonicalValues,
 };

@@ -257,6 +257,14 @@ const CODES = {
     means: 'The cloud could not open, write or read its plant history (SQLite through node:sqlite: disk full, no permission, a Node ' +
       'without node:sqlite; in a fleet, Redis down or out of memory; HTTP 500 on `GET /s7twin/history`): the link goes on, rows ' +
       'wait and are retried; fix the disk or `S7T_HISTORY_FILE`, or Redis.' },
+  E_JOURNAL: { area: 'history', by: ['edge'], resync: false,
+    means: 'The edge\'s journal (store and forward) cannot be used: its size is not a number of MiB, or its folder cannot be made, ' +
+      'written or synced (disk full, no permission; the link client\'s log names the folder). The link goes on; states of an outage ' +
+      'that could not be journalled are lost and counted (`journal.dropped`); fix the setting, the disk or `S7T_JOURNAL_DIR`.' },
+  E_NO_HISTORY: { area: 'history', by: ['cloud'], resync: false,
+    means: 'The edge forwarded its journal (backfill) to a cloud that keeps no plant history (it could not open it: its log says ' +
+      '`E_HISTORY_STORE`): nothing is lost, the edge keeps its journal and forwards it again on its next connection; fix the ' +
+      'cloud\'s history.' },
   E_HISTORY_QUERY: { area: 'history', by: ['cloud'], resync: false,
     means: '`GET /s7twin/history` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO ' +
       '8601 dates with `from` first, `plant` a plant id, `tags` at most 64 short names separated by commas, `commands` 0 or 1 (1 on an ' +

@@ -249,23 +249,34 @@ function createRedisStateStore(opts) {
     url: o.url ? safeUrl(o.url) : 'redis',
     /**
      * A state, snap or backfill frame of a plant (anything else is ignored; lib/history/rows.js). Returns at once.
+     * A backfilled frame forwarded again is the same member (its journal number, time and values):
+     * it is never filed twice.
      * @param {string} plant
      * @param {{k: string, d: object, ts?: number, seq?: number, ct?: number}} env
      * @param {number} [at] its arrival on the cloud's clock (default now)
+     * @returns {boolean} false: the frame was dropped (closed, or past maxPending)
      */
     add(plant, env, at) {
-      if (closed) return;
+      if (closed) return false;
       const rows = rowsOf(plant, env, at === undefined ? now() : at);
-      if (!rows.length) return;
+      if (!rows.length) return true;
       counters.frames += 1;
-      if (pendingRows + rows.length > o.maxPending) { counters.dropped += rows.length; return; }
+      if (pendingRows + rows.length > o.maxPending) { counters.dropped += rows.length; return false; }
       pending.push([plant, rows[0][1], memberOf(rows), rows.length]);
       pendingRows += rows.length;
       counters.rows += rows.length;
       counters.pending = pendingRows;
       if (!running) schedule(counters.failing ? o.retryMs : o.flushMs);
+      return true;
     },
     flush,
+    /**
+     * Resolves once what was added so far is in Redis (the cloud answers a backfill only then, so
+     * the edge never drops a journal record the history may still lose); rejects with the write's
+     * error (the frames wait and are tried again; the edge keeps its record and sends it again).
+     * @returns {Promise<void>}
+     */
+    whenWritten: () => flush(),
     /**
      * The frames of a plant in [from, to], oldest first, each as it came: {plant, t, ets, seq, k, d}.
      * @param {{plant: string|string[], from: number, to: number, tags?: string[], limit?: number}} q plant '*': every plant

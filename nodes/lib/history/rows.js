@@ -12,6 +12,10 @@
  * - `kind` `state`, `snap` (every streamed tag, sent on each reconnect) or `backfill` (a state the
  *   edge read while its link was down, journalled there and forwarded after the reconnect);
  * - `value` as it came: a BOOL as 0/1, numbers as numbers, a STRING tag's text as text.
+ *
+ * A `backfill` row is one record of the edge's journal: its `seq` is the record's number there and
+ * `ets` its timestamp, so (plant, seq, ets, tag) names it, and every store files it once (the
+ * edge sends a record again when the answer to it was lost with the link).
  */
 
 /** The frame kinds the history keeps. */

@@ -121,6 +121,22 @@ function ownEdgeFrames(store) {
 }
 
 /**
+ * How the edge endpoint files a backfill frame into a store (lib/link/backfill-intake.js): added
+ * like any frame, and settled once the store has it on the disk (a store without whenWritten: at
+ * once), refused when the store dropped rows of it (it is past its bound: the edge keeps the record).
+ * @param {{add: Function, whenWritten?: Function}} store
+ * @returns {(plant: string, env: object) => Promise<void>}
+ */
+function backfillFiler(store) {
+  return (plant, env) => {
+    if (store.add(plant, env) === false) {
+      return Promise.reject(Object.assign(new Error('the plant history dropped the frame (closed, or too many rows waiting)'), { code: 'E_HISTORY_STORE' }));
+    }
+    return store.whenWritten ? store.whenWritten() : Promise.resolve();
+  };
+}
+
+/**
  * @param {object} o
  * @param {() => object} o.store the runtime's store
  * @param {() => Array} o.grants every grant of the instance
@@ -217,5 +233,5 @@ function installHistoryRoute(app, o) {
 }
 
 module.exports = {
-  FILE_NAME, PERMISSION, historyOptions, historyStore, ownEdgeFrames, flushBeforeClose, createHistoryHandler, installHistoryRoute,
+  FILE_NAME, PERMISSION, historyOptions, historyStore, ownEdgeFrames, flushBeforeClose, backfillFiler, createHistoryHandler, installHistoryRoute,
 };

@@ -9,8 +9,13 @@
  * timestamp, `kind` state, snap or backfill); the `value` column has no type affinity, so each
  * value keeps its own (a BOOL as 0/1, numbers as SQLite numbers, a STRING tag's text as text).
  *
+ * A backfilled row is filed once: (plant, seq, ets, tag) of a `backfill` row is unique (the edge's
+ * journal record number, its timestamp and the tag: lib/history/rows.js), and a row sent again (its
+ * answer lost with the link, or the cloud restarted before answering) is ignored by the database.
+ *
  * Writing never holds up the link: `add()` only queues rows; they go into the database together,
- * in one transaction every `flushMs`. A failing write is counted and reported once per run of
+ * in one transaction every `flushMs`; `whenWritten()` says when what was added is on the disk (the
+ * cloud answers a backfill only then, so the edge never drops a record the history may lose). A failing write is counted and reported once per run of
  * failures (`onError`); its rows are kept and tried again with the next batch, up to `maxPending`
  * rows, past which new rows are dropped and counted. Rows older than the retention are deleted
  * every `pruneMs`.
@@ -44,6 +49,7 @@ const SCHEMA = `
     value NOT NULL
   );
   CREATE INDEX IF NOT EXISTS states_plant_t ON states (plant, t);
+  CREATE UNIQUE INDEX IF NOT EXISTS states_backfill ON states (plant, seq, ets, tag) WHERE kind = 'backfill';
 `;
 
 /**
@@ -60,10 +66,12 @@ function createStateStore(opts) {
   if (o.file !== ':memory:') fs.mkdirSync(path.dirname(o.file), { recursive: true });
   const db = new DatabaseSync(o.file);
   db.exec(SCHEMA);
-  const insert = db.prepare('INSERT INTO states (plant, t, ets, seq, kind, tag, value) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  // OR IGNORE: only the backfill index is unique, so only a backfilled row filed before is ignored.
+  const insert = db.prepare('INSERT OR IGNORE INTO states (plant, t, ets, seq, kind, tag, value) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const prune = db.prepare('DELETE FROM states WHERE t < ?');
-  const counters = { frames: 0, rows: 0, written: 0, pending: 0, dropped: 0, writeErrors: 0, failing: 0, pruned: 0, queries: 0 };
+  const counters = { frames: 0, rows: 0, written: 0, ignored: 0, pending: 0, dropped: 0, writeErrors: 0, failing: 0, pruned: 0, queries: 0 };
   let pending = [];
+  let waiters = []; // whenWritten() promises of rows in `pending`: resolved by the transaction that writes them
   let timer = null;
   let closed = false;
 
@@ -74,16 +82,22 @@ function createStateStore(opts) {
     pending = [];
     try {
       db.exec('BEGIN');
-      for (const r of rows) insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6]);
+      let written = 0;
+      for (const r of rows) written += Number(insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6]).changes);
       db.exec('COMMIT');
-      counters.written += rows.length;
+      counters.written += written;
+      counters.ignored += rows.length - written;
       counters.failing = 0;
+      const done = waiters;
+      waiters = [];
+      for (const w of done) w.resolve();
     } catch (err) {
       try { db.exec('ROLLBACK'); } catch { /* no transaction open */ }
       counters.writeErrors += 1;
       if (counters.failing === 0) onError(err);
       counters.failing += 1;
-      pending = rows.concat(pending).slice(0, o.maxPending); // tried again with the next batch
+      pending = rows.concat(pending); // tried again with the next batch
+      if (pending.length > o.maxPending) { counters.dropped += pending.length - o.maxPending; pending = pending.slice(0, o.maxPending); }
     }
     counters.pending = pending.length;
   }
@@ -109,14 +123,16 @@ function createStateStore(opts) {
      * @param {string} plant
      * @param {{k: string, d: object, ts?: number, seq?: number, ct?: number}} env
      * @param {number} [at] its arrival on the cloud's clock (default now)
+     * @returns {boolean} false when rows of it were dropped (past maxPending) or the store is closed
      */
     add(plant, env, at) {
-      if (closed) return;
+      if (closed) return false;
       const rows = rowsOf(plant, env, at === undefined ? now() : at);
-      if (!rows.length) return;
+      if (!rows.length) return true;
       counters.frames += 1;
+      let whole = true;
       for (const r of rows) {
-        if (pending.length >= o.maxPending) { counters.dropped += 1; continue; }
+        if (pending.length >= o.maxPending) { counters.dropped += 1; whole = false; continue; }
         pending.push(r);
         counters.rows += 1;
       }
@@ -125,6 +141,17 @@ function createStateStore(opts) {
         timer = setTimeout(flush, o.flushMs);
         timer.unref?.();
       }
+      return whole;
+    },
+    /**
+     * When every row added so far is in the database (resolves at once when none waits). Rows
+     * dropped past maxPending are counted, not waited for.
+     * @returns {Promise<void>} rejects with E_HISTORY_STORE if the store closes first
+     */
+    whenWritten() {
+      if (closed) return Promise.reject(Object.assign(new Error('the plant history is closed'), { code: 'E_HISTORY_STORE' }));
+      if (!pending.length) return Promise.resolve();
+      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
     /** Write what is queued now (a query does this first). */
     flush,
@@ -164,6 +191,9 @@ function createStateStore(opts) {
       closed = true;
       clearInterval(pruner);
       db.close();
+      const left = waiters;
+      waiters = [];
+      for (const w of left) w.reject(Object.assign(new Error('the plant history closed before its rows were written'), { code: 'E_HISTORY_STORE' }));
     },
   };
 }

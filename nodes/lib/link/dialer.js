@@ -18,7 +18,10 @@
  *   definition), so the cloud checks the plant's frames against it, or refuses the edge when the
  *   plant is configured there with another table;
  * - what comes from the cloud: lib/link/downlink.js; what is sent while the link is down, and
- *   after it is back: lib/link/uplink.js.
+ *   after it is back: lib/link/uplink.js;
+ * - store and forward (with a `journal`, lib/link/journal.js): the states of an outage are
+ *   journalled on disk by the uplink and forwarded after the reconnect as backfill
+ *   (lib/link/forwarder.js), beside the live stream.
  */
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
@@ -32,6 +35,7 @@ const { loadClient } = require('./transports/clients');
 const { createHeartbeat } = require('./heartbeat');
 const { createUplink } = require('./uplink');
 const { createDownlink } = require('./downlink');
+const { createForwarder } = require('./forwarder');
 const { tableOf } = require('../core/io-table');
 
 const DEFAULTS = {
@@ -92,6 +96,8 @@ function dialTargets(transport, list, plant) {
  * @param {object} [opts.ca] CA certificate(s) to verify a wss:// cloud with (PEM), passed to ws
  * @param {string} [opts.encoding] 'compact' (default) or 'json' (lib/core/codec)
  * @param {object} [opts.table] the plant's I/O table (lib/core/io-table.js; default: the demo plant's)
+ * @param {object} [opts.journal] lib/link/journal.js: store and forward (its owner opens and closes it)
+ * @param {object} [opts.forward] lib/link/forwarder.js options (window, burst, pollMs, highWaterBytes)
  * @returns {EventEmitter & object} events: status('connecting'|'connected'|'disconnected', detail),
  *   connect(), disconnect(code, reason), envelope(env), invalid(err), failure(err)
  */
@@ -113,6 +119,14 @@ function createDialer(opts) {
     // clock: the latest exchange's round trip, and the offset estimate (cloud − edge) with its bound
     syncs: 0, syncRttMs: null, offsetMs: null, offsetUncertaintyMs: null,
   };
+  const journal = o.journal || null;
+  if (journal) {
+    // Store and forward: the journal on disk, and its forwarding (lib/link/forwarder.js).
+    counters.journal = journal.counters;
+    counters.backfill = {
+      sent: 0, bytes: 0, answered: 0, inflight: 0, refused: 0, paused: 0, unconfirmed: 0, unconfirmedJournalled: 0, unconfirmedDropped: 0,
+    };
+  }
   const heartbeat = createHeartbeat({ sender, heartbeatMs: o.heartbeatMs, linkTimeoutMs: o.linkTimeoutMs, counters, clock: o.clock });
   const downlink = createDownlink({
     maxPayload: o.maxPayload,
@@ -120,13 +134,41 @@ function createDialer(opts) {
     sender,
     answer: (env) => uplink.send(env),
     onHeard: () => heartbeat.heard(),
-    onSyncRes: (env, arrived) => heartbeat.onSyncRes(env, arrived),
+    onSyncRes: (env, arrived) => {
+      heartbeat.onSyncRes(env, arrived);
+      uplink.confirm(env.ref.seq);
+    },
+    onControl: (env) => Boolean(forwarder && forwarder.take(env)),
     onEnvelope: (env) => ee.emit('envelope', env),
     onInvalid: (err) => ee.emit('invalid', err),
   });
+  /** The clock-offset estimate (cloud − edge, ms) now, or null. */
+  const offsetNow = () => { const e = heartbeat.estimate(); return e ? e.offset : null; };
   const uplink = createUplink({
     maxFrames: o.maxFrames, maxTags: o.maxTags, highWaterBytes: o.highWaterBytes, drainPollMs: o.drainPollMs, snapWaitMs: o.snapWaitMs, counters,
+    journal,
+    // An edge timestamp on the cloud's clock, with the estimate of the link that is up or was up last.
+    cloudTime: (ts) => { const off = offsetNow(); return off === null ? null : Math.round(ts + off); },
+    mark: () => sender.seq,
   });
+  const forwarder = journal ? createForwarder({
+    ...(o.forward || {}),
+    journal,
+    counters: counters.backfill,
+    ready: () => uplink.idle,
+    offset: offsetNow,
+    write(c, env) {
+      const t = c.codec ? c.codec.encode(env) : envelope.stringify(env);
+      c.send(t);
+      counters.framesOut += 1;
+      counters.bytesOut += t.length;
+      return t.length;
+    },
+    onPause: (code, msg) => {
+      const err = new Error(`the cloud takes no backfill now (${msg}); the journal keeps it for the next connection`);
+      ee.emit('failure', Object.assign(err, { code }));
+    },
+  }) : null;
   let conn = null;
   let state = 'disconnected';
   let stopped = true;
@@ -156,6 +198,7 @@ function createDialer(opts) {
     heartbeat.start(c);
     setState('connected');
     uplink.attach(c);
+    if (forwarder) forwarder.attach(c);
     ee.emit('connect');
   }
 
@@ -166,6 +209,7 @@ function createDialer(opts) {
     urls.next();
     if (urls.index !== before) counters.failovers += 1;
     heartbeat.stop();
+    if (forwarder) forwarder.detach();
     uplink.detach();
     backoff.disconnected();
     setState('disconnected', String(reason || code));
@@ -251,6 +295,7 @@ function createDialer(opts) {
       stopped = true;
       clearTimeout(retryTimer); retryTimer = null;
       heartbeat.stop();
+      if (forwarder) forwarder.close();
       uplink.close();
       const c = conn;
       conn = null;

@@ -4,7 +4,8 @@
  * (lib/link/frame.js; a malformed or oversized frame is answered with an `err` envelope and
  * counted, never passed on), the cloud's own duplicates dropped and gaps counted (not the relayed
  * requests', whose numbers are their twins'), the answers to the heartbeat's
- * syncs to the clock estimate (lib/link/heartbeat.js), the rest to the flow.
+ * syncs to the clock estimate (lib/link/heartbeat.js), the answers about backfill to the
+ * forwarder (lib/link/forwarder.js), the rest to the flow.
  *
  * Plain module; lib/link/dialer.js keeps one.
  */
@@ -19,6 +20,8 @@ const { readFrame, trackFrame } = require('./frame');
  * @param {object} o.sender the dialer's envelope sender (its err answers)
  * @param {(env: object) => void} o.answer send an err answer to the cloud
  * @param {(env: object, arrived: number) => void} o.onSyncRes the answer to a sync
+ * @param {(env: object) => boolean} [o.onControl] link control the dialer keeps (the answers about
+ *   backfill, lib/link/forwarder.js): true if it took the frame
  * @param {(env: object) => void} o.onEnvelope a frame for the flow
  * @param {(err: Error) => void} o.onInvalid a frame was refused
  * @param {() => void} [o.onHeard] any frame arrived (the cloud is alive)
@@ -62,6 +65,8 @@ function createDownlink(o) {
       const relayed = envelope.REQUEST_KINDS.has(env.k);
       if (!relayed && trackFrame(tracker, env.src, env.seq, counters) === 'duplicate') return;
       if (env.k === 'sync-res') { o.onSyncRes(env, arrived); return; }
+      if (o.onControl && o.onControl(env)) return;
+      if (env.k === 'backfill-res') return; // about a journal this edge no longer has: nothing for the flow
       o.onEnvelope(env);
     },
   };

@@ -15,13 +15,16 @@
  * - Requests from the flow, and each one's single answer: lib/link/edge-relay.js. States of other
  *   instances' edges come out of this endpoint as if its own edge had sent them, so the cloud flow
  *   is the same on every instance.
- * - The edge may send state, snap, ack, err, probe-res, sync and table, and its state and snap
- *   frames may carry only streamed tags of the plant's I/O table, with values of their type and
- *   range. The plant's table: the one configured here for it (an s7twin-io-table node naming the
+ * - The edge may send state, snap, ack, err, probe-res, sync, table and backfill, and its state,
+ *   snap and backfill frames may carry only streamed tags of the plant's I/O table, with values of
+ *   their type and range. The plant's table: the one configured here for it (an s7twin-io-table node naming the
  *   plant), else the one its edge sends first on every connection (a `table` frame), else the
  *   process's (S7T_IO_TABLE, else the demo plant's). An edge whose table is not the one configured
  *   for its plant is told why (E_TABLE_MISMATCH) and disconnected; a table an edge taught is
  *   shared with the fleet's other instances (lib/fleet/tables.js).
+ * - Backfill (the states of an outage, forwarded from the edge's journal): filed into the plant
+ *   history through `fileBackfill` and answered once stored, never passed on to the flows, the
+ *   fleet or a twin (lib/link/backfill-intake.js).
  * - The command log (lib/history/command-audit.js, when `audit` is given): a command a flow of the
  *   cloud sends (an s7twin-link-out node names itself as `by`), not one it passes on from a twin
  *   or the REST endpoint, is recorded as the flow's as it leaves, and the answer this endpoint
@@ -33,8 +36,11 @@ const clock = require('../core/clock');
 const { plantTables } = require('../core/io-table');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
 const { createEdgeRelay, withDeadline } = require('./edge-relay');
+const { createBackfillIntake } = require('./backfill-intake');
 
-const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync', 'table']);
+const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync', 'table', 'backfill']);
+/** The edge's frames that carry the plant's values, checked against its table. */
+const VALUE_KINDS = new Set(['state', 'snap', 'backfill']);
 const TAKEN = 'Conflict: an edge is connected for this plant';
 
 /** How often silent edges are looked for: a sixth of the timeout (at least 50 ms). */
@@ -49,10 +55,10 @@ const tickMsOf = (linkTimeoutMs) => Math.max(50, Math.round(linkTimeoutMs / 6));
 function edgeRefusal(env, table = plantTables.get(undefined)) {
   const ref = { src: env.src, seq: env.seq };
   if (!EDGE_KINDS.has(env.k)) {
-    const msg = `the edge sends state, snap, ack, err, probe-res, sync and table frames, not "${env.k}"`;
+    const msg = `the edge sends state, snap, ack, err, probe-res, sync, table and backfill frames, not "${env.k}"`;
     return { counter: 'kindRefused', err: new envelope.EnvelopeError('E_KIND', msg, ref) };
   }
-  if (env.k === 'state' || env.k === 'snap') {
+  if (VALUE_KINDS.has(env.k)) {
     try {
       table.checkState(env.d);
     } catch (err) {
@@ -64,8 +70,10 @@ function edgeRefusal(env, table = plantTables.get(undefined)) {
 
 /**
  * @param {object} opts DEFAULTS of lib/link/endpoint-core.js plus path, src, tokens, plant, grants
- *   (see lib/link/endpoint.js), backplane and fleet (lib/link/edge-relay.js); `audit`: the command
- *   log's recorder (lib/history/command-audit.js), for the flow's own commands
+ *   (see lib/link/endpoint.js), backplane and fleet (lib/link/edge-relay.js), fileBackfill
+ *   (plant, env) → Promise: where backfill frames are filed (the plant history; none: refused
+ *   E_NO_HISTORY, lib/link/backfill-intake.js), and `audit`: the command log's recorder
+ *   (lib/history/command-audit.js), for the flow's own commands
  * @returns {EventEmitter & object} see lib/link/endpoint.js
  * @throws {AuthError} E_TOKENS
  */
@@ -75,6 +83,9 @@ function createEdgeEndpoint(opts) {
     edgeRefused: 0, staleEdges: 0, syncs: 0, inflight: 0, unknownOutcomes: 0, lateAnswers: 0,
     edgeErrors: 0, busy: 0, leaseLost: 0, backplaneRefused: 0, duplicateRequests: 0, leaseUnsure: 0,
     tables: 0, tableRefused: 0, stateRefused: 0, // tables edges sent; refused (not the plant's); states their table refused
+    // backfill frames: received, filed, found filed already, refused by the table, refused for want
+    // of a history, and connections whose filing failed (the rest of it left unanswered)
+    backfillIn: 0, backfillFiled: 0, backfillKnown: 0, backfillRefused: 0, backfillUnfiled: 0, backfillUnanswered: 0,
   };
   const tables = o.tables || plantTables; // each plant's I/O table (lib/core/table/registry.js)
   const core = createEndpointCore(o, {
@@ -95,6 +106,7 @@ function createEdgeEndpoint(opts) {
     onClosed: () => relay.close(),
   });
   const relay = createEdgeRelay({ ...o, sender: core.sender, counters: core.counters, emit: core.emit });
+  const backfill = createBackfillIntake({ sender: core.sender, counters: core.counters, file: o.fileBackfill });
 
   /**
    * A request from the flow, to the plant's edge; a flow's own command in the command log first
@@ -166,6 +178,11 @@ function createEdgeEndpoint(opts) {
   function onFrame(c, env, arrived) {
     if (env.k === 'table') { onTable(c, env); return false; }
     const no = edgeRefusal(env, tables.get(c.plant));
+    if (no && env.k === 'backfill') {
+      core.counters.stateRefused += 1;
+      backfill.refused(c, env, no.err);
+      return false;
+    }
     if (no) {
       if (no.counter) core.counters[no.counter] += 1;
       core.answerError(c, no.err);
@@ -178,7 +195,9 @@ function createEdgeEndpoint(opts) {
       relay.fleet.renew(c.plant); // alive: the plant's lease stays with this instance
       return false;
     }
+    if (env.k === 'backfill') { backfill.receive(c, env); return false; }
     if (env.k === 'state' || env.k === 'snap') {
+      backfill.sawLive(c.plant, env);
       relay.fleet.publishState(env, c.plant);
       return true;
     }

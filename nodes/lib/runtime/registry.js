@@ -32,6 +32,11 @@ function addCheck(id, fn) {
   checks.set(id, fn);
 }
 
+/** The check's node is gone (a check of a node that was removed must not warn on). */
+function removeCheck(id) {
+  checks.delete(id);
+}
+
 /** The warnings of the checks that have one. */
 function warnings() {
   const out = [];
@@ -89,4 +94,4 @@ function watchRuntime(events) {
   events.on('flows:stopped', () => { runtime.flows = 'stopped'; runtime.since = Date.now(); });
 }
 
-module.exports = { add, remove, list, addCheck, warnings, install, watchRuntime };
+module.exports = { add, remove, list, addCheck, removeCheck, warnings, install, watchRuntime };

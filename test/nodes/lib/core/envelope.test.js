@@ -131,3 +131,16 @@ test('canonicalValues: the same command whatever the key order, a BOOL as 1/0', 
   assert.notEqual(envelope.canonicalValues({ st: 1 }), envelope.canonicalValues({ st: 0 }));
   assert.notEqual(envelope.canonicalValues({ st: 1 }), envelope.canonicalValues({ st: 1, se: 0 }));
 });
+
+test('backfill: values as a state, ct and of only on it; its answer needs ref', () => {
+  const bf = { v: 1, k: 'backfill', src: 'journal-0a1b2c', seq: 12, ts: 1764000000000, ct: 1764000000420, d: { c1: 1, msg: 'box' } };
+  assert.doesNotThrow(() => envelope.validate(bf));
+  assert.doesNotThrow(() => envelope.validate({ ...bf, ct: undefined, of: { src: 'edge-s7', seq: 3 } }));
+  assert.throws(() => envelope.validate({ ...bf, d: undefined }), { code: 'E_SCHEMA', message: /needs d/ });
+  assert.throws(() => envelope.validate({ ...bf, ct: 'soon' }), { code: 'E_SCHEMA', message: /ct/ });
+  assert.throws(() => envelope.validate({ ...bf, of: { src: 'edge s7', seq: 3 } }), { code: 'E_SCHEMA', message: /of is/ });
+  assert.throws(() => envelope.validate({ ...bf, k: 'state' }), { code: 'E_SCHEMA', message: /ct/ }, 'ct on a live state');
+  assert.throws(() => envelope.validate({ v: 1, k: 'state', src: 'a', seq: 1, ts: 1, d: {}, of: { src: 'a', seq: 1 } }), { code: 'E_SCHEMA' });
+  assert.doesNotThrow(() => envelope.validate({ v: 1, k: 'backfill-res', src: 'cloud-e', seq: 1, ts: 1, ref: { src: bf.src, seq: 12 } }));
+  assert.throws(() => envelope.validate({ v: 1, k: 'backfill-res', src: 'cloud-e', seq: 1, ts: 1 }), { code: 'E_SCHEMA', message: /needs ref/ });
+});

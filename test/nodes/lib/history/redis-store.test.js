@@ -142,3 +142,16 @@ test('a tag asked for is found as a key only, never inside a STRING tag\'s text'
   assert.deepEqual(rowsOfMember('p1', 1, m, new Set(['grn'])), []);
   assert.deepEqual(rowsOfMember('p1', 1, m, new Set(['msg'])).map((r) => r.value), ['"grn": 1']);
 });
+
+test('backfill through the edge endpoint\'s filer: answered once in Redis, a frame forwarded again filed once, a dropped frame refused', async (t) => {
+  const { backfillFiler } = require('../../../../nodes/lib/history/state-history');
+  const { store, raw } = await fresh(t, { maxPending: 2 });
+  const file = backfillFiler(store);
+  const frame = { k: 'backfill', src: 'edge-1', seq: 7, ts: 5000, ct: 5020, d: { c1: 3 } };
+  await file('p1', frame);
+  assert.equal(await raw.zcard(KEYS.history('p1')), 1, 'in Redis once the filer resolves');
+  await file('p1', { ...frame, ct: 5021 }); // forwarded again after a drop (a newer offset estimate)
+  assert.equal(await raw.zcard(KEYS.history('p1')), 1, 'the same record is not filed twice');
+  store.add('p1', { k: 'state', seq: 1, d: { a: 1, b: 2 } }, 6000); // two rows wait: the bound
+  await assert.rejects(file('p1', { ...frame, seq: 8 }), (e) => e.code === 'E_HISTORY_STORE', 'past the bound: refused, the edge keeps it');
+});

@@ -91,3 +91,46 @@ test('node:sqlite loads with no ExperimentalWarning in the log; other warnings s
   assert.doesNotMatch(r.stderr, /SQLite/);
   assert.match(r.stderr, /ExperimentalWarning: still here/);
 });
+
+test('a backfilled record is filed once, under its time on the cloud\'s clock; whenWritten settles once it is on the disk', async (t) => {
+  const file = tmp(t);
+  const store = createStateStore({ file, flushMs: 60000 });
+  const b = Date.now() - 10000; // within the retention: a reopen keeps it
+  const bf = { k: 'backfill', src: 'journal-abc', seq: 7, ts: b, ct: b + 400, d: { c1: 1, grn: 0 } };
+  assert.equal(store.add('p1', bf, b + 4000), true);
+  let settled = false;
+  const written = store.whenWritten().then(() => { settled = true; });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'not before its transaction');
+  store.flush();
+  await written;
+  store.add('p1', bf, b + 4500); // sent again: its answer was lost with the link
+  store.add('p1', { ...bf, ts: b + 1000, ct: b + 1400 }, b + 4600); // another journal's record 7 (a new journal numbers from 1 again)
+  store.add('p1', { k: 'state', seq: 7, ts: b, d: { c1: 1 } }, b + 4700); // live rows are never taken for one
+  store.add('p1', { k: 'state', seq: 7, ts: b, d: { c1: 1 } }, b + 4710);
+  store.flush();
+  assert.deepEqual([store.counters.written, store.counters.ignored], [6, 2]);
+  const frames = store.query({ plant: 'p1', from: b, to: b + 5000 }).frames;
+  assert.deepEqual(frames.map((f) => [f.k, f.t - b, f.ets - b, f.seq]), [
+    ['backfill', 400, 0, 7], ['backfill', 1400, 1000, 7], ['state', 4700, 0, 7], ['state', 4710, 0, 7]]);
+  await store.whenWritten(); // nothing waits: at once
+  store.close();
+  const again = createStateStore({ file, flushMs: 60000 });
+  t.after(() => again.close());
+  again.add('p1', bf, b + 4800);
+  again.flush();
+  assert.equal(again.counters.ignored, 2, 'filed once across a restart of the cloud');
+});
+
+test('add says when rows were dropped (past maxPending, or closed); a close writes what waits; whenWritten of a closed store rejects', async () => {
+  const store = createStateStore({ file: ':memory:', flushMs: 60000, maxPending: 3 });
+  assert.equal(store.add('p1', { k: 'state', seq: 1, d: { a: 1, b: 2 } }, 1), true);
+  const waiting = store.whenWritten();
+  assert.equal(store.add('p1', { k: 'state', seq: 2, d: { a: 1, b: 2 } }, 2), false);
+  assert.equal(store.counters.dropped, 1);
+  store.close();
+  await waiting;
+  assert.equal(store.counters.written, 3);
+  await assert.rejects(store.whenWritten(), { code: 'E_HISTORY_STORE' });
+  assert.equal(store.add('p1', { k: 'state', seq: 3, d: { a: 1 } }, 3), false);
+});

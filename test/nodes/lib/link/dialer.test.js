@@ -223,3 +223,74 @@ test('the plant\'s table goes first on every connection: the cloud learns it, or
   await waitFor(() => failures.length > 0, 5000, 'the edge with another table sent away');
   assert.deepEqual(failures[0], [1008, 'E_TABLE_MISMATCH']);
 });
+
+/** A cloud with a real plant history filing backfill, and an edge dialer with a real journal. */
+async function storeAndForward(t, encoding, forward, more = {}) {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { createStateStore } = require('../../../../nodes/lib/history/state-store');
+  const { backfillFiler } = require('../../../../nodes/lib/history/state-history');
+  const { createJournal } = require('../../../../nodes/lib/link/journal');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-sf-'));
+  const store = createStateStore({ file: path.join(dir, 'history.sqlite'), flushMs: 20 });
+  const order = []; // what reached the cloud, in order: live kinds, and 'backfill'
+  const file = backfillFiler(store);
+  const srv = await startServer({ fileBackfill: (plant, e) => { order.push('backfill'); return file(plant, e); } });
+  srv.ep.on('envelope', (e, id, plant) => { order.push(e.k); store.add(plant, e); });
+  const journal = createJournal({ dir: path.join(dir, 'journal') });
+  const d = createDialer({ url: srv.url, token: 'tok', src: 'edge-link-u', encoding, journal, forward, backoff: { initialMs: 20, maxMs: 100 }, ...more });
+  t.after(async () => { await d.close(); journal.close(); await srv.stop(); store.close(); fs.rmSync(dir, { recursive: true, force: true }); });
+  const history = () => store.query({ plant: 'plant1', from: 0, to: Date.now() + 60000 }).frames;
+  return { srv, d, journal, store, order, history };
+}
+
+for (const encoding of ['compact', 'json']) {
+  test(`store and forward (${encoding}): the states of an outage reach the history in order as backfill, after the live snapshot`, async (t) => {
+    // One sync only (on connect): the state sent before the drop is never confirmed by an answer.
+    const s = await storeAndForward(t, encoding, undefined, { heartbeatMs: 60000, linkTimeoutMs: 120000 });
+    s.d.start();
+    await waitFor(() => s.d.connected && s.d.clockOffset() !== null);
+    assert.equal(s.d.counters.encoding, encoding === 'compact' ? 's7twin.v1+msgpack' : 's7twin.v1+json');
+    s.d.send(env('state', 1, { c1: 1 }));
+    await waitFor(() => s.order.length === 1);
+    const offset = s.d.clockOffset().offset;
+    s.srv.accepting = false;
+    s.srv.ep.client(s.srv.ep.clientIds()[0]).ws.terminate();
+    await waitFor(() => !s.d.connected);
+    assert.equal(s.journal.pending, 1, 'the state written on the link that died, unconfirmed');
+    const ts = Date.now();
+    for (let i = 2; i <= 21; i++) s.d.send(env('state', i, { nb: i, c1: i % 2 }, { ts: ts + i }));
+    s.d.send(env('ack', 22, undefined, { ref: { src: 't', seq: 1 } }));
+    assert.equal(s.journal.pending, 21);
+    s.srv.accepting = true;
+    await waitFor(() => s.d.connected);
+    s.d.send(env('snap', 23, { c1: 0, grn: 1 }));
+    await waitFor(() => s.journal.pending === 0 && s.d.counters.backfill.inflight === 0, 10000, 'the journal forwarded and answered');
+    assert.deepEqual(s.order.slice(0, 2), ['state', 'snap'], 'the live snapshot before any backfill');
+    assert.equal(s.order.filter((k) => k === 'backfill').length, 20);
+    const bf = s.history().filter((f) => f.k === 'backfill');
+    assert.deepEqual(bf.map((f) => f.d.nb), Array.from({ length: 20 }, (x, i) => i + 2), 'every state of the outage, in order');
+    assert.deepEqual(bf.map((f) => f.ets - ts), Array.from({ length: 20 }, (x, i) => i + 2), 'with the edge\'s timestamps');
+    for (const f of bf) assert.ok(Math.abs(f.t - (f.ets + offset)) <= 1, 'filed under that time on the cloud\'s clock');
+    assert.equal(s.srv.got.filter((e) => e.k === 'backfill').length, 0, 'never passed on to the flow');
+    assert.equal(s.srv.ep.counters.backfillKnown, 1, 'the unconfirmed state had reached the cloud live: not filed again');
+    assert.deepEqual(s.history().filter((f) => f.d.c1 === 1 && f.d.nb === undefined).map((f) => f.k), ['state'], 'it is in the history once');
+    assert.equal(s.srv.ep.counters.errors, 0);
+  });
+}
+
+test('store and forward: a link that drops again mid-forward loses nothing and files nothing twice', async (t) => {
+  const s = await storeAndForward(t, 'compact', { window: 8, burst: 4, pollMs: 5 });
+  for (let i = 1; i <= 60; i++) s.d.send(env('state', i, { nb: i })); // journalled: the edge started while the cloud was unreachable
+  assert.equal(s.journal.pending, 60);
+  s.d.start();
+  await waitFor(() => s.d.counters.backfill.answered >= 2 && s.d.counters.backfill.inflight > 0, 10000, 'the forward under way, frames unanswered');
+  s.srv.ep.client(s.srv.ep.clientIds()[0]).ws.terminate(); // the link drops with frames sent and unanswered
+  await waitFor(() => s.d.counters.reconnects === 1);
+  s.d.send(env('snap', 61, { c1: 0 }));
+  await waitFor(() => s.journal.pending === 0 && s.d.counters.backfill.inflight === 0, 10000, 'the rest forwarded');
+  const bf = s.history().filter((f) => f.k === 'backfill');
+  assert.deepEqual(bf.map((f) => f.d.nb), Array.from({ length: 60 }, (x, i) => i + 1), 'each once, in order');
+  assert.ok(s.d.counters.backfill.sent > 60, `some were sent twice (${s.d.counters.backfill.sent}) and filed once`);
+});

@@ -50,3 +50,25 @@ test('ZeroMQ: a peer that sends frames without a hello is never read; a dropped 
   await gone.catch(() => {});
   assert.equal(edge.counters.connects, connects);
 });
+
+test('ZeroMQ: an edge started with a journal forwards it as backfill into the cloud\'s history', { timeout: 60000 }, async (t) => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { createStateStore } = require('../../../../../nodes/lib/history/state-store');
+  const { backfillFiler } = require('../../../../../nodes/lib/history/state-history');
+  const { createJournal } = require('../../../../../nodes/lib/link/journal');
+  const store = createStateStore({ file: ':memory:', flushMs: 20 });
+  const cloud = await lt.startLinkCloud({ transport: 'zmq', url: 'tcp://127.0.0.1:0', endpoint: { fileBackfill: backfillFiler(store) } });
+  t.after(async () => { await cloud.stop(); store.close(); });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-zmq-journal-'));
+  const journal = createJournal({ dir });
+  const t0 = Date.now() - 5000;
+  for (let i = 1; i <= 30; i++) journal.append({ ts: t0 + i, ct: t0 + i, d: { nb: i } }); // an outage from before a restart
+  const edge = lt.startLinkEdge('zmq', cloud.url, { journal, snapWaitMs: 100 });
+  t.after(async () => { await edge.close(); journal.close(); fs.rmSync(dir, { recursive: true, force: true }); });
+  await waitFor(() => journal.pending === 0 && edge.counters.backfill.inflight === 0, 20000, 'the journal forwarded and answered');
+  const frames = store.query({ plant: 'plant1', from: t0, to: t0 + 100 }).frames;
+  assert.deepEqual(frames.map((f) => [f.k, f.d.nb]), Array.from({ length: 30 }, (x, i) => ['backfill', i + 1]));
+  assert.equal(cloud.got.length, 0, 'nothing for the flow');
+});

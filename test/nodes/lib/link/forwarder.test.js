@@ -1,0 +1,131 @@
+'use strict';
+/**
+ * lib/link/forwarder.js over an in-memory connection and a real journal on disk: the journal goes
+ * out in order as backfill once the live side is through and the clock is known, paced (window,
+ * burst, the connection's unsent bytes), dropped only as answered, sent again after a drop; the
+ * cloud's refusals counted, and a cloud that takes no backfill pauses it.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const envelope = require('../../../../nodes/lib/core/envelope');
+const { createJournal } = require('../../../../nodes/lib/link/journal');
+const { createForwarder } = require('../../../../nodes/lib/link/forwarder');
+const { fakeConnection } = require('../../../helpers/cloud');
+const { waitFor } = require('../../../../system/wait');
+
+const counters = () => ({ sent: 0, bytes: 0, answered: 0, inflight: 0, refused: 0, paused: 0 });
+
+function setup(t, opts = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-forward-'));
+  const journal = createJournal({ dir });
+  const c = counters();
+  const live = { ready: true, offset: 250 };
+  const paused = [];
+  const fw = createForwarder({
+    journal,
+    counters: c,
+    pollMs: 5,
+    ...opts,
+    write(conn, env) { const text = envelope.stringify(env); conn.send(text); return text.length; },
+    ready: () => live.ready,
+    offset: () => live.offset,
+    onPause: (code) => paused.push(code),
+  });
+  t.after(() => { fw.close(); journal.close(); fs.rmSync(dir, { recursive: true, force: true }); });
+  return { journal, fw, c, live, paused };
+}
+const backfills = (conn) => conn.frames().filter((f) => f.k === 'backfill');
+const answer = (fw, src, seq) => fw.take({ v: 1, k: 'backfill-res', src: 'cloud-e', seq: 1, ts: 1, ref: { src, seq } });
+
+test('the journal goes out in order as valid backfill frames once the live side is through and the clock is known', async (t) => {
+  const { journal, fw, c, live } = setup(t);
+  journal.append({ ts: 1000, ct: 1300, d: { c1: 1 } });
+  journal.append({ ts: 2000, ct: null, d: { c1: 0 }, of: { src: 'edge-s7', seq: 9 } });
+  live.ready = false;
+  live.offset = null;
+  const conn = fakeConnection();
+  fw.attach(conn);
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(conn.sent.length, 0, 'the snapshot first');
+  live.ready = true;
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(conn.sent.length, 0, 'the clock first');
+  live.offset = 250.4;
+  await waitFor(() => backfills(conn).length === 2);
+  const [a, b] = backfills(conn);
+  assert.deepEqual(a, { v: 1, k: 'backfill', src: journal.src, seq: 1, ts: 1000, ct: 1300, d: { c1: 1 } }, 'its journalled time on the cloud\'s clock');
+  assert.deepEqual(b, { v: 1, k: 'backfill', src: journal.src, seq: 2, ts: 2000, ct: 2250, d: { c1: 0 }, of: { src: 'edge-s7', seq: 9 } },
+    'none journalled: from the estimate now');
+  for (const f of backfills(conn)) envelope.validate(f);
+  assert.deepEqual([c.sent, c.inflight, journal.pending], [2, 2, 2], 'nothing dropped before its answer');
+  assert.equal(answer(fw, journal.src, 2), true);
+  assert.deepEqual([journal.pending, c.inflight, c.answered], [0, 0, 1]);
+  assert.equal(answer(fw, 'journal-other', 5), false, 'not this journal\'s: for the flow');
+});
+
+test('paced: at most `window` unanswered and `burst` a turn, only below the connection\'s high-water mark', async (t) => {
+  const { journal, fw, c } = setup(t, { window: 30, burst: 10, highWaterBytes: 1000 });
+  for (let i = 0; i < 100; i++) journal.append({ ts: i, ct: i, d: { nb: i } });
+  const conn = fakeConnection();
+  conn.buffered = 5000;
+  fw.attach(conn);
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(conn.sent.length, 0, 'a congested connection takes no backfill');
+  conn.buffered = 0;
+  await waitFor(() => c.sent === 30);
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(c.sent, 30, 'the window is full');
+  answer(fw, journal.src, 25);
+  await waitFor(() => c.sent === 55);
+  assert.deepEqual(backfills(conn).map((f) => f.seq), Array.from({ length: 55 }, (x, i) => i + 1), 'in order, each once');
+});
+
+test('a drop mid-forward: what was not answered goes again on the next link, from the journal', async (t) => {
+  const { journal, fw, c } = setup(t, { window: 10 });
+  for (let i = 1; i <= 25; i++) journal.append({ ts: i, ct: i, d: { nb: i } });
+  const first = fakeConnection();
+  fw.attach(first);
+  await waitFor(() => c.sent === 10);
+  answer(fw, journal.src, 4);
+  await waitFor(() => c.sent === 14);
+  fw.detach();
+  assert.equal(journal.pending, 21, 'answered records only are gone');
+  const second = fakeConnection();
+  fw.attach(second);
+  await waitFor(() => backfills(second).length === 10);
+  assert.deepEqual(backfills(second).map((f) => f.seq), [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+  answer(fw, journal.src, 14); // an answer covers every record before it
+  await waitFor(() => backfills(second).length === 20);
+  answer(fw, journal.src, 24);
+  await waitFor(() => backfills(second).length === 21);
+  answer(fw, journal.src, 25);
+  await waitFor(() => journal.pending === 0 && c.inflight === 0);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(backfills(second).map((f) => f.seq), Array.from({ length: 21 }, (x, i) => i + 5), 'nothing more once the journal is empty');
+});
+
+test('an err about one record is counted; E_NO_HISTORY or E_KIND pauses forwarding until the next link', async (t) => {
+  const { journal, fw, c, paused } = setup(t, { window: 5 });
+  for (let i = 1; i <= 12; i++) journal.append({ ts: i, ct: i, d: { nb: i } });
+  const conn = fakeConnection();
+  fw.attach(conn);
+  await waitFor(() => c.sent === 5);
+  const err = (code, seq) => ({ v: 1, k: 'err', src: 'cloud-e', seq: 1, ts: 1, ref: { src: journal.src, seq }, e: { code, msg: code } });
+  assert.equal(fw.take(err('E_RANGE', 2)), true);
+  assert.equal(c.refused, 1);
+  assert.equal(fw.take({ ...err('E_EXPIRED', 2), ref: { src: 'twin-1', seq: 2 } }), false, 'another sender\'s answer: the flow\'s');
+  answer(fw, journal.src, 5);
+  await waitFor(() => c.sent === 10);
+  assert.equal(fw.take(err('E_NO_HISTORY', 6)), true);
+  assert.deepEqual([c.paused, paused], [1, ['E_NO_HISTORY']]);
+  answer(fw, journal.src, 7);
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(c.sent, 10, 'paused');
+  assert.equal(journal.pending, 5, 'the journal keeps the rest');
+  fw.detach();
+  fw.attach(fakeConnection());
+  await waitFor(() => c.sent === 15);
+});
