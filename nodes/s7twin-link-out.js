@@ -3,7 +3,8 @@
  * s7twin-link-out: sends msg.payload (an envelope) on a link endpoint — to every peer of
  * msg.plant, to the peer msg._client names if it is a peer of THIS endpoint, or (answers) to the
  * peer that asked. On the edge endpoint a request goes to msg.plant's edge, on this cloud instance
- * or, in a fleet, on whichever instance holds it (lib/fleet/member.js).
+ * or, in a fleet, on whichever instance holds it (lib/fleet/member.js); a command the flow made
+ * itself (not a twin's it passes on) goes into the command log with this node as its sender.
  */
 const envelope = require('./lib/core/envelope');
 const { statusSetter } = require('./lib/runtime/status');
@@ -45,7 +46,8 @@ module.exports = function register(RED) {
       const noPlant = node.mode === 'server' && !plant && !toPeer;
       // Unlike core websocket out, a msg relayed from ANOTHER endpoint (its _client unknown here)
       // is not dropped: it goes to every peer of this one (of its plant).
-      const n = noPlant ? 0 : node.cfg.sendEnvelope(env, msg._client, plant);
+      // This node as the sender: a command of the flow's own goes into the command log by it.
+      const n = noPlant ? 0 : node.cfg.sendEnvelope(env, msg._client, plant, { id: node.id, name: node.name });
       if (n > 0) {
         node.counters.sent += 1;
         done();

@@ -49,7 +49,8 @@ function startListener(node, config, ep, transport, onStatus) {
 
 module.exports = function register(RED) {
   const endpoints = createEndpointSet(RED.server);
-  // The command log every twin endpoint records into, and who may read it (docs/history.md).
+  // The command log every endpoint records into (twins' commands, the flow's own), and who may
+  // read it (docs/history.md).
   const audit = () => runtimeAudit(RED.settings, (t) => RED.log.warn(t));
   installAuditRoute(RED.httpAdmin, {
     store: audit, grants: endpoints.grants, adminAuth: Boolean(RED.settings.adminAuth), needsPermission: RED.auth.needsPermission,
@@ -104,7 +105,8 @@ module.exports = function register(RED) {
       ...endpointOptions(config, {
         role: node.role, path: node.path, id: node.id, grants: plan.grants, backplane: backplane && backplane.backplane, transport,
       }),
-      audit: node.role === 'twin' ? audit().recorder : undefined,
+      // Twin endpoint: every twin's command; edge endpoint: the flow's own (s7twin-link-out).
+      audit: audit().recorder,
       fileBackfill: states ? backfillFiler(states) : undefined,
     });
     node.endpoint = ep;
@@ -137,8 +139,11 @@ module.exports = function register(RED) {
     node.statusInfo = () => endpointStatus(node.role, ep, listener);
     node.register = (u) => { node.users.add(u); if (u.linkStatus) u.linkStatus(node.statusInfo()); };
     node.deregister = (u) => { node.users.delete(u); };
-    /** Send to clientId if it is a peer of THIS endpoint, else route/fan out by plant (see lib). */
-    node.sendEnvelope = (env, clientId, plantOf) => ep.send(env, clientId, plantOf);
+    /**
+     * Send to clientId if it is a peer of THIS endpoint, else route/fan out by plant (see lib);
+     * `by`: the link-out node that sends it (a flow's command is logged with it as the sender).
+     */
+    node.sendEnvelope = (env, clientId, plantOf, by) => ep.send(env, clientId, plantOf, by);
     /** The plant a msg without msg.plant goes to; null when this endpoint serves several. */
     node.onlyPlant = ep.onlyPlant;
     /** Refuse a command or probe that reached no peer here, to its twin (lib/link/server-set.js). */

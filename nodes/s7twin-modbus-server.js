@@ -11,6 +11,8 @@ const { tableFor } = require('./lib/core/table/config');
 const registry = require('./lib/runtime/registry');
 const { prop } = require('./lib/core/props');
 const { dedupStatus } = require('./lib/runtime/status');
+const { DEFAULT_PLANT } = require('./lib/core/plants');
+const { runtimeAudit } = require('./lib/history/audit-store');
 
 const STATUS = {
   starting: { fill: 'yellow', shape: 'ring', text: 'starting' },
@@ -40,7 +42,11 @@ module.exports = function register(RED) {
       }
       // The plant's table: the I/O table node given, else S7T_IO_TABLE's, else the demo plant's.
       const table = tableFor((id) => RED.nodes.getNode(id), config.table, processTable);
-      server = createModbusServer({ host, port, registers, maxClients, edgeHosts, ratePerS, burst: 2 * ratePerS, table });
+      // The plant (one per Modbus server): the node's, else S7T_PLANT, else plant1. Every write of
+      // the commands' registers goes into the runtime's command log (lib/modbus/command-log.js).
+      const plant = String(config.plant || '').trim() || process.env.S7T_PLANT || DEFAULT_PLANT;
+      const audit = runtimeAudit(RED.settings, (t) => RED.log.warn(t)).recorder;
+      server = createModbusServer({ host, port, registers, maxClients, edgeHosts, ratePerS, burst: 2 * ratePerS, table, plant, audit });
     } catch (err) {
       status(STATUS.error(err.code || 'config error'));
       node.error(`${err.code}: ${err.message}`);
@@ -85,7 +91,8 @@ module.exports = function register(RED) {
       try {
         if (!server) throw Object.assign(new Error('no server (bad configuration)'), { code: 'E_CONFIG' });
         const address = Number(msg.address);
-        server.write(address, Array.isArray(msg.payload) ? msg.payload : [msg.payload]);
+        // This node as the sender of a command the flow writes (the command log names it).
+        server.write(address, Array.isArray(msg.payload) ? msg.payload : [msg.payload], { id: node.id, name: node.name });
         done();
       } catch (err) {
         done(err);

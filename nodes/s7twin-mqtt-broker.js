@@ -5,7 +5,8 @@
  * lib/mqtt/server.js; this file wires it to Node-RED: settings from the node or the environment,
  * credentials, status, an output for refusals, counters in the /s7twin/stats registry, and a
  * clean close on redeploy (ports free again before done is called). Its settings and refusal
- * reporting: lib/mqtt/node-settings.js.
+ * reporting: lib/mqtt/node-settings.js. The runtime's command log gets every command the broker
+ * takes (lib/mqtt/command-log.js).
  */
 const { createMqttServer } = require('./lib/mqtt/server');
 const { portSetting, brokerOptions, createRefusalLog, statusText } = require('./lib/mqtt/node-settings');
@@ -13,6 +14,7 @@ const { statusSetter } = require('./lib/runtime/status');
 const registry = require('./lib/runtime/registry');
 const { closeWithin } = require('./lib/runtime/close-guard');
 const { setting } = require('./lib/core/props');
+const { runtimeAudit } = require('./lib/history/audit-store');
 
 const CLOSE_TIMEOUT_MS = 5000; // done() is reached even if a socket refuses to close
 const STATUS_MS = 1000; // status refreshed at most once a second
@@ -35,7 +37,12 @@ module.exports = function register(RED) {
 
     let opts;
     try {
-      opts = { ...brokerOptions(config, node.credentials, process.env), onEvent: (ev) => { refusals.report(ev); refreshStatus(); } };
+      opts = {
+        ...brokerOptions(config, node.credentials, process.env),
+        onEvent: (ev) => { refusals.report(ev); refreshStatus(); },
+        // Every publish on a command topic, relayed or refused, into the runtime's command log.
+        audit: runtimeAudit(RED.settings, (t) => RED.log.warn(t)).recorder,
+      };
     } catch (err) {
       opts = null;
       node.error(`${err.code || 'E_MQTT_CONFIG'}: ${err.message}`);

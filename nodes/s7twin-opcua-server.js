@@ -14,6 +14,7 @@ const registry = require('./lib/runtime/registry');
 const { dedupStatus } = require('./lib/runtime/status');
 const { closeWithin } = require('./lib/runtime/close-guard');
 const { numberReader } = require('./lib/core/props');
+const { runtimeAudit } = require('./lib/history/audit-store');
 
 const CLOSE_TIMEOUT_MS = 8000; // well inside Node-RED's 15 s close limit
 const STATUS_MIN_MS = 500; // session-count status refreshed at most twice a second
@@ -34,7 +35,8 @@ module.exports = function register(RED) {
         userDir: (RED.settings && RED.settings.userDir) || process.cwd(), initialValues: images.get(node.id),
         table: plantTableFor((id) => RED.nodes.getNode(id), config.table, String(config.plant || '').trim() || DEFAULT_PLANT),
       });
-      server = createOpcuaServer(options);
+      // Every write of a command variable, into the runtime's command log (lib/opcua/command-log.js).
+      server = createOpcuaServer({ ...options, audit: runtimeAudit(RED.settings, (t) => RED.log.warn(t)).recorder });
       if (usesDefaultPassword(options)) {
         node.warn('OPC UA server: a default password is in use (set the passwords in the node or S7T_OPCUA_TWIN_PASSWORD / S7T_OPCUA_EDGE_PASSWORD)');
       }
@@ -84,7 +86,8 @@ module.exports = function register(RED) {
       try {
         const values = msg.payload && typeof msg.payload === 'object' && !Array.isArray(msg.payload)
           ? msg.payload : { [msg.topic]: msg.payload };
-        for (const [k, v] of Object.entries(values)) server.set(k, v);
+        // This node as the sender of a command the flow sets (the command log names it).
+        for (const [k, v] of Object.entries(values)) server.set(k, v, { id: node.id, name: node.name });
         done();
       } catch (err) {
         done(err);

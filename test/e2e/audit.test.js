@@ -2,7 +2,8 @@
 /**
  * The command log end to end, as a user runs it: virtual S7-1500, edge and cloud Node-RED with the
  * project's flows (WebSocket twins and the REST endpoint), an editor login and an auditor token.
- * Commands written, refused and read-only are in the log with who sent them and their outcome;
+ * Commands written, refused and read-only are in the log with who sent them and their outcome, and
+ * a command of the cloud's own flow (an s7twin-link-out node) with that node as its sender;
  * auditors and the admin read it (JSON and CSV), twins and viewers get 403; the chain verifies,
  * goes on across a cloud restart, and a tampered copy is found. The plant history holds the edge's
  * states, a viewer reads it, an edge token may not, and it outlives the restart.
@@ -115,6 +116,38 @@ test('command log and plant history: each command with sender and outcome, audit
   });
   const session = (await login.json()).access_token;
   assert.equal((await audit('?plant=plant1', session)).status, 200, 'the editor login reads it');
+
+  // A command of the cloud's own flow (an inject into an s7twin-link-out on the edge endpoint):
+  // logged with that node as its sender and the edge's answer as its outcome, on the timeline too.
+  const admin = { Authorization: `Bearer ${session}`, 'Content-Type': 'application/json' };
+  const deployed = await (await fetch(`${sys.cloud.url}/flows`, { headers: admin })).json();
+  const edgeServer = deployed.find((n) => n.type === 's7twin-link-server' && n.role === 'edge');
+  const envelope = { v: 1, k: 'cmd', src: 'line-flow', seq: 1, ts: Date.now(), d: { [WRITABLE]: 0 } };
+  const added = await fetch(`${sys.cloud.url}/flow`, {
+    method: 'POST', headers: admin,
+    body: JSON.stringify({
+      label: 'a flow\'s own command',
+      nodes: [
+        {
+          id: 'audit.inject', type: 'inject', props: [{ p: 'payload' }, { p: 'plant', v: 'plant1', vt: 'str' }],
+          payload: JSON.stringify(envelope), payloadType: 'json', repeat: '', once: false, x: 150, y: 60, wires: [['audit.out']],
+        },
+        { id: 'audit.out', type: 's7twin-link-out', name: 'line command', mode: 'server', server: edgeServer.id, x: 350, y: 60, wires: [] },
+      ],
+    }),
+  });
+  assert.equal(added.status, 200, await added.clone().text());
+  const tab = await (await fetch(`${sys.cloud.url}/flow/${(await added.json()).id}`, { headers: admin })).json();
+  const inject = tab.nodes.find((n) => n.type === 'inject');
+  const out = tab.nodes.find((n) => n.type === 's7twin-link-out');
+  await waitFor(async () => (await fetch(`${sys.cloud.url}/inject/${inject.id}`, { method: 'POST', headers: admin })).status === 200, 15000, 'the inject');
+  const flowCommand = await waitFor(async () => JSON.parse((await audit(`?plant=plant1&from=${start - 1000}`, AUDITOR)).text).commands
+    .find((c) => c.via === 'flow' && c.outcome), 15000, 'the flow\'s command and its outcome in the log');
+  assert.deepEqual([flowCommand.role, flowCommand.user, flowCommand.node, flowCommand.src, flowCommand.outcome, flowCommand.values],
+    ['flow', 'line command', out.id, 'line-flow', 'written', { [WRITABLE]: 0 }]);
+  assert.ok(Number.isFinite(flowCommand.plcAt), 'the time the edge saw the PLC take it');
+  const timeline = JSON.parse((await audit(`?plant=plant1&from=${start - 1000}&commands=1`, TOKENS.viewer, 'history')).text).commands;
+  assert.deepEqual(timeline.filter((c) => c.via === 'flow').map((c) => [c.role, c.src, c.outcome]), [['flow', 'line-flow', 'written']]);
 
   // The plant history: the edge's states, read with a viewer token; an edge token gets 403.
   const window = `?plant=plant1&from=${start - 60000}`;

@@ -10,7 +10,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const ModbusRTU = require('modbus-serial');
-const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
+const net = require('node:net');
+const { startNodeRed, freePort, waitFor, edgeReady, nodeStats, auditCommands } = require('../helpers/nodered');
 const { startPlc } = require('../helpers/plc');
 const { runTwin } = require('../../twin/run');
 const tags = require('../../nodes/lib/core/io-table').demoTable();
@@ -66,6 +67,26 @@ async function stack(t) {
   return { plc, cloud, edge, mbPort, url: `modbus://127.0.0.1:${mbPort}` };
 }
 
+/**
+ * One FC16 request from another loopback address (127.0.0.2: not among the edge's addresses), and
+ * its answer's function code and exception.
+ */
+async function writeFrom(address, port, register, words) {
+  const sock = net.connect({ host: '127.0.0.1', port, localAddress: address });
+  await new Promise((resolve, reject) => { sock.once('connect', resolve); sock.once('error', reject); });
+  const pdu = Buffer.alloc(6 + 2 * words.length);
+  pdu[0] = 16;
+  pdu.writeUInt16BE(register, 1);
+  pdu.writeUInt16BE(words.length, 3);
+  pdu[5] = 2 * words.length;
+  words.forEach((w, k) => pdu.writeUInt16BE(w, 6 + 2 * k));
+  const head = Buffer.from([0, 77, 0, 0, 0, pdu.length + 1, 1]); // transaction 77, unit 1
+  sock.write(Buffer.concat([head, pdu]));
+  const answer = await new Promise((resolve, reject) => { sock.once('data', resolve); sock.once('error', reject); });
+  sock.destroy();
+  return { fc: answer[7], exception: answer[8] };
+}
+
 function twin(url, boxes) {
   return runTwin({ protocol: 'modbus', url, pollMs: POLL_MS, boxes, damaged: '0110010110', profile: 'fast', plantModel: PLANT, quiet: true });
 }
@@ -96,6 +117,19 @@ test('modbus path: 10 boxes sorted through PLC, edge and cloud; round trips time
   }, 20000, 'flow-timer CSV with all five timed outputs');
   assert.match(rows, /^time,protocol,variable,id,ms\n/);
   assert.match(rows, /,modbus,c1,c1:modbus-hr0:\d+,\d+\.\d{3}\n/);
+
+  // Every write of HR0 by the twin is in the command log (GET /s7twin/audit): Modbus names no
+  // user, so its sender is its address; the inputs it set, by their short names.
+  const log = await auditCommands(s.cloud, (cs) => cs.some((c) => c.via === 'modbus' && c.outcome === 'relayed'), 'the twin\'s commands');
+  assert.ok(log.every((c) => c.via === 'modbus' && c.target === 'HR0' && c.user === undefined && ['relayed', 'unchanged'].includes(c.outcome)),
+    JSON.stringify(log.slice(0, 5)));
+  assert.ok(log.some((c) => c.outcome === 'relayed' && c.values.st === 1), 'the start button pressed');
+  assert.match(log[0].from, /^(::ffff:)?127\.0\.0\.1:\d+$/);
+  // A client that is not the edge writing HR0 and the edge's HR1 in one request: refused whole.
+  assert.deepEqual(await writeFrom('127.0.0.2', s.mbPort, 0, [0, 0xff]), { fc: 0x90, exception: 2 });
+  const refused = (await auditCommands(s.cloud, (cs) => cs.some((c) => c.outcome === 'refused'), 'the refused command')).filter((c) => c.outcome === 'refused');
+  assert.deepEqual(refused.map((c) => [c.code, c.target, c.seq, c.values.c1]), [['E_MODBUS_NOT_EDGE', 'HR0..1', 77, 1]]);
+  assert.match(refused[0].from, /^127\.0\.0\.2:\d+$/);
 
   // 2. Bad addresses: exception 02 from the cloud server and from the PLC, nothing written.
   const cc = await mbClient(s.mbPort);

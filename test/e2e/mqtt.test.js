@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const mqtt = require('mqtt');
-const { startNodeRed, freePort, waitFor, ROOT } = require('../helpers/nodered');
+const { startNodeRed, freePort, waitFor, auditCommands, ROOT } = require('../helpers/nodered');
 const { startPlc } = require('../helpers/plc');
 const { runTwin } = require('../../twin/run');
 const { createTransport } = require('../../twin/transports/mqtt');
@@ -119,6 +119,12 @@ test('MQTT path: bad input never reaches the PLC; a broker restart (redeploy) is
   assert.equal(plc.counters.mqttRejected, 0);
   assert.equal(plc.values().c1, 0);
   assert.equal(plc.values().red, 0);
+  // The command log (GET /s7twin/audit) has the refused command, with its sender and code; the
+  // refused state publish is not a command.
+  const refused = (await auditCommands(cloud.red, (cs) => cs.some((c) => c.via === 'mqtt'), 'the refused MQTT command')).filter((c) => c.via === 'mqtt');
+  assert.deepEqual(refused.map((c) => [c.user, c.role, c.src, c.outcome, c.code, c.values]),
+    [['twin', 'twin', rogue.options.clientId, 'refused', 'E_NOT_WRITABLE', { c1: 1, red: 1 }]]);
+  assert.match(refused[0].from, /^(::ffff:)?127\.0\.0\.1:\d+$/);
 
   // A twin stays connected while the cloud redeploys its flows (the broker closes and restarts).
   const twin = createTransport({ url: cloud.url, username: 'twin', password: PW.twin });
@@ -143,6 +149,12 @@ test('MQTT path: bad input never reaches the PLC; a broker restart (redeploy) is
   await waitFor(() => plc.values().grn === 0, 20000, 'stopped');
   twin.send({ sp: 0 });
   await twin.close();
+  // Each of them in the command log, relayed by the broker (which redeployed in between: the
+  // log is the runtime's, not the node's), with who sent it.
+  const log = await auditCommands(cloud.red, (cs) => cs.filter((c) => c.via === 'mqtt' && c.outcome === 'relayed').length >= 3, 'the three relayed commands');
+  const relayed = log.filter((c) => c.via === 'mqtt' && c.outcome === 'relayed');
+  assert.deepEqual(relayed.map((c) => c.values), [{ st: 1 }, { st: 0, sp: 1 }, { sp: 0 }]);
+  assert.ok(relayed.every((c) => c.user === 'twin' && c.role === 'twin' && c.target === 's7twin/plant1/cmd' && c.plant === 'plant1'));
 
   // And the plant sorts correctly afterwards.
   const result = await runTwin({ protocol: 'mqtt', url: cloud.url, username: 'twin', password: PW.twin, boxes: 5, profile: 'fast', seed: 7 });

@@ -9,7 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startNodeRed, freePort, waitFor, edgeReady, nodeStats } = require('../helpers/nodered');
+const { startNodeRed, freePort, waitFor, edgeReady, nodeStats, auditCommands } = require('../helpers/nodered');
 const { createPlc } = require('../../plc');
 const { pkiDir, countMonitoredItems } = require('../helpers/opcua');
 const { runTwin } = require('../../twin/run');
@@ -121,6 +121,14 @@ test('OPC UA path: the twin sorts 10 boxes through cloud server, edge bridge and
 
   // The twin's session is gone; the bridge's subscriptions are still there exactly once.
   assert.equal((await countMonitoredItems(sys.url, TWIN)).items, COMMANDS + PROBE_SLOTS);
+
+  // Every command the twin wrote is in the command log (GET /s7twin/audit) with its sender; the
+  // edge's writes of the states are not commands.
+  const log = await auditCommands(sys.cloud, (cs) => cs.some((c) => c.via === 'opcua' && c.outcome === 'relayed'), 'the twin\'s commands');
+  assert.ok(log.every((c) => c.via === 'opcua' && c.user === TWIN.user && c.role === 'twin' && ['relayed', 'unchanged'].includes(c.outcome)),
+    JSON.stringify(log.slice(0, 5)));
+  assert.ok(log.some((c) => c.values && c.values.st === 1 && c.target === 'ns=1;s=plant1.StartButton'), 'the start button pressed');
+  assert.match(log[0].from, /^(::ffff:)?127\.0\.0\.1:\d+$/);
 });
 
 test('OPC UA path: cloud server restart and PLC restart, the edge recovers without duplicate monitored items', async (t) => {
@@ -196,8 +204,12 @@ test('OPC UA path: probes twin → cloud server → edge bridge → PLC and back
     { nodeId: ot.probeNodeId('req', 1), dataType: 'Int32', value: 5 },
     { nodeId: ot.probeNodeId('req', 1), dataType: 'String', value: 'x' },
     { nodeId: ot.probeNodeId('res', 1), dataType: 'UInt32', value: 5 },
+    { nodeId: ot.cloudNodeId('st'), dataType: 'Int32', value: 1 }, // a command of the wrong type
   ]);
-  assert.deepEqual(r.map((x) => x.status), ['BadTypeMismatch', 'BadTypeMismatch', 'BadUserAccessDenied']);
+  assert.deepEqual(r.map((x) => x.status), ['BadTypeMismatch', 'BadTypeMismatch', 'BadUserAccessDenied', 'BadTypeMismatch']);
+  // The command log has the refused command with its code; probes are not commands.
+  const log = await auditCommands(sys.cloud, (cs) => cs.length > 0, 'the refused command');
+  assert.deepEqual(log.map((c) => [c.via, c.user, c.role, c.outcome, c.code, c.values]), [['opcua', 'twin', 'twin', 'refused', 'E_OPCUA_WRITE', { st: 1 }]]);
   // Nothing of that reached the PLC: its request 1 is still the last good probe of slot 1.
   const [req1] = await plcClient.read([ot.plcProbeNodeId('req', 1)]);
   assert.equal(req1.value, value - 4);

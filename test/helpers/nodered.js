@@ -51,4 +51,27 @@ async function edgeReady(edge, opts) {
   }, opts.timeoutMs || 60000, 'the edge\'s bridges to have their baselines');
 }
 
-module.exports = { ROOT, freePort, waitFor, startNodeRed, nodeStats, edgeReady };
+/**
+ * The command log's commands of a running cloud (GET /s7twin/audit of every plant since the
+ * epoch; a runtime with no editor login answers without a token), once `until` holds for them.
+ * @param {{url: string}} red
+ * @param {(commands: object[]) => boolean} [until] wait until the log holds what the test made
+ * @param {string} [what] what is waited for
+ * @returns {Promise<object[]>}
+ */
+async function auditCommands(red, until = () => true, what = 'the commands in the command log') {
+  let last = [];
+  try {
+    return await waitFor(async () => {
+      const res = await fetch(`${red.url}/s7twin/audit?plant=*&from=0`);
+      if (!res.ok) throw new Error(`GET /s7twin/audit: HTTP ${res.status} ${await res.text()}`);
+      last = (await res.json()).commands;
+      return until(last) ? last : null;
+    }, 20000, what, 200);
+  } catch (err) {
+    err.message += `\nthe log holds: ${JSON.stringify(last).slice(0, 3000)}`;
+    throw err;
+  }
+}
+
+module.exports = { ROOT, freePort, waitFor, startNodeRed, nodeStats, edgeReady, auditCommands };

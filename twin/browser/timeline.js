@@ -83,7 +83,8 @@ function sendersOf(commands) {
     if (c.via && !s.via.includes(c.via)) s.via.push(c.via);
   }
   return [...by.values()].sort((a, b) => b.count - a.count || a.key.localeCompare(b.key))
-    .map((s, i) => ({ ...s, slot: i % 8, label: `${s.src} (${s.role} token ${s.token}, ${s.via.join('+') || '?'})` }));
+    // A command of the MQTT, OPC UA or Modbus path, or a flow's, has no token: its role only.
+    .map((s, i) => ({ ...s, slot: i % 8, label: `${s.src} (${s.role}${s.token === '?' ? '' : ` token ${s.token}`}, ${s.via.join('+') || '?'})` }));
 }
 
 /**

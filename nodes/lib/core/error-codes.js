@@ -435,6 +435,12 @@ const CODES = {
     means: 'The subscription or its monitored items could not be created: the session is closed and the connection retried.' },
   E_NOT_CONNECTED: { area: 'opcua', by: ['edge', 'twin'], resync: false,
     means: 'There is no OPC UA session now: the request is dropped and counted until the reconnect.' },
+  E_OPCUA_DENIED: { area: 'opcua', by: ['cloud'], resync: false,
+    means: 'The cloud OPC UA server refused a write of a command variable (BadUserAccessDenied): the session\'s account may not write ' +
+      'commands (the edge\'s, or an anonymous one); nothing was written. The command log records it as refused with this code.' },
+  E_OPCUA_WRITE: { area: 'opcua', by: ['cloud'], resync: false,
+    means: 'The cloud OPC UA server refused a write of a command variable with another bad status (the message names it: a value of ' +
+      'the wrong data type, BadTypeMismatch): nothing was written. The command log records it as refused with this code.' },
   E_WRITE_REFUSED: { area: 'opcua', by: ['edge'], resync: false,
     means: 'An OPC UA server refused a value of the bridge\'s Write (its OPC UA status is in the message): that value was not written.' },
   E_BRIDGE: { area: 'opcua', by: ['edge'], resync: false,

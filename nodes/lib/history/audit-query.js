@@ -1,14 +1,16 @@
 'use strict';
 /**
  * Reading the command log (lib/history/audit-log.js) back: the commands of a plant that arrived
- * in a time window, each joined with its outcome, as rows (JSON) or CSV. The join is one for a
+ * in a time window, each joined with its outcome (its own `outcome` entry, or, on the MQTT, OPC UA
+ * and Modbus paths, the outcome its `cmd` entry carries), as rows (JSON) or CSV. The join is one for a
  * single log file and for a fleet's chains (lib/history/audit-fleet.js).
  *
  * The log is read from the start to its end on every query (a plant's commands are few next to
  * its states; the log has no index). An outcome is matched to the newest command of the same
  * plant, src and seq before it that has none yet; a command whose outcome is not in the log (the cloud stopped
- * before it answered) has outcome null. Entries that are not commands or outcomes (`gap`, `cut`)
- * are returned as notes, so a reader sees that the log says it is incomplete.
+ * before it answered) has outcome null. Entries that are not commands or outcomes (`gap`, `cut`,
+ * and `muted`: a sender's refused commands counted, not logged one by one) are returned as notes,
+ * so a reader sees that the log says it is incomplete.
  *
  * Plain module over node:fs and node:readline.
  */
@@ -17,7 +19,7 @@ const readline = require('node:readline');
 
 /** The CSV's columns, in order. */
 const COLUMNS = ['n', 'arrived', 'plant', 'via', 'token', 'role', 'user', 'from', 'src', 'seq', 'cid', 'key', 'deadline', 'ttl', 'values',
-  'outcome', 'first', 'code', 'msg', 'answered', 'plcAt', 'chain', 'settled'];
+  'outcome', 'first', 'code', 'msg', 'answered', 'plcAt', 'chain', 'settled', 'target', 'node'];
 const MAX_COMMANDS = 100000; // commands one query returns at most (truncated: true past it)
 
 /**
@@ -68,7 +70,8 @@ function createCommandJoin(q, chain) {
     if (!e || typeof e !== 'object') return;
     entries += 1;
     if (e.kind !== 'cmd' && e.kind !== 'outcome') {
-      if (e.t >= from && e.t <= to) notes.push({ ...e, ...mark });
+      // A note of one plant (a `muted` count of refusals) only for readers of that plant.
+      if (e.t >= from && e.t <= to && !(plants && e.plant !== undefined && !plants.has(e.plant))) notes.push({ ...e, ...mark });
       return;
     }
     if (plants && !plants.has(e.plant)) return;
@@ -79,8 +82,11 @@ function createCommandJoin(q, chain) {
       const row = {
         n: e.n, arrived: e.t, plant: e.plant, via: e.via, token: e.token, role: e.role, user: e.user, from: e.from, src: e.src, seq: e.seq,
         cid: e.cid, key: e.key, deadline: e.dl, ttl: e.ttl, values: e.d, outcome: null, ...mark,
+        ...(e.target === undefined ? {} : { target: e.target }), ...(e.node === undefined ? {} : { node: e.node }),
       };
       rows.push(row);
+      // A command of a path without answers carries its outcome (decided as it arrived).
+      if (e.outcome !== undefined) { Object.assign(row, { outcome: e.outcome, code: e.code, msg: e.msg, answered: e.t }); return; }
       if (!waiting.has(k)) waiting.set(k, []);
       waiting.get(k).push(row);
       return;

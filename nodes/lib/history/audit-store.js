@@ -2,7 +2,8 @@
 /**
  * The command log of one Node-RED runtime: where its file is, and one writer and recorder per file
  * for the whole process (lib/history/audit-log.js, lib/history/command-audit.js), shared by every
- * node that takes commands (the twin endpoints, the REST nodes).
+ * node that takes commands (the link endpoints, the REST nodes, the MQTT broker, the OPC UA and
+ * Modbus servers).
  *
  * A log stays open for as long as the process runs, across redeploys: a writer closed by one
  * deploy and opened by the next could overlap, and two writers on one file would fork its chain.

@@ -25,12 +25,17 @@
  * - Backfill (the states of an outage, forwarded from the edge's journal): filed into the plant
  *   history through `fileBackfill` and answered once stored, never passed on to the flows, the
  *   fleet or a twin (lib/link/backfill-intake.js).
+ * - The command log (lib/history/command-audit.js, when `audit` is given): a command a flow of the
+ *   cloud sends (an s7twin-link-out node names itself as `by`), not one it passes on from a twin
+ *   or the REST endpoint, is recorded as the flow's as it leaves, and the answer this endpoint
+ *   passes to the flow for it (the edge's, or its own: E_BUSY, E_OUTCOME_UNKNOWN, E_EDGE_DOWN…)
+ *   as its outcome.
  */
 const envelope = require('../core/envelope');
 const clock = require('../core/clock');
 const { plantTables } = require('../core/io-table');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
-const { createEdgeRelay } = require('./edge-relay');
+const { createEdgeRelay, withDeadline } = require('./edge-relay');
 const { createBackfillIntake } = require('./backfill-intake');
 
 const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync', 'table', 'backfill']);
@@ -65,9 +70,10 @@ function edgeRefusal(env, table = plantTables.get(undefined)) {
 
 /**
  * @param {object} opts DEFAULTS of lib/link/endpoint-core.js plus path, src, tokens, plant, grants
- *   (see lib/link/endpoint.js), backplane and fleet (lib/link/edge-relay.js), and fileBackfill
+ *   (see lib/link/endpoint.js), backplane and fleet (lib/link/edge-relay.js), fileBackfill
  *   (plant, env) → Promise: where backfill frames are filed (the plant history; none: refused
- *   E_NO_HISTORY, lib/link/backfill-intake.js)
+ *   E_NO_HISTORY, lib/link/backfill-intake.js), and `audit`: the command log's recorder
+ *   (lib/history/command-audit.js), for the flow's own commands
  * @returns {EventEmitter & object} see lib/link/endpoint.js
  * @throws {AuthError} E_TOKENS
  */
@@ -95,11 +101,28 @@ function createEdgeEndpoint(opts) {
     },
     onClose: (c, code) => relay.detach(c, code),
     onAbandon: (plant) => relay.fleet.release(plant),
-    sendRequest: (env, plant) => relay.sendRequest(env, plant),
+    sendRequest,
+    onEmit: o.audit ? (env, plant) => o.audit.answered(plant, env, { flow: true }) : undefined,
     onClosed: () => relay.close(),
   });
   const relay = createEdgeRelay({ ...o, sender: core.sender, counters: core.counters, emit: core.emit });
   const backfill = createBackfillIntake({ sender: core.sender, counters: core.counters, file: o.fileBackfill });
+
+  /**
+   * A request from the flow, to the plant's edge; a flow's own command in the command log first
+   * (its answer comes back through onEmit, or is the E_EDGE_DOWN below).
+   */
+  function sendRequest(env, plant, by) {
+    const req = withDeadline(env, o.lifetimeMs);
+    const flow = Boolean(o.audit && by) && o.audit.flowSent({ plant, by, at: clock.now(), env: req });
+    const n = relay.sendRequest(req, plant);
+    if (n === 0 && flow) {
+      // Not delivered: the link-out node refuses it to twins, which a flow is not; the log says so here.
+      const msg = `no edge of plant ${plant} is ready: the ${env.k} was not delivered`;
+      o.audit.refused(plant, { src: env.src, seq: env.seq }, 'E_EDGE_DOWN', msg, { flow: true });
+    }
+    return n;
+  }
 
   function admit(ticket) {
     const { plant } = ticket;

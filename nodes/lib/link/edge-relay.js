@@ -23,6 +23,15 @@ const { createLocalBackplane } = require('../fleet/backplane');
 const { createFleetMember } = require('../fleet/member');
 
 /**
+ * A request with its deadline on the cloud's clock: as it came when it has one (a twin endpoint
+ * stamped it), else the default lifetime from now (a request from a flow).
+ * @param {object} env
+ * @param {number} lifetimeMs
+ * @returns {object} env itself, or a copy with `dl`
+ */
+const withDeadline = (env, lifetimeMs) => (Number.isFinite(env.dl) ? env : { ...env, dl: clock.now() + lifetimeMs });
+
+/**
  * @param {object} o
  * @param {number} o.linkTimeoutMs the plant lease's TTL: an edge silent this long is gone
  * @param {number} o.graceMs how long past a command's deadline its answer may still be on its way
@@ -143,7 +152,7 @@ function createEdgeRelay(o) {
      */
     sendRequest(env, plant) {
       // A request from a flow that did not come through a twin endpoint gets the default lifetime.
-      const req = Number.isFinite(env.dl) ? env : { ...env, dl: clock.now() + o.lifetimeMs };
+      const req = withDeadline(env, o.lifetimeMs);
       if (edges.has(plant)) {
         const c = liveEdge(plant);
         if (c) { toEdge(c, req, plant, undefined); return 1; }
@@ -182,4 +191,4 @@ function createEdgeRelay(o) {
   };
 }
 
-module.exports = { createEdgeRelay };
+module.exports = { createEdgeRelay, withDeadline };

@@ -24,10 +24,12 @@
  *
  * A role: {name, counters, tickMs, limits, admit(ticket), onAccept(peer), onFrame(peer, env,
  * arrived) → pass on?, tick(peer, now), onClose(peer, code), onAbandon?(plant), sendRequest?(env,
- * plant) → peers reached, answerTo?(plant, ref) → the id of the peer whose request an answer
- * answers, strayAnswer?() → the answer to a peer that is gone is dropped (else it goes to every
+ * plant, by) → peers reached (by: the flow's node that sent it, when one did), answerTo?(plant,
+ * ref) → the id of the peer whose request an answer answers, strayAnswer?() → the answer to a peer that is gone is dropped (else it goes to every
  * peer of the plant), onSend?(env, plant) → sees every frame sent out for a plant (the twin
- * endpoint records its answers in the command log), onClosed?() → Promise}.
+ * endpoint records its answers in the command log), onEmit?(env, plant) → sees every frame passed to
+ * the flow (the edge endpoint records the edge's answers to a flow's own commands), onClosed?() →
+ * Promise}.
  */
 const { EventEmitter } = require('node:events');
 const envelope = require('../core/envelope');
@@ -181,7 +183,10 @@ function createEndpointCore(o, role) {
   let closed = false;
 
   /** Emit a frame for the flow: from `clientId` (if a peer's), for `plant`. */
-  const emit = (env, clientId, plant) => ee.emit('envelope', env, clientId, plant);
+  const emit = (env, clientId, plant) => {
+    if (role.onEmit) role.onEmit(env, plant);
+    ee.emit('envelope', env, clientId, plant);
+  };
   const intake = createIntake({
     maxPayload: o.maxPayload,
     counters,
@@ -253,17 +258,19 @@ function createEndpointCore(o, role) {
    * @param {object} env a valid envelope
    * @param {string} [clientId]
    * @param {string} [plant] msg.plant; may be left out when the endpoint serves one plant only
+   * @param {{id: string, name?: string}} [by] the flow's node that sends it (s7twin-link-out): a
+   *   request's sender for the command log
    * @returns {number} peers the frame was delivered or queued to (0 also when no plant is named
    *   and the endpoint serves several: counted in noPlant)
    */
-  function send(env, clientId, plant) {
+  function send(env, clientId, plant, by) {
     if (closed) return 0;
     const c = clientId !== undefined ? peers.get(clientId) : undefined;
     const p = c ? c.plant : admission.resolvePlant(plant);
     if (!p) { counters.noPlant += 1; return 0; }
     if (isState(env)) latest.remember(p, env);
     if (role.onSend) role.onSend(env, p);
-    if (role.sendRequest && envelope.REQUEST_KINDS.has(env.k)) return role.sendRequest(env, p);
+    if (role.sendRequest && envelope.REQUEST_KINDS.has(env.k)) return role.sendRequest(env, p, by);
     if (c) { c.deliver(env); return 1; }
     return route(env, p);
   }

@@ -27,6 +27,15 @@ function rangesOf(regs) {
 const regsOf = (t) => Array.from({ length: Math.max(1, t.modbus.words) }, (_, k) => t.modbus.reg + k);
 
 /**
+ * The registers of the commands: those of the cloud-writable tags (the demo plant's HR0).
+ * @param {object} [table] default: the demo plant's
+ * @returns {Array<{from: number, to: number}>}
+ */
+function commandRangesOf(table = demoTable()) {
+  return rangesOf(table.writable.filter((t) => t.modbus).flatMap(regsOf));
+}
+
+/**
  * The registers any client may write on the cloud's server: the cloud-writable tags' and the
  * probe requests of every PLC slot.
  * @param {object} [table] default: the demo plant's
@@ -35,7 +44,7 @@ const regsOf = (t) => Array.from({ length: Math.max(1, t.modbus.words) }, (_, k)
 function twinWritableOf(table = demoTable()) {
   const m = table.modbusMap;
   return [
-    ...rangesOf(table.writable.filter((t) => t.modbus).flatMap(regsOf)),
+    ...commandRangesOf(table),
     { from: m.probeRequestBase, to: m.probeRequestBase + 2 * table.PROBE_SLOTS - 1 },
   ];
 }
@@ -99,4 +108,4 @@ function createRegisterMap(table = demoTable()) {
   };
 }
 
-module.exports = { createRegisterMap, twinWritableOf, rangesOf, ModbusMapError };
+module.exports = { createRegisterMap, twinWritableOf, commandRangesOf, rangesOf, ModbusMapError };

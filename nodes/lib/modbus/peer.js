@@ -27,10 +27,12 @@ const CLOSE_AFTER_MS = 1000; // a limited connection gets this long to read its 
  * @param {object} p.counters the server's counters
  * @param {(ev: string, arg: object) => void} p.emit the server's 'write' and 'limited' events
  * @param {() => void} p.onClose the socket closed
+ * @param {object} [p.commands] the command log's view of requests (lib/modbus/command-log.js)
  */
 function servePeer(sock, p) {
   const { o, counters } = p;
   const from = sock.remoteAddress;
+  const remote = `${from}:${sock.remotePort}`; // the command log names the connection
   const peer = { from, edge: p.sources.matchesNow(from), limits: null, closing: false };
   const limitPeer = () => {
     peer.limits = peer.edge ? null : peerLimits.createPeerLimits({ ratePerS: o.ratePerS, burst: o.burst, errors: o.errors, errorWindowMs: o.errorWindowMs });
@@ -60,8 +62,15 @@ function servePeer(sock, p) {
       buf = f.rest;
       counters.requests += 1;
       const over = peer.limits && peer.limits.frame();
-      if (over) { counters.exceptions += 1; cut(head, mbtcp.exceptionPdu(pdu[0], EX.BUSY), 'rateLimited', over); return; }
-      const { res, write, exception: failed } = p.bank.handle(pdu, peer);
+      if (over) {
+        counters.exceptions += 1;
+        if (p.commands) p.commands.limited(pdu, remote, head.readUInt16BE(0), over);
+        cut(head, mbtcp.exceptionPdu(pdu[0], EX.BUSY), 'rateLimited', over);
+        return;
+      }
+      const handled = p.bank.handle(pdu, peer);
+      if (p.commands) p.commands.handled(handled, remote, head.readUInt16BE(0));
+      const { res, write, exception: failed } = handled;
       const spent = failed && peer.limits && peer.limits.error();
       if (spent) { cut(head, res, 'errorBudget', spent); return; }
       const out = mbtcp.frame(head, res);

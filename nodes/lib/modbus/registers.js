@@ -24,9 +24,12 @@ const ModbusServerError = codedError('ModbusServerError');
  * @param {{reads: number, writes: number, exceptions: number, writeRefused: number}} b.counters
  * @param {(r: {address: number, qty: number, from: string}) => void} b.onRefused a write refused
  *   for its source
- * @returns {{handle(pdu: Buffer, peer: {edge: boolean, from: string}): {res: Buffer,
- *   write?: {address: number, words: number[]}, exception?: boolean}, read(address: number,
- *   qty?: number): number[], write(address: number, words: number[]): void}}
+ * @returns {{handle(pdu: Buffer, peer: {edge: boolean, from: string}): {res: Buffer, req?: object,
+ *   write?: {address: number, words: number[]}, changed?: boolean, exception?: boolean, code?: string,
+ *   message?: string}, read(address: number, qty?: number): number[],
+ *   write(address: number, words: number[]): boolean}}
+ *   handle: `req` the request as parsed (when it parsed), `changed` whether a write changed a word,
+ *   `code`/`message` why a request got its exception; write: whether it changed a word
  */
 function createRegisterBank(b) {
   const bank = new Uint16Array(b.registers);
@@ -39,6 +42,9 @@ function createRegisterBank(b) {
     }
   }
 
+  /** Would writing `words` at `address` change a register? */
+  const differs = (address, words) => words.some((w, k) => bank[address + k] !== w);
+
   /** Only the edge writes outside twinWritable. */
   function checkWriter(peer, address, qty) {
     if (peer.edge || open(address, qty)) return;
@@ -50,21 +56,23 @@ function createRegisterBank(b) {
   return {
     /** Answer one request PDU from `peer`. A request that cannot be served gets its exception. */
     handle(pdu, peer) {
+      let req;
       try {
-        const req = mbtcp.parseRequest(pdu);
+        req = mbtcp.parseRequest(pdu);
         range(req.address, req.qty);
         if (req.fc === 3) {
           counters.reads += 1;
-          return { res: mbtcp.answer(req, bank.subarray(req.address, req.address + req.qty)) };
+          return { res: mbtcp.answer(req, bank.subarray(req.address, req.address + req.qty)), req };
         }
         checkWriter(peer, req.address, req.qty);
+        const changed = differs(req.address, req.words);
         bank.set(req.words, req.address);
         counters.writes += 1;
-        return { res: mbtcp.answer(req), write: { address: req.address, words: req.words } };
+        return { res: mbtcp.answer(req), req, write: { address: req.address, words: req.words }, changed };
       } catch (err) {
         if (!err.exception) throw err;
         counters.exceptions += 1;
-        return { res: mbtcp.exceptionPdu(pdu[0], err.exception), exception: true };
+        return { res: mbtcp.exceptionPdu(pdu[0], err.exception), req, exception: true, code: err.code, message: err.message };
       }
     },
     /**
@@ -80,6 +88,7 @@ function createRegisterBank(b) {
     },
     /**
      * Write registers into the bank (local access, no event).
+     * @returns {boolean} whether a register changed
      * @throws {ModbusServerError} E_MODBUS_ADDRESS, E_MODBUS_WORDS
      */
     write(address, words) {
@@ -90,7 +99,9 @@ function createRegisterBank(b) {
         throw new ModbusServerError('E_MODBUS_WORDS', 'register values must be 16-bit words (0..65535)');
       }
       range(address, words.length);
+      const changed = differs(address, words);
       bank.set(words, address);
+      return changed;
     },
   };
 }

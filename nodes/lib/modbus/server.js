@@ -30,6 +30,8 @@ const { createSourceFilter } = require('../access/source-filter');
 const peerLimits = require('../access/peer-limits');
 const { createRegisterBank, ModbusServerError } = require('./registers');
 const { servePeer } = require('./peer');
+const { createCommandLog } = require('./command-log');
+const { DEFAULT_PLANT } = require('../core/plants');
 
 const DEFAULTS = {
   host: '127.0.0.1',
@@ -52,6 +54,10 @@ const DEFAULTS = {
   burst: peerLimits.DEFAULTS.burst, // requests above that rate absorbed at once
   errors: peerLimits.DEFAULTS.errors, // exceptions a connection may cause per errorWindowMs (0 = off)
   errorWindowMs: peerLimits.DEFAULTS.errorWindowMs,
+  plant: DEFAULT_PLANT, // the plant the commands are for, in the command log
+  // The command log's recorder (lib/history/command-audit.js, handed in by the server node): every
+  // write of the commands' registers, relayed, unchanged or refused (lib/modbus/command-log.js)
+  audit: null,
 };
 const EX = mbtcp.EXCEPTIONS; // framing, requests and their limits: lib/modbus/tcp.js (shared with plc/modbus.js)
 
@@ -98,6 +104,7 @@ function createModbusServer(opts = {}) {
   };
   const ee = new EventEmitter();
   const bank = createRegisterBank({ registers: o.registers, twinWritable: o.twinWritable, counters, onRefused: (r) => ee.emit('write-refused', r) });
+  const commands = o.audit ? createCommandLog({ audit: o.audit, table, plant: o.plant }) : null;
   const sockets = new Set();
   let server = null;
   let port = null;
@@ -114,7 +121,7 @@ function createModbusServer(opts = {}) {
     counters.connects += 1;
     ee.emit('clients', sockets.size);
     servePeer(sock, {
-      o, sources, bank, counters, emit: (ev, arg) => ee.emit(ev, arg),
+      o, sources, bank, counters, commands, emit: (ev, arg) => ee.emit(ev, arg),
       onClose: () => { sockets.delete(sock); if (server) ee.emit('clients', sockets.size); },
     });
   }
@@ -155,8 +162,15 @@ function createModbusServer(opts = {}) {
     },
     /** Read registers from the bank (local access, no event). @throws {ModbusServerError} E_MODBUS_ADDRESS */
     read: bank.read,
-    /** Write registers into the bank (local access, no event). @throws {ModbusServerError} E_MODBUS_ADDRESS, E_MODBUS_WORDS */
-    write: bank.write,
+    /**
+     * Write registers into the bank (local access, no event); with `by` (the flow's node that
+     * wrote them) a write of the commands' registers is in the command log.
+     * @throws {ModbusServerError} E_MODBUS_ADDRESS, E_MODBUS_WORDS
+     */
+    write(address, words, by) {
+      const changed = bank.write(address, words);
+      if (commands && by) commands.local(by, address, words, changed);
+    },
   });
 }
 

@@ -21,12 +21,15 @@
  * - Per-client limits: a PUBLISH or SUBSCRIBE rate and a budget of refused subscriptions; past
  *   either the client is disconnected and counted. The PLC role is exempt: it publishes one probe
  *   response per twin probe.
+ * - The command log (`audit`): every publish on a command topic, with what became of it here
+ *   (lib/mqtt/command-log.js).
  */
 const peerLimits = require('../access/peer-limits');
 const auth = require('./auth');
 const payloads = require('./payload');
 const { isLinkTopic } = require('./topics');
 const { serverError: err } = require('./errors');
+const { createCommandLog } = require('./command-log');
 
 // Filters of the topics twins send to the PLC (commands, probe requests), any plant.
 const TO_PLC = [auth.TOPICS.commandTopic, auth.TOPICS.probeRequestTopic].map((t) => t.replace('{plant}', '+'));
@@ -89,21 +92,24 @@ function authenticateHook(x) {
 /** aedes' authorizePublish: limits, role, size, payload checks; the retain flag cleared. */
 function publishHook(x) {
   const { o, counters } = x;
-  const refuse = (client, packet, code, message, cb) => {
+  const refuse = (client, packet, code, message, cb, command) => {
     const user = x.roleOf.get(client);
     x.report({ type: 'refused', code, message: `${message} (topic "${packet.topic}")`, clientId: client.id, user: user && user.username });
+    if (command) command.refused(code, message);
     cb(err(code, message));
   };
   return (client, packet, cb) => {
     // Only wills of clients no broker holds any more arrive without a client; with no user to
     // check them against, they are refused (a twin's own will is checked like its publishes).
     if (!client) { counters.publishRefused += 1; cb(err('E_MQTT_PUBLISH', 'will without a client')); return; }
-    const limited = x.overLimit(client, 'frame');
-    if (limited) { cb(limited); return; }
     const user = x.roleOf.get(client);
+    // A publish on a command topic, for the command log (null: another topic, or no log).
+    const command = x.commandOf(client, user, packet);
+    const limited = x.overLimit(client, 'frame');
+    if (limited) { if (command) command.refused(limited.code, limited.message); cb(limited); return; }
     if (!x.authorizer.canPublish(user, packet.topic)) {
       counters.publishRefused += 1;
-      refuse(client, packet, 'E_MQTT_PUBLISH', `role "${user ? user.role : '?'}" may not publish here`, cb);
+      refuse(client, packet, 'E_MQTT_PUBLISH', `role "${user ? user.role : '?'}" may not publish here`, cb, command);
       return;
     }
     const size = packet.payload ? packet.payload.length : 0;
@@ -112,25 +118,27 @@ function publishHook(x) {
     const limit = isLinkTopic(packet.topic) ? o.maxFrameBytes : o.maxPayloadBytes;
     if (size > limit) {
       counters.payloadRefused += 1;
-      refuse(client, packet, 'E_MQTT_TOO_LARGE', `payload of ${size} bytes exceeds ${limit}`, cb);
+      refuse(client, packet, 'E_MQTT_TOO_LARGE', `payload of ${size} bytes exceeds ${limit}`, cb, command);
       return;
     }
     const kind = auth.kindOf(packet.topic);
+    let values;
     try {
       // Each plant's commands are checked against its own table (its probes against its slots).
       const table = kind === 'cmd' || kind === 'probe' ? o.tableOf(auth.plantOf(packet.topic)) : null;
-      if (o.validatePayloads && kind === 'cmd') payloads.checkCommand(packet.payload, table);
+      if (o.validatePayloads && kind === 'cmd') values = payloads.checkCommand(packet.payload, table);
       else if (o.validatePayloads && kind === 'probe') payloads.checkProbe(packet.payload, table.PROBE_SLOTS);
       else if (kind === 'state' && x.onState) x.onState(packet);
     } catch (e) {
       counters.payloadRefused += 1;
-      refuse(client, packet, e.code || 'E_MQTT_PAYLOAD', e.message, cb);
+      refuse(client, packet, e.code || 'E_MQTT_PAYLOAD', e.message, cb, command);
       return;
     }
     // Retained messages would outlive the plant state they describe; nothing here is retained.
     packet.retain = false;
     counters.messagesIn += 1;
     counters.bytesIn += size;
+    if (command) command.relayed(values || payloads.askedOf(packet.payload, o.maxPayloadBytes));
     cb(null);
   };
 }
@@ -176,12 +184,15 @@ function subscribeHook(x) {
  * @param {object} h.authorizer lib/mqtt/auth.js createAuthorizer
  * @param {() => Object<string, object>} h.clients aedes' clients by id
  * @param {((packet: object) => void)|null} h.onState a PLC state publish let through (the snapshot)
+ * @param {{taken(c: object): boolean}} [h.audit] the command log's recorder: every publish on a
+ *   command topic, relayed or refused (lib/mqtt/command-log.js)
  * @returns {{authenticate: Function, authorizePublish: Function, authorizeSubscribe: Function,
  *   userOf(client: object): object|undefined}}
  */
 function createHooks(h) {
   const x = { ...h, roleOf: new WeakMap() }; // aedes client -> user
   x.overLimit = createClientLimits(x);
+  x.commandOf = createCommandLog({ audit: h.audit });
   return {
     authenticate: authenticateHook(x),
     authorizePublish: publishHook(x),

@@ -67,7 +67,9 @@ function createListeners(l) {
         message: `a packet larger than ${o.maxFrameBytes} bytes was announced by ${socket.remoteAddress}:${socket.remotePort}`,
       });
     });
-    broker.handle(guarded);
+    // The socket as aedes' `req` (its own use is a WebSocket's request): the client's address for
+    // the command log (lib/mqtt/command-log.js), as a WebSocket client's request gives it.
+    broker.handle(guarded, { socket });
   }
 
   function startTcp() {

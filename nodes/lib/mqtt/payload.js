@@ -50,6 +50,23 @@ function checkCommand(payload, table = demoTable()) {
 }
 
 /**
+ * What a command payload names, for the command log of a refused one: its JSON object as sent
+ * (unchecked), or undefined when it is not one (or too large to be worth reading).
+ * @param {Buffer|string} payload
+ * @param {number} [maxBytes] larger payloads are not read
+ * @returns {object|undefined}
+ */
+function askedOf(payload, maxBytes = 4096) {
+  if (!payload || payload.length > maxBytes) return undefined;
+  try {
+    const obj = parseJson(payload, 'command');
+    return isPlainObject(obj) && Object.keys(obj).length > 0 ? obj : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Check a probe request (or response) payload.
  * @param {Buffer|string} payload
  * @param {number} [slots] number of probe slots (the table's plc.probeSlots; the demo plant's 1,024)
@@ -88,4 +105,4 @@ function decodeState(payload, table = demoTable()) {
   return out;
 }
 
-module.exports = { MqttPayloadError, checkCommand, checkProbe, decodeState, UDINT_MAX };
+module.exports = { MqttPayloadError, checkCommand, askedOf, checkProbe, decodeState, UDINT_MAX };

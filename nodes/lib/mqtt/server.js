@@ -57,6 +57,9 @@ const DEFAULTS = {
   // Roles without limits: the PLC answers every twin's probes; the link's two ends carry every
   // twin's commands and answers, and a state every scan.
   exemptRoles: ['plc', 'edge', 'link'],
+  // The command log's recorder (lib/history/command-audit.js, handed in by the broker node): every
+  // publish on a command topic, relayed or refused (lib/mqtt/command-log.js); null: none
+  audit: null,
 };
 
 /**
@@ -152,7 +155,7 @@ async function createMqttServer(opts = {}) {
   const snapshots = o.snapshot ? createSnapshots({ cluster, counters, isClosed: () => closed, tableOf: o.tableOf }) : null;
   const hooks = createHooks({
     o, counters, report, authorizer: auth.createAuthorizer(users), clients: () => broker.clients,
-    onState: snapshots ? snapshots.merge : null,
+    onState: snapshots ? snapshots.merge : null, audit: o.audit,
   });
   Object.assign(broker, { authenticate: hooks.authenticate, authorizePublish: hooks.authorizePublish, authorizeSubscribe: hooks.authorizeSubscribe });
   countClients(broker, counters, report);

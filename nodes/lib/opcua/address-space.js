@@ -18,22 +18,24 @@ const ot = require('./tags');
 const zeroOf = (tag) => (tag.type === 'STRING' ? '' : 0);
 
 /**
- * Hook the writes of a variable's Value: `begin(context)` is called as a write starts (before the
- * value changes) and returns `settle(outcome)`, called once the write is done with 'good',
- * 'denied' (BadUserAccessDenied) or 'failed' (any other bad status). Writes of other attributes
- * pass unseen. Both of node-opcua's call styles (callback and promise) are kept.
+ * Hook the writes of a variable's Value: `begin(context, writeValue)` is called as a write starts
+ * (before the value changes) and returns `settle(outcome, status)`, called once the write is done
+ * with 'good', 'denied' (BadUserAccessDenied) or 'failed' (any other bad status), and the
+ * status's name. Writes of other attributes pass unseen. Both of node-opcua's call styles
+ * (callback and promise) are kept.
  * @param {object} variable a UAVariable
  * @param {{AttributeIds: object, StatusCodes: object}} opcua node-opcua's enums
- * @param {(context: object) => (outcome: 'good'|'denied'|'failed') => void} begin
+ * @param {(context: object, writeValue: object) => (outcome: 'good'|'denied'|'failed', status: string) => void} begin
  */
 function hookWrites(variable, { AttributeIds, StatusCodes }, begin) {
   const original = variable.writeAttribute.bind(variable);
   variable.writeAttribute = (context, writeValue, cb) => {
-    const settle = begin(context);
+    if (writeValue.attributeId !== AttributeIds.Value) return original(context, writeValue, cb);
+    const settle = begin(context, writeValue);
     const finish = (status) => {
-      if (writeValue.attributeId !== AttributeIds.Value || !status) return;
-      if (status.isGood()) settle('good');
-      else settle(status === StatusCodes.BadUserAccessDenied ? 'denied' : 'failed');
+      if (!status) return;
+      if (status.isGood()) settle('good', status.name);
+      else settle(status === StatusCodes.BadUserAccessDenied ? 'denied' : 'failed', status.name);
     };
     if (typeof cb === 'function') return original(context, writeValue, (err, status) => { finish(status); cb(err, status); });
     return original(context, writeValue).then((status) => { finish(status); return status; });

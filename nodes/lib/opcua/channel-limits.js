@@ -35,22 +35,27 @@ function isRefusal(response) {
  * @param {{ratePerS, burst, errors, errorWindowMs, exemptRoles: string[]}} opts.cfg
  * @param {(user: string) => string|null} opts.roleOf the role of a user name (accounts.js)
  * @param {{rateLimited: number, errorBudget: number}} opts.counters
- * @param {(ev: {code, message, channelId}) => void} opts.onLimited a channel is being closed
+ * @param {(ev: {code, message, channelId, request?, session?}) => void} opts.onLimited a channel is being
+ *   closed (over its rate: with the request not processed, and its session)
  * @param {number} [opts.closeAfterMs] default 200
  */
 function limitChannels(srv, { opcua, cfg, roleOf, counters, onLimited, closeAfterMs = CLOSE_AFTER_MS }) {
   const limits = new WeakMap(); // channel -> {peer, spent}
   const closeSoon = (channel) => setTimeout(() => { try { channel.abruptlyInterrupt(); } catch { /* already gone */ } }, closeAfterMs);
-  const exempt = (request) => {
+  const sessionOf = (request) => {
     const token = request && request.requestHeader && request.requestHeader.authenticationToken;
-    const session = token ? srv.engine.getSession(token) : null;
+    return token ? srv.engine.getSession(token) : null;
+  };
+  const exempt = (request) => {
+    const session = sessionOf(request);
     const user = session && session.userIdentityToken && session.userIdentityToken.userName;
     return cfg.exemptRoles.includes(roleOf(user));
   };
   /** Over its rate: a ServiceFault that says why, then the channel is closed. */
   const cut = (channel, message, why) => {
     counters.rateLimited += 1;
-    onLimited({ code: why.code, message: why.message, channelId: channel.channelId });
+    // The request that was not processed, and its session: the command log names its writes.
+    onLimited({ code: why.code, message: why.message, channelId: channel.channelId, request: message.request, session: sessionOf(message.request) });
     const fault = opcua.OPCUAServer.makeServiceFault(opcua.StatusCodes.BadTcpServerTooBusy, [`${why.code}: ${why.message}`]);
     try { channel.send_response('MSG', fault, message, () => closeSoon(channel)); } catch { closeSoon(channel); }
   };

@@ -26,6 +26,7 @@ const { DEFAULTS, OpcuaServerError, serverConfig, serverCounters, serverOptions,
 const { roleOf, createUserManager, whoOf } = require('./accounts');
 const { buildAddressSpace } = require('./address-space');
 const { limitChannels } = require('./channel-limits');
+const { createCommandLog } = require('./command-log');
 
 /**
  * node-opcua clamps every sampling interval to MonitoredItem.minimumSamplingInterval (50 ms) and
@@ -90,6 +91,8 @@ function startImage(initialValues, table = demoTable()) {
  * @param {number} [opts.probeSlots] probe variables Req[i]/Res[i] for i < probeSlots (default 128, 0 = none)
  * @param {Object<string, number>} [opts.initialValues] starting image by short name (a node
  *   restores the image it saved before a redeploy)
+ * @param {{taken(c: object): boolean}} [opts.audit] the command log's recorder: every write of a
+ *   command variable, relayed, unchanged or refused (lib/opcua/command-log.js)
  * @returns {EventEmitter & {start, stop, values, counters, endpointUrl, sessions, nodeIdOf}}
  */
 function createOpcuaServer(opts = {}) {
@@ -103,10 +106,13 @@ function createOpcuaServer(opts = {}) {
   let seq = 0;
   let opcua = null; // node-opcua, loaded lazily: it is large and slow to require
   const role = (user) => roleOf(cfg.users, user);
+  const commands = createCommandLog({ audit: opts.audit, plant: cfg.plant, roleOf: role });
+  let tagOfNodeId = new Map(); // a variable's node id (as a client names it) -> its tag
 
+  /** A value written: a 'change' with its writer, unless it was the value already. @returns {boolean} changed */
   function noteWrite(tag, nodeId, before, variable, who) {
     const value = ot.fromVariant(tag, variable.readValue().value.value);
-    if (value === before) { counters.unchanged += 1; return; }
+    if (value === before) { counters.unchanged += 1; return false; }
     values[tag.short] = value;
     counters.writes += 1;
     seq += 1;
@@ -114,14 +120,24 @@ function createOpcuaServer(opts = {}) {
       short: tag.short, name: tag.name, nodeId, value, who, role: role(who) || who,
       kind: tag.dir === 'in' ? 'cmd' : 'state', seq, ts: Date.now(),
     });
+    return true;
   }
 
-  /** A tag written by a client: a change with its writer, or a refusal counted (denied, failed). */
-  const onTagWrite = (tag, nodeId, v) => (context) => {
+  /**
+   * A tag written by a client: a change with its writer, or a refusal counted (denied, failed);
+   * a command variable's write also in the command log.
+   */
+  const onTagWrite = (tag, nodeId, v) => (context, writeValue) => {
     const before = values[tag.short];
-    return (outcome) => {
-      if (outcome === 'good') noteWrite(tag, nodeId, before, v, whoOf(context));
-      else counters[outcome] += 1;
+    const command = commands.begin(tag, nodeId, context, writeValue);
+    return (outcome, status) => {
+      if (outcome === 'good') {
+        const changed = noteWrite(tag, nodeId, before, v, whoOf(context));
+        if (command) command(changed ? 'relayed' : 'unchanged');
+        return;
+      }
+      counters[outcome] += 1;
+      if (command) command(outcome, status);
     };
   };
   /** A probe slot written: counted apart (probeWrites, ...) with a 'probe' event, never a 'change'. */
@@ -147,7 +163,15 @@ function createOpcuaServer(opts = {}) {
     try {
       await server.initialize();
       variables = buildAddressSpace(opcua, server.engine.addressSpace, { cfg, values, probeValues, onTagWrite, onProbeWrite });
-      limitChannels(server, { opcua, cfg, roleOf: role, counters, onLimited: (ev) => ee.emit('limited', ev) });
+      tagOfNodeId = new Map([...variables].map(([short, v]) => [v.nodeId.toString(), cfg.table.get(short)]));
+      limitChannels(server, {
+        opcua, cfg, roleOf: role, counters,
+        onLimited: (ev) => {
+          // A request over the channel's rate is never processed: its command writes are refused.
+          if (commands.on) commands.limited(ev, (nodeId) => tagOfNodeId.get(nodeId));
+          ee.emit('limited', { code: ev.code, message: ev.message, channelId: ev.channelId });
+        },
+      });
       server.on('create_session', () => { counters.sessions += 1; counters.sessionsCreated += 1; });
       server.on('session_closed', () => { counters.sessions = Math.max(0, counters.sessions - 1); });
       await server.start();
@@ -175,15 +199,19 @@ function createOpcuaServer(opts = {}) {
    * Write a value from inside the server (an inject in the flow, a test), as user 'local'.
    * @param {string} short
    * @param {*} value
+   * @param {{id: string, name?: string}} [by] the flow's node that set it: a command variable's
+   *   value is then in the command log with the node as its sender
    */
-  function set(short, value) {
+  function set(short, value, by) {
     const tag = ot.cloudTags(cfg.table).find((t) => t.short === short);
     if (!tag) throw new OpcuaServerError('E_UNKNOWN_TAG', `unknown tag ${JSON.stringify(short)}`);
     const v = variables.get(short);
     if (!v) throw new OpcuaServerError('E_STATE', 'server not started');
     const variant = ot.toVariant(tag, value);
     v.setValueFromSource({ dataType: opcua.DataType[variant.dataType], value: variant.value });
-    noteWrite(tag, ot.cloudNodeId(tag, { plant: cfg.plant }), values[short], v, 'local');
+    const nodeId = ot.cloudNodeId(tag, { plant: cfg.plant });
+    const changed = noteWrite(tag, nodeId, values[short], v, 'local');
+    commands.local(by, tag, nodeId, values[short], changed);
   }
 
   // defineProperties, not Object.assign: assign would read the getters once, now.

@@ -37,6 +37,13 @@ test('senders: one per token, role and src, most commands first, each its colour
   const s = tl.sendersOf(CMDS);
   assert.deepEqual(s.map((x) => [x.src, x.count, x.slot]), [['web-1', 4, 0], ['mes', 1, 1], ['rest-viewer', 1, 2]]);
   assert.equal(s[2].label, 'rest-viewer (viewer token ddddeeeeffff, rest)');
+  const other = tl.sendersOf([
+    { arrived: 1, via: 'mqtt', role: 'twin', src: 'mqttjs_1', values: { st: 1 }, outcome: 'relayed' },
+    { arrived: 2, via: 'flow', role: 'flow', src: 'line-flow', values: { st: 0 }, outcome: 'written' },
+  ]);
+  assert.deepEqual(other.map((x) => x.label), ['line-flow (flow, flow)', 'mqttjs_1 (twin, mqtt)'], 'no token: the role only');
+  const marks = tl.commandMarks([{ arrived: 1, via: 'mqtt', role: 'twin', src: 'm', values: { st: 1 }, outcome: 'relayed' }], 0, 2, tags);
+  assert.match(marks[0].text, /StartButton=1 from m \(twin, mqtt\): relayed$/);
 });
 
 test('marks: where along the window, the sender, and what was asked and what became of it in words', () => {

@@ -89,3 +89,34 @@ test('settleByKey: a command left in doubt is settled by a later command of its 
     { outcome: 'repeat', first: 'written', n: 7, at: 40 }, { outcome: 'repeat', first: 'written', n: 7, at: 40 }, undefined, undefined, undefined, undefined,
   ]);
 });
+
+test('commands of the MQTT, OPC UA and Modbus paths and of a flow join like the others; a muted note only for readers of its plant', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-auditq-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'audit.jsonl');
+  const log = createAuditLog({ file });
+  const audit = createCommandAudit({ log, now: () => 5000, refusals: { perWindow: 1 }, sweepMs: 0 });
+  const mq = { via: 'mqtt', plant: 'p1', who: { user: 'twin', role: 'twin' }, from: '127.0.0.1:9', src: 'c', target: 's7twin/p1/cmd' };
+  audit.taken({ ...mq, at: 1000, seq: 1, d: { st: 1 }, outcome: 'relayed' });
+  audit.taken({ ...mq, at: 1100, seq: 2, d: { c1: 1 }, outcome: 'refused', code: 'E_NOT_WRITABLE', msg: 'c1 is an output' });
+  audit.taken({ ...mq, at: 1200, seq: 3, d: { c1: 1 }, outcome: 'refused', code: 'E_NOT_WRITABLE', msg: 'c1 is an output' });
+  audit.taken({ via: 'modbus', plant: 'p1', from: '127.0.0.1:7', src: '127.0.0.1:7', seq: 4, at: 1300, target: 'HR0', d: { st: 0 }, outcome: 'unchanged' });
+  audit.flowSent({ plant: 'p1', by: { id: 'n1', name: 'line start' }, at: 1400, env: { k: 'cmd', src: 'f', seq: 1, d: { st: 1 }, dl: 3400 } });
+  audit.answered('p1', { k: 'ack', ts: 1450, ref: { src: 'f', seq: 1 } }, { flow: true });
+  audit.flush();
+  await log.flushed();
+  await log.close();
+  const p1 = await queryCommands(file, { plant: 'p1' });
+  assert.deepEqual(p1.rows.map((r) => [r.via, r.seq, r.outcome, r.code, r.user, r.role]), [
+    ['mqtt', 1, 'relayed', undefined, 'twin', 'twin'],
+    ['mqtt', 2, 'refused', 'E_NOT_WRITABLE', 'twin', 'twin'],
+    ['modbus', 4, 'unchanged', undefined, undefined, undefined],
+    ['flow', 1, 'written', undefined, 'line start', 'flow'],
+  ]);
+  assert.deepEqual([p1.rows[0].target, p1.rows[3].node, p1.rows[3].plcAt], ['s7twin/p1/cmd', 'n1', 1450]);
+  assert.deepEqual(p1.notes.map((n) => [n.kind, n.refused, n.codes]), [['muted', 1, { E_NOT_WRITABLE: 1 }]]);
+  assert.deepEqual((await queryCommands(file, { plant: 'p2' })).notes, [], 'another plant\'s reader does not see who was muted');
+  const csv = toCsv(p1.rows).split('\r\n');
+  assert.match(csv[4], /,,n1$/, "a flow command: its node, no target");
+  assert.match(csv[1], /,s7twin\/p1\/cmd,$/);
+});

@@ -75,3 +75,58 @@ test('memory is bounded: past maxOpen waiting commands the oldest is forgotten a
   assert.equal(audit.answered('p1', { k: 'ack', ref: { src: 'tw', seq: 1 } }), false);
   assert.equal(audit.answered('p1', { k: 'ack', ref: { src: 'tw', seq: 4 } }), true);
 });
+
+test('a flow\'s own command: logged as via flow with its node as the sender, its outcome from the edge\'s answer to the flow', () => {
+  const { audit, entries } = recorder();
+  const by = { id: 'n1', name: 'start line' };
+  assert.equal(audit.flowSent({ plant: 'p1', by, at: 1000, env: cmd(1, { src: 'flow', key: 'k-9' }) }), true);
+  assert.deepEqual(entries[0], {
+    t: 1000, kind: 'cmd', via: 'flow', plant: 'p1', role: 'flow', user: 'start line', node: 'n1', src: 'flow', seq: 1, key: 'k-9', dl: 2000, d: { se: 1 },
+  });
+  // The edge's answer reaches the twin endpoint too (the flow passes it on): recorded once, from the edge endpoint.
+  assert.equal(audit.answered('p1', { k: 'ack', ts: 1500, ref: { src: 'flow', seq: 1 } }), false, 'not a twin\'s command');
+  assert.equal(audit.answered('p1', { k: 'ack', ts: 1500, ref: { src: 'flow', seq: 1 } }, { flow: true }), true);
+  assert.deepEqual(entries[1], { t: 5000, kind: 'outcome', plant: 'p1', src: 'flow', seq: 1, key: 'k-9', outcome: 'written', plcAt: 1500 });
+  assert.equal(audit.flowSent({ plant: 'p1', by: { id: 'n2' }, at: 1, env: cmd(2, { src: 'flow' }) }), true);
+  assert.equal(entries[2].user, 'n2', 'a node without a name: its id');
+  assert.equal(audit.refused('p1', { src: 'flow', seq: 2 }, 'E_EDGE_DOWN', 'no edge', { flow: true }), true);
+  assert.equal(audit.counters.flowCommands, 2);
+});
+
+test('a twin\'s command the flow passes on to the edge is not a flow\'s: one entry, its outcome as its answer leaves for the twin', () => {
+  const { audit, entries } = recorder();
+  audit.arrived({ via: 'ws', plant: 'p1', who, at: 1, env: cmd(1) });
+  assert.equal(audit.flowSent({ plant: 'p1', by: { id: 'out' }, at: 2, env: cmd(1) }), false);
+  assert.equal(audit.answered('p1', { k: 'ack', ts: 3, ref: { src: 'tw', seq: 1 } }, { flow: true }), false,
+    'the edge endpoint does not answer it for the log');
+  assert.equal(audit.answered('p1', { k: 'ack', ts: 3, ref: { src: 'tw', seq: 1 } }), true);
+  assert.deepEqual(entries.map((e) => [e.kind, e.via]), [['cmd', 'ws'], ['outcome', undefined]]);
+  assert.equal(audit.flowSent({ plant: 'p1', by: { id: 'out' }, at: 2, env: { k: 'probe', src: 'f', seq: 1, d: {} } }), false, 'probes stay out');
+});
+
+test('taken: a command of a path without answers, one entry with its outcome; refusals past the sender\'s budget counted and summed up', () => {
+  const entries = [];
+  let t = 1000;
+  const audit = createCommandAudit({ log: { append: (e) => { entries.push(e); return true; } }, now: () => t, refusals: { perWindow: 2 }, sweepMs: 0 });
+  const mq = { via: 'mqtt', plant: 'p1', who: { user: 'lab3', role: 'twin' }, from: '10.1.2.3:40000', src: 'c-1', target: 's7twin/p1/cmd' };
+  assert.equal(audit.taken({ ...mq, at: 990, seq: 1, d: { st: 1 }, outcome: 'relayed' }), true);
+  assert.deepEqual(entries, [{
+    t: 990, kind: 'cmd', via: 'mqtt', plant: 'p1', role: 'twin', user: 'lab3', from: '10.1.2.3:40000', src: 'c-1', seq: 1,
+    target: 's7twin/p1/cmd', d: { st: 1 }, outcome: 'relayed',
+  }]);
+  for (let seq = 2; seq <= 6; seq += 1) {
+    // Each refusal from a new connection (port) of the same user and address: one budget.
+    audit.taken({ ...mq, from: `10.1.2.3:${40000 + seq}`, at: t, seq, d: { c1: 1 }, outcome: 'refused', code: 'E_NOT_WRITABLE', msg: 'an output' });
+  }
+  assert.equal(entries.length, 1 + 2, 'two refusals logged one by one');
+  assert.deepEqual([entries[1].outcome, entries[1].code, entries[1].msg], ['refused', 'E_NOT_WRITABLE', 'an output']);
+  assert.equal(audit.taken({ ...mq, at: t, seq: 7, d: { st: 0 }, outcome: 'relayed' }), true, 'accepted commands are never muted');
+  assert.equal(audit.counters.mutedRefusals, 3);
+  t = 70000;
+  audit.flush();
+  const muted = entries[entries.length - 1];
+  assert.deepEqual(muted, {
+    t: 70000, kind: 'muted', via: 'mqtt', plant: 'p1', user: 'lab3', host: '10.1.2.3', refused: 3, codes: { E_NOT_WRITABLE: 3 }, since: 1000, until: 1000,
+  });
+  assert.ok(entries.every((e) => !JSON.stringify(e).includes('password')));
+});
