@@ -32,7 +32,7 @@ const ROOT = path.join(__dirname, '..');
 const ALL_PROTOCOLS = paths.ids();
 /**
  * What a run measures unless told: every path but the link paths (each of those starts a broker
- * and a system of its own: `--protocols ws,ws-amqp,ws-kafka,ws-mqtt,ws-zmq`).
+ * and a system of its own: `--protocols ws,ws-amqp,ws-kafka,ws-mqtt,ws-mosquitto,ws-zmq`).
  */
 const DEFAULT_PROTOCOLS = ALL_PROTOCOLS.filter((p) => paths.get(p).kind !== 'link');
 /** Paths that carry twin productions: the bundle's and the stock replicas that map the whole plant. */
@@ -365,7 +365,10 @@ async function runBench(cli = {}) {
       }
       for (const group of groups) {
         const link = paths.linkOf(group[0]);
-        const tag = link === 'ws' ? '' : ` (link over ${link})`;
+        // A link path is named by its id: one transport may run on several brokers (MQTT on the
+        // bundle's and on Mosquitto).
+        const linkId = link === 'ws' ? 'ws' : group[0];
+        const tag = link === 'ws' ? '' : ` (${paths.get(linkId).label.replace(/^WebSocket–S7, /, '')})`;
         const probing = group.filter(hasProbe);
         const pageProtos = PAGE_PROTOCOLS.filter((p) => group.includes(p));
         progress.phase(`${profileName}${tag}: starting PLC, cloud and edge Node-RED${def.links ? ', Toxiproxy' : ''}`);
@@ -520,7 +523,7 @@ async function runBench(cli = {}) {
           pr.flowTimers = { ...(pr.flowTimers || {}), ...collectFlowTimers(sys.procs.cloud.timerDir) };
           // Process logs (tails) go into the results: a runtime that fell over under load says why.
           // One system per link: its logs and its exits named after it (ws: the profile's own).
-          const who = `${profileName}${link === 'ws' ? '' : `-${link}`}`;
+          const who = `${profileName}${linkId === 'ws' ? '' : `-${linkId.replace(/^ws-/, '')}`}`;
           for (const [name, proc] of Object.entries(sys.procs)) {
             pr.exited = pr.exited || {};
             (results.logs = results.logs || {})[`${who}-${name}.log`] = proc.logs().slice(-200000);
