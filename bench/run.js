@@ -187,7 +187,7 @@ function parseCli(argv) {
 function versions() {
   const v = { node: process.version };
   const modules = ['node-red', 'ws', 'aedes', 'node-opcua', 'modbus-serial', 'node-snap7', 'nodes7', 'node-red-contrib-s7', 'node-red-contrib-opcua',
-    'node-red-contrib-modbus', 'hdr-histogram-js', 'simple-statistics', 'vega', 'vega-lite'];
+    'node-red-contrib-modbus', 'amqplib', '@platformatic/kafka', 'mqtt', 'zeromq', 'hdr-histogram-js', 'simple-statistics', 'vega', 'vega-lite'];
   for (const m of modules) {
     try { v[m] = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', m, 'package.json'), 'utf8')).version; } catch { /* not installed */ }
   }
@@ -629,4 +629,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { runBench, parseCli, probeThink, DEFAULTS, HELP };
+module.exports = { runBench, parseCli, probeThink, machine, versions, DEFAULTS, HELP };

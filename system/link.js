@@ -53,6 +53,7 @@ const brokerService = (p) => p.services.find((s) => paths.SERVICES[s].broker) ||
  * @param {object} o.credentials the system's (credentialsFor): its plant, and the MQTT users of
  *   roles edge and link (Mosquitto's users, the edge's bound to the plant)
  * @param {(line: string) => void} [o.log]
+ * @param {object} [o.broker] more options for the broker's start (Kafka's maxMessageBytes, say)
  * @returns {Promise<object>} {path, broker, service, port, cloudEnv(cloudPorts), edgeEnv(plantPorts),
  *   plantProxy(svc), proxies, stop()}
  */
@@ -64,9 +65,10 @@ async function startLink(p, o) {
   const made = [];
   let broker = null;
   try {
-    if (svc === 'rabbitmq') broker = await startRabbitMq({});
+    const more = o.broker || {};
+    if (svc === 'rabbitmq') broker = await startRabbitMq({ ...more });
     if (svc === 'mosquitto') {
-      broker = await startMosquitto({ users: [{ ...c.mqttEdge, role: 'edge', plants: [c.plant] }, { ...c.mqttLink, role: 'link' }] });
+      broker = await startMosquitto({ ...more, users: [{ ...c.mqttEdge, role: 'edge', plants: [c.plant] }, { ...c.mqttLink, role: 'link' }] });
     }
     if (svc === 'kafka') {
       // Kafka tells a client which address to connect to: with proxies, one listener per side,
@@ -77,9 +79,10 @@ async function startLink(p, o) {
         made.push({ side, ...await tp.createProxy({ name: `${side}-kafka`, upstream: `${HOST}:${up[name]}` }) });
       }
       const at = Object.fromEntries(made.map((x) => [x.side, x.port]));
-      broker = await startKafka(tp ? {
-        listeners: [{ name: 'EDGE', port: up.EDGE, advertisedPort: at.plant }, { name: 'CLOUD', port: up.CLOUD, advertisedPort: at.cloud }],
-      } : {});
+      broker = await startKafka({
+        ...more,
+        ...(tp ? { listeners: [{ name: 'EDGE', port: up.EDGE, advertisedPort: at.plant }, { name: 'CLOUD', port: up.CLOUD, advertisedPort: at.cloud }] } : {}),
+      });
     }
     if ((svc === 'rabbitmq' || svc === 'mosquitto') && tp) {
       for (const side of ['plant', 'cloud']) made.push({ side, ...await tp.createProxy({ name: `${side}-${svc}`, upstream: `${HOST}:${broker.port}` }) });

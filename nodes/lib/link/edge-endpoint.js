@@ -15,7 +15,8 @@
  * - Requests from the flow, and each one's single answer: lib/link/edge-relay.js. States of other
  *   instances' edges come out of this endpoint as if its own edge had sent them, so the cloud flow
  *   is the same on every instance.
- * - The edge may send state, snap, ack, err, probe-res, sync and table, and its state and snap
+ * - The edge may send state, snap, ack, err, probe-res, sync, table and samples (a block of a
+ *   high-frequency signal, passed to the flow as it came), and its state and snap
  *   frames may carry only streamed tags of the plant's I/O table, with values of their type and
  *   range. The plant's table: the one configured here for it (an s7twin-io-table node naming the
  *   plant), else the one its edge sends first on every connection (a `table` frame), else the
@@ -29,7 +30,7 @@ const { plantTables } = require('../core/io-table');
 const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
 const { createEdgeRelay } = require('./edge-relay');
 
-const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync', 'table']);
+const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync', 'table', 'samples']);
 const TAKEN = 'Conflict: an edge is connected for this plant';
 
 /** How often silent edges are looked for: a sixth of the timeout (at least 50 ms). */
@@ -44,7 +45,7 @@ const tickMsOf = (linkTimeoutMs) => Math.max(50, Math.round(linkTimeoutMs / 6));
 function edgeRefusal(env, table = plantTables.get(undefined)) {
   const ref = { src: env.src, seq: env.seq };
   if (!EDGE_KINDS.has(env.k)) {
-    const msg = `the edge sends state, snap, ack, err, probe-res, sync and table frames, not "${env.k}"`;
+    const msg = `the edge sends state, snap, ack, err, probe-res, sync, table and samples frames, not "${env.k}"`;
     return { counter: 'kindRefused', err: new envelope.EnvelopeError('E_KIND', msg, ref) };
   }
   if (env.k === 'state' || env.k === 'snap') {
@@ -159,6 +160,7 @@ function createEdgeEndpoint(opts) {
       relay.fleet.publishState(env, c.plant);
       return true;
     }
+    if (env.k === 'samples') return true; // a signal's samples: the flow's (nothing to relay or answer)
     if (!env.ref) { // an err about a frame it could not read: the cloud's own doing, not a twin's
       core.counters.edgeErrors += 1;
       const what = env.e ? `${env.e.code}: ${env.e.msg}` : env.k;
