@@ -45,7 +45,8 @@ test('the noise hash is 32 bits and spreads neighbouring indices', () => {
 });
 
 test('options out of range are refused with E_SIGNAL', () => {
-  const bad = [{ tones: [[0, 0.5]] }, { tones: [[PERIOD / 2, 0.5]] }, { tones: [[10, 'x']] }, { tones: [[10, 8]] }, { noise: 7.5 }, { seed: 1.5 }, { tones: 'x' }];
+  const bad = [{ tones: [[0, 0.5]] }, { tones: [[PERIOD / 2, 0.5]] }, { tones: [[10, 'x']] }, { tones: [[10, 8]] }, { noise: 7.5 }, { seed: 1.5 },
+    { tones: 'x' }];
   for (const o of bad) {
     assert.throws(() => createSignal(o), { code: 'E_SIGNAL' }, JSON.stringify(o));
   }
