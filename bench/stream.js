@@ -32,7 +32,8 @@ const HELP = `Usage: node bench/stream.js [options]
   --profiles <list>     network profiles of bench/profiles.json (default: local,wan)
   --seconds <s>         measured per cell (default ${DEFAULTS.seconds}; the study ran 30)
   --warmup <s>          before each cell's window (default ${DEFAULTS.warmupS})
-  --plc-rates <list>    the PLC's signal rates for the PLC-sourced stream, Hz (default ${DEFAULTS.plcRates.join(',')})
+  --plc-rates <list>    the PLC's signal rates for the PLC-sourced stream, Hz; 'ceiling': the highest
+                        rate the ceiling run read whole (default ${DEFAULTS.plcRates.join(',')})
   --ceiling <list>      rates the S7 ceiling is looked for at, Hz ('' = none; default ${DEFAULTS.ceilingRates.join(',')})
   --grid <list>         the study's Table 2 cells, KBxRATE (default all: ${GRID.map((g) => `${g.kb}x${g.rate}`).join(',')})
   --scale <f>           stream sizes × f (a machine that cannot hold the study's rates; the report says so)
@@ -60,7 +61,7 @@ function parse(argv) {
     profiles: values.profiles ? list(values.profiles) : d.profiles,
     seconds: values.seconds ? Number(values.seconds) : d.seconds,
     warmupS: values.warmup ? Number(values.warmup) : d.warmupS,
-    plcRates: values['plc-rates'] !== undefined ? nums(values['plc-rates']) : d.plcRates,
+    plcRates: values['plc-rates'] !== undefined ? list(values['plc-rates']).map((r) => (r === 'ceiling' ? r : Number(r))) : d.plcRates,
     ceilingRates: values.ceiling !== undefined ? nums(values.ceiling) : d.ceilingRates,
     ceilingSeconds: d.ceilingSeconds,
     grid: values.grid !== undefined ? list(values.grid) : d.grid,
@@ -72,7 +73,9 @@ function parse(argv) {
   const bad = (msg) => Object.assign(new Error(msg), { code: 'E_BENCH_ARGS' });
   for (const t of o.transports) if (!TRANSPORTS[t]) throw bad(`unknown transport "${t}" (${Object.keys(TRANSPORTS).join(', ')})`);
   for (const k of ['seconds', 'warmupS', 'scale']) if (!(o[k] > 0)) throw bad(`--${k === 'warmupS' ? 'warmup' : k} must be > 0`);
-  for (const r of [...o.plcRates, ...o.ceilingRates]) if (!(Number.isInteger(r) && r > 0)) throw bad(`a signal rate must be a whole number of Hz, got ${r}`);
+  for (const r of [...o.plcRates.filter((x) => x !== 'ceiling'), ...o.ceilingRates]) {
+    if (!(Number.isInteger(r) && r > 0)) throw bad(`a signal rate must be a whole number of Hz (or 'ceiling'), got ${r}`);
+  }
   return o;
 }
 

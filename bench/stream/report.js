@@ -90,8 +90,10 @@ function ceilingLines(s) {
     top ? `**The S7 ceiling here: ${top.rateHz.toLocaleString('en')} Hz** (${fmt((4 * top.rateHz) / 1000, 0)} KB/s of DINT samples), ` +
       'the highest rate read whole' +
       `${first ? `; at ${first.rateHz.toLocaleString('en')} Hz ${first.lost || 0} samples were lost (${fmt(first.samplesPerS, 0)} read a second)` : ''}. ` +
-      `The study's lowest rate, 1 MB/s, is ${fmt(1e6 / (4 * top.rateHz), 0)} times that: a PLC read over S7 cannot source the study's grid, ` +
-      'so the grid comes from the edge\'s generator.'
+      `${4 * top.rateHz >= 1e6
+        ? `That reaches the study's 1 MB/s on loopback (its 8 MB/s is ${fmt(8e6 / (4 * top.rateHz), 1)} times it)`
+        : `The study's lowest rate, 1 MB/s, is ${fmt(1e6 / (4 * top.rateHz), 1)} times that`}: ` +
+      'the study\'s grid comes from the edge\'s generator.'
       : 'No rate was read whole.',
   ];
 }

@@ -33,8 +33,8 @@ const DEFAULTS = {
   seconds: 10, // measured per cell (the study: 30)
   warmupS: 2,
   drainMs: 10000, // the longest a cell waits for what is still on its way after the edge stops
-  plcRates: [1000, 10000],
-  ceilingRates: [1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000],
+  plcRates: [1000, 10000, 'ceiling'], // 'ceiling': the highest rate the ceiling run read whole
+  ceilingRates: [1000, 10000, 50000, 100000, 200000, 300000, 400000, 500000, 600000, 750000, 1000000],
   ceilingSeconds: 5,
   scanMs: 10,
   grid: GRID.map((g) => `${g.kb}x${g.rate}`),
@@ -115,6 +115,12 @@ async function runCeiling(sys, o, log) {
   return out;
 }
 
+/** The highest rate the ceiling run read whole, or null. */
+function ceilingOf(list) {
+  const whole = (list || []).filter((x) => !x.lost && !x.torn && !(x.errors || []).length && x.samplesPerS >= 0.98 * x.rateHz);
+  return whole.length ? whole[whole.length - 1].rateHz : null;
+}
+
 /** The ring layout as the edge's command carries it. */
 const ringOptions = (l) => ({ db: l.db, rateHz: l.rateHz, blockSamples: l.blockSamples, blocks: l.blocks });
 
@@ -143,8 +149,13 @@ async function runTransport(transport, profile, o, log) {
   }
   res.brokerVersion = sys.broker ? `${sys.broker.name} ${sys.broker.version}` : null;
   try {
-    if (o.ceiling) res.ceiling = await runCeiling(sys, o, log);
-    for (const rateHz of o.plcRates) {
+    if (o.ceiling) {
+      res.ceiling = await runCeiling(sys, o, log);
+      o = { ...o, ceilingHz: ceilingOf(res.ceiling) };
+    }
+    for (const rate of o.plcRates) {
+      const rateHz = rate === 'ceiling' ? o.ceilingHz : rate;
+      if (!rateHz || (rate === 'ceiling' && o.plcRates.includes(rateHz))) continue; // no ceiling measured, or already a rate of the run
       const plc = await signalPlc(rateHz, o.scanMs);
       try {
         const layout = ringOptions(layoutFor({ rateHz }, o.scanMs));
@@ -201,7 +212,7 @@ async function runStream(o, log) {
     for (const transport of o.transports) {
       // The ceiling on loopback, on the first system (its edge reads; the link idles).
       const ceiling = !ceilingDone && !def.links;
-      const r = await runTransport(transport, { name, links: def.links }, { ...o, ceiling }, log);
+      const r = await runTransport(transport, { name, links: def.links }, { ...o, ceiling, ceilingHz: ceilingOf(results.ceiling) }, log);
       if (ceiling && r.ceiling) { results.ceiling = r.ceiling; ceilingDone = true; delete r.ceiling; }
       results.profiles[name][transport] = r;
     }
@@ -209,4 +220,4 @@ async function runStream(o, log) {
   return results;
 }
 
-module.exports = { runStream, runTransport, gridCells, GRID, DEFAULTS };
+module.exports = { runStream, runTransport, gridCells, ceilingOf, GRID, DEFAULTS };

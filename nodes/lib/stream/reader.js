@@ -147,6 +147,7 @@ function createRingReader(o) {
     try {
       res = await opts.read([{ db: layout.db, start: 0, length: HEADER_BYTES }, ...ranges]);
     } catch (err) {
+      if (stopped) return; // the connection closed under the read of a reader being stopped
       counters.errors += 1;
       if (opts.onError) opts.onError(err);
       schedule(opts.retryMs);
