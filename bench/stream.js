@@ -38,6 +38,7 @@ const HELP = `Usage: node bench/stream.js [options]
   --grid <list>         the study's Table 2 cells, KBxRATE (default all: ${GRID.map((g) => `${g.kb}x${g.rate}`).join(',')})
   --scale <f>           stream sizes × f (a machine that cannot hold the study's rates; the report says so)
   --out <dir>           results folder (default bench/results/<date>-stream)
+  --rewrite             measure nothing: write the report of --out again from its summary.json
   --smoke               loopback only, two grid cells, a few seconds each
   -h, --help
 `;
@@ -49,6 +50,7 @@ function parse(argv) {
       transports: { type: 'string' }, profiles: { type: 'string' }, seconds: { type: 'string' }, warmup: { type: 'string' },
       'plc-rates': { type: 'string' }, ceiling: { type: 'string' }, grid: { type: 'string' }, scale: { type: 'string' },
       out: { type: 'string' }, smoke: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false },
+      rewrite: { type: 'boolean', default: false },
     },
   });
   const d = { ...DEFAULTS, ...(values.smoke ? SMOKE : {}) };
@@ -57,6 +59,7 @@ function parse(argv) {
   const o = {
     help: values.help,
     smoke: values.smoke,
+    rewrite: values.rewrite,
     transports: values.transports ? list(values.transports) : d.transports,
     profiles: values.profiles ? list(values.profiles) : d.profiles,
     seconds: values.seconds ? Number(values.seconds) : d.seconds,
@@ -83,6 +86,12 @@ async function main(argv) {
   let o;
   try { o = parse(argv); } catch (err) { process.stderr.write(`error ${err.code || ''}: ${err.message}\n\n${HELP}`); process.exitCode = 2; return; }
   if (o.help) { process.stdout.write(HELP); return; }
+  if (o.rewrite) {
+    const s = JSON.parse(fs.readFileSync(path.join(o.out, 'summary.json'), 'utf8'));
+    await writeStreamReport(s, o.out);
+    process.stdout.write(`report: ${path.join(o.out, 'report.md')} (from its summary.json)\n`);
+    return;
+  }
   o.profileDefs = JSON.parse(fs.readFileSync(path.join(__dirname, 'profiles.json'), 'utf8'));
   const log = (l) => process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${l}\n`);
   const started = new Date();

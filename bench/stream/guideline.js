@@ -66,8 +66,9 @@ function rerun(cells, o) {
       }
     }
   }
-  return out.sort((a, b) => a.mbps - b.mbps || a.location.localeCompare(b.location) || a.objective.localeCompare(b.objective)
-    || (a.regime === 'small-often' ? -1 : 1));
+  // The study's order: throughput, edge/fog before cloud, latency before jitter, small streams first.
+  const rank = { edge: 0, cloud: 1, latency: 0, jitter: 1, 'small-often': 0, 'large-rarely': 1 };
+  return out.sort((a, b) => a.mbps - b.mbps || rank[a.location] - rank[b.location] || rank[a.objective] - rank[b.objective] || rank[a.regime] - rank[b.regime]);
 }
 
 module.exports = { pickBest, rerun, TIE };

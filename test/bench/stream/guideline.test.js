@@ -37,3 +37,17 @@ test('cases per throughput, location, objective and regime', () => {
   assert.equal(g.filter((x) => x.profile === 'other').length, 0, 'a profile the study has no location for');
   assert.equal(g.length, 4 + 4, 'a profile with one rate: both regimes are that rate');
 });
+
+test('cases come in the study\'s order: throughput, edge/fog then cloud, latency then jitter, small streams first', () => {
+  const cells = [];
+  for (const profile of ['wan', 'local']) {
+    for (const mbps of [4, 1]) {
+      for (const [kb, rate] of [[100, 10], [25, 40]]) cells.push({ profile, transport: 'zmq', mbps, kb, rate, latency: 1, jitter: 1, lost: 0 });
+    }
+  }
+  const g = rerun(cells, { location: { local: 'edge', wan: 'cloud' } });
+  assert.deepEqual(g.slice(0, 5).map((x) => `${x.mbps} ${x.location} ${x.objective} ${x.regime}`), [
+    '1 edge latency small-often', '1 edge latency large-rarely', '1 edge jitter small-often', '1 edge jitter large-rarely', '1 cloud latency small-often',
+  ]);
+  assert.equal(g[8].mbps, 4);
+});
