@@ -74,28 +74,32 @@ function csv(rows) {
 function ceilingLines(s) {
   const c = s.ceiling;
   if (!c || !c.length) return ['Not measured in this run.'];
-  const whole = c.filter((x) => !x.lost && !x.torn && !(x.errors || []).length && x.samplesPerS >= 0.98 * x.rateHz);
-  const top = whole.length ? whole[whole.length - 1] : null;
-  const first = c.find((x) => !whole.includes(x));
-  return [
+  const isWhole = (x) => !x.lost && !x.torn && !(x.errors || []).length && x.samplesPerS >= 0.98 * x.rateHz;
+  const firstShort = c.findIndex((x) => !isWhole(x));
+  const upTo = firstShort === -1 ? c[c.length - 1] : c[firstShort - 1]; // every rate up to it read whole
+  const short = c.filter((x) => !isWhole(x));
+  const alsoWhole = c.filter((x) => isWhole(x) && upTo && x.rateHz > upTo.rateHz);
+  const kbs = (hz) => fmt((4 * hz) / 1000, 0);
+  const lines = [
     'The virtual PLC samples its signal at each rate into its ring (a 64 KB data block), the edge reads the ring over S7 with nothing else to do ' +
     '(no link): samples read a second, samples lost (overwritten in the ring before they were read), the S7 read requests it took and the bytes read. ' +
-    `${c[0] ? Math.round(c[0].elapsedMs / 1000) : ''} s a rate, on loopback.`,
+    `${Math.round(c[0].elapsedMs / 1000)} s a rate, on loopback.`,
     '',
     table(['signal (Hz)', 'ring (blocks × samples)', 'read (samples/s)', 'lost', 'S7 requests/s', 'KB/s read', 'edge CPU %', 'PLC CPU %'], c.map((x) => [
       x.rateHz, `${x.layout.blocks} × ${x.layout.blockSamples}`, fmt(x.samplesPerS, 0), x.lost || 0, fmt((1000 * (x.pdus || 0)) / x.elapsedMs, 0),
       fmt((x.bytes || 0) / x.elapsedMs, 0), pct(x.cost.edge && x.cost.edge.cpuPct), pct(x.cost.plc && x.cost.plc.cpuPct),
     ])),
     '',
-    top ? `**The S7 ceiling here: ${top.rateHz.toLocaleString('en')} Hz** (${fmt((4 * top.rateHz) / 1000, 0)} KB/s of DINT samples), ` +
-      'the highest rate read whole' +
-      `${first ? `; at ${first.rateHz.toLocaleString('en')} Hz ${first.lost || 0} samples were lost (${fmt(first.samplesPerS, 0)} read a second)` : ''}. ` +
-      `${4 * top.rateHz >= 1e6
-        ? `That reaches the study's 1 MB/s on loopback (its 8 MB/s is ${fmt(8e6 / (4 * top.rateHz), 1)} times it)`
-        : `The study's lowest rate, 1 MB/s, is ${fmt(1e6 / (4 * top.rateHz), 1)} times that`}: ` +
-      'the study\'s grid comes from the edge\'s generator.'
-      : 'No rate was read whole.',
   ];
+  if (!upTo) return [...lines, 'Not even the lowest rate was read whole.'];
+  const lostPct = (x) => fmt((100 * (x.lost || 0)) / ((x.rateHz * x.elapsedMs) / 1000), 1);
+  lines.push(`**The S7 ceiling here: every rate up to ${upTo.rateHz.toLocaleString('en')} Hz was read whole** (${kbs(upTo.rateHz)} KB/s of DINT samples)` +
+    (short.length ? `; samples were lost at ${short.map((x) => `${x.rateHz.toLocaleString('en')} Hz (${lostPct(x)} %)`).join(', ')}` : '') +
+    (alsoWhole.length ? `, while ${alsoWhole.map((x) => x.rateHz.toLocaleString('en')).join(' and ')} Hz read whole in this run` : '') + '. ' +
+    'Past that the edge cannot read the ring as fast as the PLC fills it (the ring holds 32 ms of the signal at 500 kHz), and what it reads levels off. ' +
+    `${4 * upTo.rateHz >= 1e6 ? `That is the study's 1 MB/s on loopback; its 8 MB/s is ${fmt(8e6 / (4 * upTo.rateHz), 1)} times it`
+      : `The study's lowest rate, 1 MB/s, is ${fmt(1e6 / (4 * upTo.rateHz), 1)} times that`}: the study's grid comes from the edge's generator.`);
+  return lines;
 }
 
 function plcLines(rows) {
