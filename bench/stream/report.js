@@ -293,8 +293,10 @@ function plotSpecs(rows) {
     mark: 'bar',
     encoding: {
       y: { field: 'stream', type: 'nominal', title: null, sort: null },
-      x: { field: 'value', type: 'quantitative', scale: { type: 'log' }, title: `${metric} (ms, log scale)` },
-      color: { field: 'link', type: 'nominal' },
+      // A bar on a log scale needs a base above 0: 0.01 ms, below every mean measured.
+      x: { field: 'value', type: 'quantitative', scale: { type: 'log', domainMin: 0.01 }, title: `${metric} (ms, log scale)` },
+      x2: { datum: 0.01 },
+      color: { field: 'link', type: 'nominal', legend: { labelLimit: 220 } },
       yOffset: { field: 'link', type: 'nominal' },
       column: { field: 'profile', type: 'nominal', title: 'network profile' },
     },
@@ -309,7 +311,7 @@ function plotSpecs(rows) {
       width: 300, height: 220, mark: 'bar',
       encoding: {
         x: { field: 'signal', type: 'nominal', title: null }, xOffset: { field: 'link', type: 'nominal' },
-        y: { field: 'ms', type: 'quantitative', title: 'ms' }, color: { field: 'link', type: 'nominal' },
+        y: { field: 'ms', type: 'quantitative', title: 'ms' }, color: { field: 'link', type: 'nominal', legend: { labelLimit: 220 } },
         column: { field: 'profile', type: 'nominal', title: 'network profile' },
       },
     }],
