@@ -240,6 +240,7 @@ test('broker options that would corrupt a config file, or advertise an unreachab
   await assert.rejects(startRabbitMq({ port: 70000 }), { code: 'E_BROKER_OPTION' });
   await assert.rejects(startKafka({ host: '0.0.0.0' }), { code: 'E_BROKER_OPTION' });
   await assert.rejects(startKafka({ heap: '512' }), { code: 'E_BROKER_OPTION' });
+  await assert.rejects(startKafka({ maxMessageBytes: 100 }), { code: 'E_BROKER_OPTION' }, 'a record limit below 1 KiB');
   // More listeners (a proxy in front of each): a name the properties file can hold and is not
   // Kafka's own, and the port its clients are told.
   const bad = [{ name: 'edge', advertisedPort: 9000 }, { name: 'CONTROLLER', advertisedPort: 9000 }, { name: 'EDGE' }, { name: 'EDGE', advertisedPort: 0 }];
