@@ -8,7 +8,7 @@
  * its guideline rerun with our numbers. Writes report.md, summary.json, cells.csv and plots/ into
  * --out. docs/link-transports.md ("High-frequency streams") says what runs and what it means.
  *
- *   node bench/stream.js                                  # everything (about 40 minutes here)
+ *   node bench/stream.js                                  # everything (about 30 minutes here)
  *   node bench/stream.js --smoke                          # each transport once, loopback, a few seconds
  *   node bench/stream.js --transports zmq,amqp --profiles wan --grid 25x40,100x10 --plc-rates 1000
  */
