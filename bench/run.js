@@ -32,7 +32,7 @@ const ROOT = path.join(__dirname, '..');
 const ALL_PROTOCOLS = paths.ids();
 /**
  * What a run measures unless told: every path but the link paths (each of those starts a broker
- * and a system of its own: `--protocols ws,ws-amqp,ws-kafka,ws-mqtt,ws-zmq`).
+ * and a system of its own: `--protocols ws,ws-amqp,ws-kafka,ws-mqtt,ws-mosquitto,ws-zmq`).
  */
 const DEFAULT_PROTOCOLS = ALL_PROTOCOLS.filter((p) => paths.get(p).kind !== 'link');
 /** Paths that carry twin productions: the bundle's and the stock replicas that map the whole plant. */
@@ -187,7 +187,7 @@ function parseCli(argv) {
 function versions() {
   const v = { node: process.version };
   const modules = ['node-red', 'ws', 'aedes', 'node-opcua', 'modbus-serial', 'node-snap7', 'nodes7', 'node-red-contrib-s7', 'node-red-contrib-opcua',
-    'node-red-contrib-modbus', 'hdr-histogram-js', 'simple-statistics', 'vega', 'vega-lite'];
+    'node-red-contrib-modbus', 'amqplib', '@platformatic/kafka', 'mqtt', 'zeromq', 'hdr-histogram-js', 'simple-statistics', 'vega', 'vega-lite'];
   for (const m of modules) {
     try { v[m] = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', m, 'package.json'), 'utf8')).version; } catch { /* not installed */ }
   }
@@ -365,7 +365,10 @@ async function runBench(cli = {}) {
       }
       for (const group of groups) {
         const link = paths.linkOf(group[0]);
-        const tag = link === 'ws' ? '' : ` (link over ${link})`;
+        // A link path is named by its id: one transport may run on several brokers (MQTT on the
+        // bundle's and on Mosquitto).
+        const linkId = link === 'ws' ? 'ws' : group[0];
+        const tag = link === 'ws' ? '' : ` (${paths.get(linkId).label.replace(/^WebSocket–S7, /, '')})`;
         const probing = group.filter(hasProbe);
         const pageProtos = PAGE_PROTOCOLS.filter((p) => group.includes(p));
         progress.phase(`${profileName}${tag}: starting PLC, cloud and edge Node-RED${def.links ? ', Toxiproxy' : ''}`);
@@ -520,7 +523,7 @@ async function runBench(cli = {}) {
           pr.flowTimers = { ...(pr.flowTimers || {}), ...collectFlowTimers(sys.procs.cloud.timerDir) };
           // Process logs (tails) go into the results: a runtime that fell over under load says why.
           // One system per link: its logs and its exits named after it (ws: the profile's own).
-          const who = `${profileName}${link === 'ws' ? '' : `-${link}`}`;
+          const who = `${profileName}${linkId === 'ws' ? '' : `-${linkId.replace(/^ws-/, '')}`}`;
           for (const [name, proc] of Object.entries(sys.procs)) {
             pr.exited = pr.exited || {};
             (results.logs = results.logs || {})[`${who}-${name}.log`] = proc.logs().slice(-200000);
@@ -626,4 +629,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { runBench, parseCli, probeThink, DEFAULTS, HELP };
+module.exports = { runBench, parseCli, probeThink, machine, versions, DEFAULTS, HELP };

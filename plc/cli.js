@@ -29,6 +29,10 @@ const HELP = `Usage: npm run plc -- [options]
   --pki-dir <dir>        OPC UA PKI folder                   S7T_PLC_PKI_DIR (<tmp>/s7twin-plc-pki)
   --input-log <file>     a JSON line per scan whose inputs   S7T_PLC_INPUT_LOG (off)
                          changed (plc/input-log.js)
+  --signal-hz <n>        sample a vibration signal at n Hz   S7T_PLC_SIGNAL_HZ (off)
+                         into a ring buffer (docs/plc.md)
+  --signal-db <n>        the ring buffer's data block        S7T_PLC_SIGNAL_DB (100)
+  --signal-block <n>     samples per block                   S7T_PLC_SIGNAL_BLOCK (one scan's)
   -h, --help             this text
 
   The MQTT client verifies an mqtts:// or wss:// broker with the CA file S7T_CA_FILE (if set).
@@ -55,6 +59,7 @@ function parse(argv, env = process.env) {
         mqtt: { type: 'string' }, plant: { type: 'string' }, 'mqtt-user': { type: 'string' },
         'mqtt-password': { type: 'string' }, 'mqtt-qos': { type: 'string' }, 'pki-dir': { type: 'string' },
         'input-log': { type: 'string' }, table: { type: 'string' },
+        'signal-hz': { type: 'string' }, 'signal-db': { type: 'string' }, 'signal-block': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -99,6 +104,18 @@ function parse(argv, env = process.env) {
   opts.table = loadTable({ file: values.table, env });
   const inputLog = values['input-log'] ?? env.S7T_PLC_INPUT_LOG;
   if (inputLog) opts.inputLog = inputLog;
+  const signalHz = values['signal-hz'] ?? env.S7T_PLC_SIGNAL_HZ;
+  if (signalHz !== undefined && signalHz !== '') {
+    const rateHz = Number(signalHz);
+    if (!Number.isInteger(rateHz) || rateHz < 1) {
+      const e = new Error(`--signal-hz / S7T_PLC_SIGNAL_HZ: "${signalHz}" is not a whole number of samples a second`);
+      e.code = 'E_CONFIG';
+      throw e;
+    }
+    opts.signal = { rateHz, db: num('signal-db', 'S7T_PLC_SIGNAL_DB', 100) };
+    const block = num('signal-block', 'S7T_PLC_SIGNAL_BLOCK', 0);
+    if (block) opts.signal.blockSamples = block;
+  }
   if (opts.scanMs < 1) {
     const e = new Error('--scan-ms must be at least 1');
     e.code = 'E_CONFIG';
@@ -116,6 +133,8 @@ function describe(plc, opts) {
     plc.ports.modbus ? `Modbus ${h}:${plc.ports.modbus}` : 'Modbus off',
     opts.mqtt ? `MQTT ${opts.mqtt.url.replace(/\/\/[^@/]*@/, '//***@')} plant ${opts.mqtt.plant}` : 'MQTT off',
   ];
+  const s = plc.signal;
+  if (s) parts.push(`signal ${s.rateHz} Hz into DB${s.db} (${s.blocks} blocks of ${s.blockSamples} samples, ${s.size} bytes)`);
   const t = plc.table;
   const what = t.program ? `the ${t.program} program` : `an I/O image${t.tags.some((x) => x.echo) ? ' with echo rules' : ''}`;
   return `virtual S7-1500 running ${what} for table "${t.name}" (${t.tags.length} tags, ${t.areas.map((a) => a.key).join(' ')}), `

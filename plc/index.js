@@ -22,6 +22,7 @@ const { createInputLog } = require('./input-log');
 const { createScan } = require('./scan');
 const { startCycle } = require('./cycle');
 const { startServices, stopServices } = require('./services');
+const { createSampler } = require('./signal');
 
 const DEFAULTS = {
   scanMs: 10, // scan cycle, ms (an S7-1500 OB1 with a 10 ms minimum cycle time)
@@ -88,6 +89,9 @@ function configOf(opts) {
  * @param {object[]} [opts.mqttMore] more MQTT clients like opts.mqtt, each to its own broker (an
  *   S7-1500 runs one LMQTT instance per connection): the benchmark's stock broker beside ours
  * @param {string} [opts.inputLog] file: a JSON line for every scan whose inputs changed (plc/input-log.js)
+ * @param {{rateHz: number, db?: number, blockSamples?: number, blocks?: number, ringMs?: number}} [opts.signal]
+ *   a high-frequency vibration signal sampled into a ring buffer in a data block (plc/signal.js;
+ *   default DB100, blocks of one scan's samples, a ring of at least 500 ms); default off
  * @returns {Promise<object>} the running PLC, an EventEmitter: 'scan' {changed, probes, scans} after
  *   each scan, 'reject' {source, code, message} for refused MQTT input, 'error' for a failed scan, 'stop'
  */
@@ -101,6 +105,10 @@ async function createPlc(opts = {}) {
   const counters = {
     scans: 0, overruns: 0, lastScanMs: 0, maxScanMs: 0, inputWrites: 0, inputRejected: 0, probeWrites: 0, probeRejected: 0,
   };
+  if (opts.signal) {
+    const usedDbs = [...image.areas.values()].filter((a) => a.area === 'DB').map((a) => a.db).concat([image.reqDb, image.resDb]);
+    image.ring = createSampler(opts.signal, { scanMs, usedDbs, counters });
+  }
   const services = {}; // running interfaces by name
   const inputLog = opts.inputLog ? createInputLog(opts.inputLog, table) : null;
   const scan = createScan({
@@ -148,6 +156,8 @@ async function createPlc(opts = {}) {
     markers: () => image.readMarkers(),
     /** @returns {number} the UDInt in probe response slot i */
     probeResponse: (slot) => image.probeResponse(slot),
+    /** The signal's ring buffer layout (nodes/lib/stream/ring.js), or null when the signal is off. */
+    signal: image.ring ? image.ring.layout : null,
     /** @returns {Promise<void>} resolves after n more scans */
     waitScans(n = 1) {
       const target = counters.scans + n;

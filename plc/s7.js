@@ -23,7 +23,7 @@
  * polls for the answer in 1 ms sleeps, so a blocking call would stall the scan for a millisecond),
  * one job at a time; until a write has landed the pull lays its value over what it read. Only
  * while that connection is down does the scan fall back to the merge (counter s7PushFallbacks).
- * The probe responses are written by the PLC only, with SetArea. The own client's loop is
+ * The probe responses and the signal's ring buffer (plc/signal.js) are written by the PLC only, with SetArea. The own client's loop is
  * plc/s7-own-client.js; which server events are clients' and which its own, plc/s7-events.js.
  *
  * node-snap7 keeps its async handles in static globals: two S7Server instances in one process
@@ -80,7 +80,8 @@ function setArea(srv, a, buf) {
  * @throws {PlcError} E_S7_START (after cleaning up)
  */
 function serve(srv, client, events, image, cfg) {
-  const areas = [...[...image.areas.values()].map((a) => [...codeOf(a), a.buf]), [AREA_DB, image.reqDb, image.db2], [AREA_DB, image.resDb, image.db3]];
+  const areas = [...[...image.areas.values()].map((a) => [...codeOf(a), a.buf]), [AREA_DB, image.reqDb, image.db2], [AREA_DB, image.resDb, image.db3],
+    ...(image.ring ? [[AREA_DB, image.ring.layout.db, image.ring.buf]] : [])];
   const registered = [];
   function cleanup() {
     try { if (client.Connected()) { events.disconnecting(); client.Disconnect(); } } catch { /* gone */ }
@@ -171,6 +172,9 @@ function startS7(image, opts) {
      */
     push(applied) {
       if (!image.db3.equals(lastDb3)) { srv.SetArea(AREA_DB, image.resDb, image.db3); image.db3.copy(lastDb3); }
+      // The signal's ring is the PLC's alone, like the probe responses: the whole area at once, so
+      // a client's read of one item sees it as of one scan (nodes/lib/stream/ring.js).
+      if (image.ring && image.ring.dirty) { srv.SetArea(AREA_DB, image.ring.layout.db, image.ring.buf); image.ring.dirty = false; }
       for (const a of io) queue.outputs(a.buf, natives.get(a.key), a.key);
       for (const [tag, v] of applied.inputs) queue.input(tag, v);
       for (const [slot, v] of applied.probes) queue.probe(slot, v);

@@ -2,7 +2,8 @@
 /**
  * One scan of the virtual PLC over its process image: the S7 areas pulled in, the inputs other
  * interfaces queued applied, the table's program run (plc/programs.js), outputs and markers written, probe requests copied
- * to their responses, the S7 areas pushed out, then every interface told what changed.
+ * to their responses, the signal's samples due written into its ring (plc/signal.js, when on),
+ * the S7 areas pushed out, then every interface told what changed.
  */
 const { performance } = require('node:perf_hooks');
 const { programFor } = require('./programs');
@@ -34,6 +35,7 @@ function createScan(s) {
       const applied = image.applyPending();
       program.scan(image);
       const probes = image.copyProbes();
+      if (image.ring) image.ring.advance(clockNow());
       if (services.s7) services.s7.push(applied);
       counters.scans += 1;
       const values = image.values();

@@ -1,8 +1,10 @@
 'use strict';
 /**
  * The edge↔cloud link of a one-plant system over another transport than WebSocket: a link path of
- * the table (nodes/lib/core/paths.js kind 'link': ws-amqp, ws-kafka, ws-mqtt, ws-zmq). Its broker
- * started (system/brokers/: RabbitMQ or Kafka; MQTT's is the cloud's own, ZeroMQ has none), the
+ * the table (nodes/lib/core/paths.js kind 'link': ws-amqp, ws-kafka, ws-mqtt, ws-mosquitto,
+ * ws-zmq). Its broker started (system/brokers/: RabbitMQ, Kafka, or Mosquitto with the plant's
+ * edge and the cloud as users held to their topics; ws-mqtt's broker is the cloud's own, ZeroMQ
+ * has none), the
  * environment that tells both Node-RED processes the transport, its address as each sees it and
  * its login, and with Toxiproxy (a WAN profile, the fault suite) a proxy on each hop of the link:
  * edge → broker (the plant side, with the WAN's latency) and broker → cloud (no latency: the
@@ -14,6 +16,7 @@ const paths = require('../nodes/lib/core/paths');
 const { freePorts } = require('../plc/net');
 const { startRabbitMq } = require('./brokers/rabbitmq');
 const { startKafka } = require('./brokers/kafka');
+const { startMosquitto } = require('./brokers/mosquitto');
 
 const HOST = '127.0.0.1';
 
@@ -47,8 +50,10 @@ const brokerService = (p) => p.services.find((s) => paths.SERVICES[s].broker) ||
  * @param {object} p the link path
  * @param {object} o
  * @param {object|null} o.tp Toxiproxy, or null (loopback)
- * @param {object} o.credentials the system's (credentialsFor): MQTT users of roles edge and link
+ * @param {object} o.credentials the system's (credentialsFor): its plant, and the MQTT users of
+ *   roles edge and link (Mosquitto's users, the edge's bound to the plant)
  * @param {(line: string) => void} [o.log]
+ * @param {object} [o.broker] more options for the broker's start (Kafka's maxMessageBytes, say)
  * @returns {Promise<object>} {path, broker, service, port, cloudEnv(cloudPorts), edgeEnv(plantPorts),
  *   plantProxy(svc), proxies, stop()}
  */
@@ -60,7 +65,11 @@ async function startLink(p, o) {
   const made = [];
   let broker = null;
   try {
-    if (svc === 'rabbitmq') broker = await startRabbitMq({});
+    const more = o.broker || {};
+    if (svc === 'rabbitmq') broker = await startRabbitMq({ ...more });
+    if (svc === 'mosquitto') {
+      broker = await startMosquitto({ ...more, users: [{ ...c.mqttEdge, role: 'edge', plants: [c.plant] }, { ...c.mqttLink, role: 'link' }] });
+    }
     if (svc === 'kafka') {
       // Kafka tells a client which address to connect to: with proxies, one listener per side,
       // each advertising its proxy. The proxies come first (bound by Toxiproxy), their upstreams
@@ -70,12 +79,13 @@ async function startLink(p, o) {
         made.push({ side, ...await tp.createProxy({ name: `${side}-kafka`, upstream: `${HOST}:${up[name]}` }) });
       }
       const at = Object.fromEntries(made.map((x) => [x.side, x.port]));
-      broker = await startKafka(tp ? {
-        listeners: [{ name: 'EDGE', port: up.EDGE, advertisedPort: at.plant }, { name: 'CLOUD', port: up.CLOUD, advertisedPort: at.cloud }],
-      } : {});
+      broker = await startKafka({
+        ...more,
+        ...(tp ? { listeners: [{ name: 'EDGE', port: up.EDGE, advertisedPort: at.plant }, { name: 'CLOUD', port: up.CLOUD, advertisedPort: at.cloud }] } : {}),
+      });
     }
-    if (svc === 'rabbitmq' && tp) {
-      for (const side of ['plant', 'cloud']) made.push({ side, ...await tp.createProxy({ name: `${side}-rabbitmq`, upstream: `${HOST}:${broker.port}` }) });
+    if ((svc === 'rabbitmq' || svc === 'mosquitto') && tp) {
+      for (const side of ['plant', 'cloud']) made.push({ side, ...await tp.createProxy({ name: `${side}-${svc}`, upstream: `${HOST}:${broker.port}` }) });
     }
   } catch (err) {
     if (broker) await broker.stop().catch(() => {});

@@ -236,7 +236,7 @@ async function startPlant(sys, p) {
  * Start the system.
  * @param {object} o
  * @param {string[]} [o.protocols] path ids to run (nodes/lib/core/paths.js; default: the bundle's);
- *   at most one link path (ws-amqp, ws-kafka, ws-mqtt, ws-zmq: the edge↔cloud link over that
+ *   at most one link path (ws-amqp, ws-kafka, ws-mqtt, ws-mosquitto, ws-zmq: the edge↔cloud link over that
  *   transport, its broker started here; system/link.js), and then not beside ws or http
  * @param {{cloud?: string[], edge?: string[]}} [o.parts] run these flow parts (flows/parts/) instead
  *   of the assembled flows with the unwanted paths' tabs disabled

@@ -984,4 +984,4 @@ async function writeReport(results, outDir) {
   return { dir: outDir, files, plots: plotFiles, summary: s };
 }
 
-module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, faultLines, stockLines, fleetLines, TARGETS };
+module.exports = { writeReport, summarize, samplesCsv, markdown, loadTimeLines, faultLines, stockLines, fleetLines, table, fmt, TARGETS };

@@ -2,7 +2,9 @@
 /**
  * Start a companion process (any language) and read the JSON lines it writes (common.py says
  * which). Its stdin stays open as its lifeline: closing it ends the companion, and if this
- * process dies the pipe closes too, so no companion outlives the bench.
+ * process dies the pipe closes too, so no companion outlives the bench. A companion that takes
+ * commands reads them as JSON lines on that stdin (`write`; the stream benchmark's cloud and edge,
+ * bench/stream/).
  */
 const { spawn } = require('node:child_process');
 const readline = require('node:readline');
@@ -13,7 +15,7 @@ const STOP_GRACE_MS = 5000; // after stdin closes, then SIGTERM, then SIGKILL
  * @param {{cmd:string, args:string[]}} command
  * @param {{name:string, env?:object, cwd?:string}} o
  * @returns {{pid:number, name:string, lines:object[], next:(pred:(l:object)=>boolean, timeoutMs:number)=>Promise<object>,
- *   log:()=>string, stop:()=>Promise<void>, exited:Promise<number|null>}}
+ *   write:(line:object)=>void, log:()=>string, stop:()=>Promise<void>, exited:Promise<number|null>}}
  */
 function startCompanion(command, o) {
   const child = spawn(command.cmd, command.args, { env: { ...process.env, ...(o.env || {}) }, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -64,7 +66,10 @@ function startCompanion(command, o) {
     clearTimeout(t2);
   }
 
-  return { pid: child.pid, name: o.name, lines, next, log: () => err, stop, exited };
+  /** One JSON line to the companion's stdin. */
+  const write = (line) => { if (!dead) child.stdin.write(`${JSON.stringify(line)}\n`); };
+
+  return { pid: child.pid, name: o.name, lines, next, write, log: () => err, stop, exited };
 }
 
 module.exports = { startCompanion };

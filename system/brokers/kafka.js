@@ -83,6 +83,8 @@ function serverProperties(o) {
     'share.coordinator.state.topic.min.isr=1',
     'group.initial.rebalance.delay.ms=0', // a consumer group forms at once, not 3 s later
     'auto.create.topics.enable=true',
+    // The largest record batch the broker takes (its default: 1 MiB and 12 bytes).
+    ...(o.maxMessageBytes ? [`message.max.bytes=${o.maxMessageBytes}`] : []),
     '',
   ].join('\n');
 }
@@ -123,6 +125,8 @@ function format(java, classpath, dir, props) {
  *   listeners (SASL/PLAIN too), each on its own port (0 or absent: a free one, in `ports[name]`)
  *   and telling its clients to connect to advertisedPort (a proxy in front of it)
  * @param {string} [o.heap] JVM -Xmx, default 512m
+ * @param {number} [o.maxMessageBytes] the largest record batch it takes (message.max.bytes; default
+ *   Kafka's, 1 MiB: a high-frequency stream's frames of 800 KB of samples are larger in base64)
  * @param {number} [o.timeoutMs] start-up limit
  * @returns {Promise<{name:string, version:string, url:string, host:string, port:number, brokers:string[],
  *   credentials:{username:string,password:string,mechanism:string}, ports:{client:number,controller:number},
@@ -137,6 +141,9 @@ async function startKafka(o = {}) {
     throw new BrokerError('E_BROKER_OPTION', `advertisedHost: the address clients reach this broker at (host ${host} listens everywhere)`);
   }
   if (o.heap !== undefined && !/^\d+[mg]$/.test(o.heap)) throw new BrokerError('E_BROKER_OPTION', `heap: a JVM size such as 512m or 1g, got ${o.heap}`);
+  if (o.maxMessageBytes !== undefined && !(Number.isInteger(o.maxMessageBytes) && o.maxMessageBytes >= 1024 && o.maxMessageBytes <= 2 ** 30)) {
+    throw new BrokerError('E_BROKER_OPTION', `maxMessageBytes: whole bytes, 1024..2^30, got ${o.maxMessageBytes}`);
+  }
   const cred = credentials(o);
   const extra = o.listeners || [];
   for (const l of extra) {
@@ -165,6 +172,7 @@ async function startKafka(o = {}) {
   try {
     const properties = serverProperties({
       host, advertisedHost, port: p.client, controllerPort: p.controller, listeners, ...cred, logDir: path.join(dir, 'data'),
+      maxMessageBytes: o.maxMessageBytes,
     });
     fs.writeFileSync(props, properties, { mode: 0o600 });
     fs.writeFileSync(path.join(dir, 'log4j2.properties'), LOG4J);

@@ -1,16 +1,18 @@
 'use strict';
 /**
  * The edge↔cloud link over each message transport, end to end (docs/link-transports.md): the
- * launcher starts the transport's broker (RabbitMQ, Kafka; MQTT's is the cloud's own, ZeroMQ has
- * none), the cloud and the edge Node-RED with the project's flows told to use it, the virtual PLC,
- * and Toxiproxy on every hop of the link. Per transport, one system:
+ * launcher starts the transport's broker (RabbitMQ, Kafka, Mosquitto with its users and ACLs; the
+ * bundle's MQTT broker is the cloud's own, ZeroMQ has none), the cloud and the edge Node-RED with
+ * the project's flows told to use it, the virtual PLC, and Toxiproxy on every hop of the link.
+ * Per link path, one system:
  *
  * - a production: the headless twin's boxes over WebSocket to the cloud, the link over the
  *   transport to the edge, S7 to the PLC, every box sorted and every timed variable timed;
  * - a short fault suite (bench/lib/faults.js, the same as the WebSocket link's): the link cut on
  *   both hops (edge → broker and broker → cloud) past the link timeout on every transport, the
  *   edge and the cloud killed on the brokers that hide a dead peer longest (AMQP, Kafka) and one
- *   of them on MQTT and ZeroMQ, so the file stays short (`node bench/run.js --protocols ws-mqtt
+ *   of them on MQTT and ZeroMQ, the cut alone on Mosquitto (the MQTT link's own faults are the
+ *   aedes row's), so the file stays short (`node bench/run.js --protocols ws-mqtt
  *   --profiles local --faults all --no-probes --no-productions --no-load --no-browser` runs any
  *   transport's whole suite); every command
  *   answered exactly once, nothing written after its deadline or though refused, and commands
@@ -28,12 +30,15 @@ const { runTwin } = require('../../twin/run');
 const tags = require('../../nodes/lib/core/io-table').demoTable();
 const { assertCommandsSafe } = require('../helpers/faults');
 const profiles = require('../../bench/profiles.json');
+const paths = require('../../nodes/lib/core/paths');
 
 const TIMED = tags.timedPairs().map((p) => p.output).sort();
 // Short holds: the cut outlasts the 3 s link timeout (the link is found lost and rebuilt).
+// Keyed by link path (ws-<name>): MQTT runs on two brokers.
 const FAULTS = {
   zmq: ['black-hole', 'cloud-kill'],
   mqtt: ['black-hole', 'edge-kill'],
+  mosquitto: ['black-hole'],
   amqp: ['black-hole', 'edge-kill', 'cloud-kill'],
   kafka: ['black-hole', 'edge-kill', 'cloud-kill'],
 };
@@ -48,7 +53,8 @@ for (const [link, faults] of Object.entries(FAULTS)) {
     const protocol = `ws-${link}`;
     const sys = await startSystem({ profileName: 'proxied', links: profiles.proxied.links, protocols: [protocol], plcInputLog: inputLog });
     t.after(async () => { await sys.stop(); fs.rmSync(dir, { recursive: true, force: true }); });
-    assert.equal(sys.link.transport, link);
+    assert.equal(sys.link.transport, paths.linkOf(protocol));
+    if (link === 'mosquitto') assert.equal(sys.link.broker.name, 'mosquitto', 'the launcher started Mosquitto for the link');
     t.diagnostic(`system up in ${Date.now() - t0} ms${sys.link.broker ? ` (${sys.link.broker.name} ${Math.round(sys.link.broker.startMs)} ms)` : ''}`);
 
     const res = await runTwin({

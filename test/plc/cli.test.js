@@ -21,6 +21,15 @@ test('flags win over environment variables, which win over defaults', () => {
   assert.equal(parse([], { S7T_PLC_S7: '0' }).opts.s7, false);
 });
 
+test('the high-frequency signal: off by default, on with --signal-hz (or S7T_PLC_SIGNAL_HZ), its data block and block size', () => {
+  assert.equal(parse([], {}).opts.signal, undefined, 'the box-sorting plant alone unless asked');
+  assert.deepEqual(parse(['--signal-hz', '5000'], {}).opts.signal, { rateHz: 5000, db: 100 });
+  const env = { S7T_PLC_SIGNAL_HZ: '1000', S7T_PLC_SIGNAL_DB: '42' };
+  assert.deepEqual(parse(['--signal-block', '25'], env).opts.signal, { rateHz: 1000, db: 42, blockSamples: 25 });
+  assert.throws(() => parse(['--signal-hz', '1.5'], {}), { code: 'E_CONFIG' });
+  assert.throws(() => parse(['--signal-hz', '0'], {}), { code: 'E_CONFIG' });
+});
+
 test('bad flags and values are refused with E_CONFIG', () => {
   assert.throws(() => parse(['--scan-ms', 'fast'], {}), { code: 'E_CONFIG' });
   assert.throws(() => parse(['--scan-ms', '0'], {}), { code: 'E_CONFIG' });

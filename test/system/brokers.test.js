@@ -230,14 +230,33 @@ test('broker options that would corrupt a config file, or advertise an unreachab
   for (const password of ['short', 'with"quote-inside', 'hash#and:colon', 'line\nbreak-in-it']) {
     await assert.rejects(startMosquitto({ password }), { code: 'E_BROKER_OPTION' });
   }
+  // Users with roles: each a login the files can hold, a role of the bundle's, valid plants, once.
+  const pw = 'long-enough-pw';
+  for (const users of [[], [{ username: 'e', password: pw, role: 'admin' }], [{ username: 'e', password: pw, role: 'edge', plants: ['a b'] }],
+    [{ username: 'e', password: 'short', role: 'edge' }], [{ username: 'e', password: pw, role: 'link' }, { username: 'e', password: pw, role: 'twin' }]]) {
+    await assert.rejects(startMosquitto({ users }), { code: 'E_BROKER_OPTION' }, JSON.stringify(users));
+  }
   await assert.rejects(startRabbitMq({ username: 'a b' }), { code: 'E_BROKER_OPTION' });
   await assert.rejects(startRabbitMq({ port: 70000 }), { code: 'E_BROKER_OPTION' });
   await assert.rejects(startKafka({ host: '0.0.0.0' }), { code: 'E_BROKER_OPTION' });
   await assert.rejects(startKafka({ heap: '512' }), { code: 'E_BROKER_OPTION' });
+  await assert.rejects(startKafka({ maxMessageBytes: 100 }), { code: 'E_BROKER_OPTION' }, 'a record limit below 1 KiB');
   // More listeners (a proxy in front of each): a name the properties file can hold and is not
   // Kafka's own, and the port its clients are told.
   const bad = [{ name: 'edge', advertisedPort: 9000 }, { name: 'CONTROLLER', advertisedPort: 9000 }, { name: 'EDGE' }, { name: 'EDGE', advertisedPort: 0 }];
   for (const l of bad) {
     await assert.rejects(startKafka({ listeners: [l] }), { code: 'E_BROKER_OPTION' }, JSON.stringify(l));
   }
+});
+
+test('Mosquitto\'s ACL file comes from the bundle\'s MQTT roles: a plant\'s edge writes its own link topic only', () => {
+  const { aclText, roleUsers } = require('../../system/brokers/mosquitto');
+  const text = aclText(roleUsers([
+    { username: 'edge', password: 'edge-pw-long', role: 'edge', plants: ['plant1'] },
+    { username: 'link', password: 'link-pw-long', role: 'link' },
+  ]));
+  assert.equal(text, [
+    'user edge', 'topic write s7twin/plant1/link/up', 'topic read s7twin/plant1/link/down', '',
+    'user link', 'topic write s7twin/+/link/down', 'topic read s7twin/+/link/up', '',
+  ].join('\n'));
 });

@@ -18,14 +18,15 @@ test('linkPathOf: none for the WebSocket link, the link path when one is asked f
 });
 
 test('linkPathOf: two links in one system are refused, saying which', () => {
-  for (const want of [['ws-amqp', 'ws-kafka'], ['ws-zmq', 'ws'], ['ws-mqtt', 'http']]) {
+  for (const want of [['ws-amqp', 'ws-kafka'], ['ws-zmq', 'ws'], ['ws-mqtt', 'http'], ['ws-mqtt', 'ws-mosquitto']]) {
     assert.throws(() => linkPathOf(want), (err) => err.code === 'E_SYSTEM_ARGS' && want.every((id) => err.message.includes(id)), want.join(','));
   }
 });
 
-test('brokerService: the broker the launcher starts for a link path, none for MQTT and ZeroMQ', () => {
+test('brokerService: the broker the launcher starts for a link path, none for the bundle\'s MQTT broker and ZeroMQ', () => {
   assert.equal(brokerService(linkPathOf(['ws-amqp'])), 'rabbitmq');
   assert.equal(brokerService(linkPathOf(['ws-kafka'])), 'kafka');
+  assert.equal(brokerService(linkPathOf(['ws-mosquitto'])), 'mosquitto');
   assert.equal(brokerService(linkPathOf(['ws-mqtt'])), null);
   assert.equal(brokerService(linkPathOf(['ws-zmq'])), null);
 });

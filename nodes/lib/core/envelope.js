@@ -48,13 +48,22 @@
  * backfill-res the cloud's answer: ref = {src, seq} of the newest backfill frame of that journal it
  *          has dealt with; every earlier one of the same connection is dealt with too (filed, found
  *          filed already, or refused with an err naming it). The edge drops its records up to there
-  *
+ *
+ * A high-frequency signal (edge → cloud, passed to the flow like a state):
+ * samples  b = a block of consecutive samples of one signal (lib/stream/block.js writes and
+ *          reads it): {sig, i, t, hz, n, x}. sig the signal's name (as src); i the index of its
+ *          first sample since the signal started; t that sample's time on the PLC's clock (ms
+ *          since the epoch); hz samples a second (sample i+j was taken at t + j·1000/hz); n how
+ *          many; x the n samples as DINTs (Int32, big-endian as the PLC holds them) in base64.
+ *          The same JSON text on every encoding and transport (the compact codec carries it as
+ *          text too), so a stream costs the same bytes whatever carries it.
+ *
  * Pure functions: parse/validate, build, and a receiver-side duplicate/gap tracker.
  */
 const { codedError } = require('./errors');
 
 const VERSION = 1;
-const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res', 'table', 'backfill', 'backfill-res']);
+const KINDS = new Set(['state', 'cmd', 'snap', 'ack', 'err', 'probe', 'probe-res', 'sync', 'sync-res', 'table', 'backfill', 'backfill-res', 'samples']);
 /** Kinds whose d holds the plant's values (text allowed for STRING tags). */
 const VALUE_KINDS = new Set(['state', 'cmd', 'snap', 'backfill']);
 /** Kinds that ask the PLC for a write and get exactly one answer (ack/probe-res or err). */
@@ -70,6 +79,9 @@ const SRC_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
 const KEY_RE = /^[\x21-\x7e]{1,64}$/;
 /** The longest text a value may be: an S7 STRING holds at most 254 characters (the table checks each tag's own length). */
 const MAX_TEXT = 254;
+/** The most samples one `samples` frame carries (its frame must also fit the receiver's size limit). */
+const MAX_SAMPLES = 1 << 20;
+const BASE64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Error with a stable `code` (and the offending frame's ref where it could be read). */
 const Coded = codedError('EnvelopeError');
@@ -148,6 +160,7 @@ function validate(env) {
   if (env.k === 'err' && (typeof env.e !== 'object' || env.e === null || typeof env.e.code !== 'string')) {
     throw new EnvelopeError('E_SCHEMA', 'an "err" frame needs e.code', ref);
   }
+  if (env.k === 'samples') validateSamples(env.b, ref);
   if (env.k === 'table' && (!env.t || typeof env.t !== 'object' || typeof env.t.fingerprint !== 'string'
     || (env.t.definition !== undefined && (env.t.definition === null || typeof env.t.definition !== 'object')))) {
     throw new EnvelopeError('E_SCHEMA', 'a "table" frame needs t {fingerprint, definition?}', ref);
@@ -165,6 +178,21 @@ function validateBackfill(env, ref) {
     throw new EnvelopeError('E_SCHEMA', 'of is the {src, seq} of a state frame, on a backfill, or left out', ref);
   }
   if (env.k === 'backfill-res' && !env.ref) throw new EnvelopeError('E_SCHEMA', 'a "backfill-res" frame needs ref', ref);
+}
+
+/**
+ * A samples frame's block: its fields, and x the length n DINTs take in base64 (its characters
+ * checked, not decoded: the receiver decodes it when it reads the samples).
+ */
+function validateSamples(b, ref) {
+  const bad = (what) => new EnvelopeError('E_SCHEMA', `a "samples" frame needs b.${what}`, ref);
+  if (!b || typeof b !== 'object' || Array.isArray(b)) throw bad('{sig, i, t, hz, n, x}');
+  if (typeof b.sig !== 'string' || !SRC_RE.test(b.sig)) throw bad('sig: 1..64 characters of [A-Za-z0-9_.:-]');
+  if (!Number.isSafeInteger(b.i) || b.i < 0) throw bad('i: the index of its first sample, a whole number >= 0');
+  if (typeof b.t !== 'number' || !Number.isFinite(b.t)) throw bad('t: the first sample\'s time (ms since the epoch)');
+  if (typeof b.hz !== 'number' || !(b.hz > 0) || !Number.isFinite(b.hz)) throw bad('hz: samples a second, > 0');
+  if (!Number.isInteger(b.n) || b.n < 1 || b.n > MAX_SAMPLES) throw bad(`n: 1..${MAX_SAMPLES} samples`);
+  if (typeof b.x !== 'string' || b.x.length !== 4 * Math.ceil((4 * b.n) / 3) || !BASE64_RE.test(b.x)) throw bad('x: n DINTs in base64');
 }
 
 /** The idempotency fields: key (cmd and its answers), ask (cmd), repeat (answers). */
@@ -207,8 +235,9 @@ function createSender(src, opts = {}) {
     /**
      * Build one envelope.
      * @param {string} k kind
-     * @param {object} [fields] d, ref, e, cid, ttl, dl, key, ask, repeat, t (a table frame's table)
-     *   (a backfill frame is made by lib/link/forwarder.js: its seq is the journal's, not a sender's)
+     * @param {object} [fields] d, ref, e, cid, ttl, dl, key, ask, repeat, t (a table frame's table),
+     *   b (a samples frame's block) (a backfill frame is made by lib/link/forwarder.js: its seq is the
+     *   journal's, not a sender's)
      */
     make(k, fields = {}) {
       seq += 1;
@@ -223,6 +252,7 @@ function createSender(src, opts = {}) {
       if (fields.ask !== undefined) env.ask = fields.ask;
       if (fields.repeat !== undefined) env.repeat = fields.repeat;
       if (fields.t !== undefined) env.t = fields.t;
+      if (fields.b !== undefined) env.b = fields.b;
       return env;
     },
     /**
@@ -289,6 +319,6 @@ function stringify(env) {
 }
 
 module.exports = {
-  VERSION, SRC_RE, KINDS, VALUE_KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, DEFAULT_LIFETIME_MS, KEY_RE,
+  VERSION, SRC_RE, KINDS, VALUE_KINDS, REQUEST_KINDS, ANSWER_KINDS, MAX_FRAME_BYTES, DEFAULT_LIFETIME_MS, KEY_RE, MAX_SAMPLES,
   EnvelopeError, parse, validate, createSender, createTracker, stringify, canonicalValues,
 };

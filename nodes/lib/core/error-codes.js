@@ -112,7 +112,7 @@ const CODES = {
       'a WebSocket is then closed with 1009: send smaller frames.' },
   E_KIND: { area: 'answer', by: ['cloud', 'edge'], resync: false,
     means: 'The peer sent a kind of frame its role may not send (twins send `cmd` and `probe`; the edge `state`, `snap`, `ack`, `err`, ' +
-      '`probe-res` and `sync`; the REST endpoint takes `cmd`): fix the sender.' },
+      '`probe-res`, `sync`, `table` and `samples`; the REST endpoint takes `cmd`): fix the sender.' },
   E_READ_ONLY: { area: 'answer', by: ['cloud'], resync: false,
     means: 'A viewer token may watch but not command (HTTP 403 over REST and for the page\'s driver lease): use a twin token to drive.' },
   E_UNKNOWN_TAG: { area: 'answer', by: ['cloud', 'edge', 'plc', 'twin'], resync: false,
@@ -274,6 +274,12 @@ const CODES = {
   E_CONFIG: { area: 'config', by: ['cloud', 'edge', 'plc'], resync: false,
     means: 'A node property, option or flag has a value the part cannot run with (a port, interval, URL, security mode, register ' +
       'count, PLC host, probe slots …): the message names it; the node shows a red status and does not start.' },
+  E_SIGNAL: { area: 'config', by: ['edge', 'plc', 'bench'], resync: false,
+    means: 'A high-frequency signal\'s option is out of range (its rate, data block, block size or count, a ring larger than a 64 KB data ' +
+      'block, tones or noise beyond a DINT): the message names it; the virtual PLC does not start.' },
+  E_RING: { area: 'access', by: ['edge'], resync: false,
+    means: 'The data block the edge reads a signal\'s ring buffer from is not the ring it was set up for (rate, block size, block count or ' +
+      'format differ, or it is not a ring at all): the message names what differs; the edge reads it again every 200 ms and sends nothing from it.' },
   E_ENCODING: { area: 'config', by: ['edge', 'twin'], resync: false,
     means: 'The encoding asked for is not one this bridge speaks: `compact` (MessagePack, the default) or `json` ' +
       '(`S7T_LINK_ENCODING` at the edge, `--encoding` for the headless twin, `?encoding=` on the page).' },
@@ -574,6 +580,9 @@ const CODES = {
   // The benchmark and the scripts.
   E_BENCH_ARGS: { area: 'bench', by: ['bench'], resync: false,
     means: 'An unknown protocol, profile or fault, or an option out of range: `npm run bench -- --help` lists them.' },
+  E_BENCH_START: { area: 'bench', by: ['bench'], resync: false,
+    means: 'The stream benchmark\'s cloud or edge process did not start, or the edge\'s link did not come up within 2 minutes: the message ' +
+      'ends with both processes\' output; the report names the transport and goes on with the next.' },
   E_BENCH_SS: { area: 'bench', by: ['bench'], resync: false,
     means: 'The link bytes of a link transport could not be read with `ss` (iproute2): install iproute2, or the report leaves those bytes out.' },
   E_LOAD_ARGS: { area: 'bench', by: ['bench'], resync: false,

@@ -22,8 +22,9 @@
  *               transport at a time
  *   link        link paths: the link transport (amqp, kafka, mqtt, zmq)
  *   linkLogin   link paths: the login on the link's broker: 'broker' (the broker the launcher
- *               starts, the same user for both ends) or 'mqtt' (the bundle's broker: the edge's
- *               and the cloud's own MQTT users, roles edge and link)
+ *               starts, the same user for both ends) or 'mqtt' (an MQTT broker: the edge's and the
+ *               cloud's own MQTT users, roles edge and link; the bundle's broker, or Mosquitto
+ *               with ACLs generated from those roles)
  *   transport   the twin's client, a file from the package root that exports createTransport
  *   wire        the protocol its transport speaks where the transport is another path's
  *   tabs        bundle paths: the flow tabs it runs on, per role (flows/parts/<name>.json); a tab
@@ -67,6 +68,7 @@ const SERVICES = {
   linkZmq: { env: 'S7T_LINK_ZMQ_PORT', via: 'S7T_LINK_URL' },
   rabbitmq: { env: 'S7T_RABBITMQ_PORT', via: 'S7T_LINK_URL', broker: 'rabbitmq' },
   kafka: { env: 'S7T_KAFKA_PORT', via: 'S7T_LINK_URL', broker: 'kafka' },
+  mosquitto: { env: 'S7T_MOSQUITTO_PORT', via: 'S7T_LINK_URL', broker: 'mosquitto' },
 };
 
 /** The logins a twin transport takes, and the options each becomes. */
@@ -97,17 +99,20 @@ const TABLES = {
  * @param {string[]} services the link's listener or broker (SERVICES)
  * @param {string} url the link's address, a template over {host} and the services' ports
  * @param {'broker'|'mqtt'|null} login the link's login on its broker (none: ZeroMQ has no broker)
+ * @param {string} [id] the path's id where the transport has more than one broker (default ws-<link>)
  */
-function linkPath(link, name, services, url, login) {
+function linkPath(link, name, services, url, login, id = `ws-${link}`) {
   return {
-    id: `ws-${link}`,
+    id,
     label: `WebSocket–S7, link over ${name}`,
     kind: 'link',
     link,
     linkLogin: login,
     wire: 'ws',
     transport: 'twin/transports/ws.js',
-    tabs: { cloud: ['cloud-ws', 'cloud-twin-ui', ...(link === 'mqtt' ? ['cloud-mqtt'] : [])], edge: ['edge-ws'] },
+    // The link over the bundle's own MQTT broker needs the cloud's broker tab; any other broker
+    // is started beside the cloud by the launcher.
+    tabs: { cloud: ['cloud-ws', 'cloud-twin-ui', ...(services.includes('mqtt') ? ['cloud-mqtt'] : [])], edge: ['edge-ws'] },
     docs: 'docs/link-transports.md',
     services: ['http', ...services],
     twin: { url: 'ws://{host}:{http}/s7twin/twin', login: 'token', plant: true },
@@ -244,6 +249,9 @@ const PATHS = [
   linkPath('amqp', 'AMQP (RabbitMQ)', ['rabbitmq'], 'amqp://{host}:{rabbitmq}', 'broker'),
   linkPath('kafka', 'Kafka', ['kafka'], 'kafka://{host}:{kafka}', 'broker'),
   linkPath('mqtt', 'MQTT', ['mqtt'], 'mqtt://{host}:{mqtt}', 'mqtt'),
+  // The same MQTT link on Eclipse Mosquitto (the protocol study's MQTT broker), its users and
+  // ACLs generated from the bundle's MQTT roles (system/brokers/mosquitto.js).
+  linkPath('mqtt', 'MQTT (Mosquitto)', ['mosquitto'], 'mqtt://{host}:{mosquitto}', 'mqtt', 'ws-mosquitto'),
   linkPath('zmq', 'ZeroMQ', ['linkZmq'], 'tcp://{host}:{linkZmq}', null),
   {
     // The study's WebSocket–S7 stack: its own twin client, probe slot 0 only, no productions.

@@ -15,9 +15,10 @@
  * - Requests from the flow, and each one's single answer: lib/link/edge-relay.js. States of other
  *   instances' edges come out of this endpoint as if its own edge had sent them, so the cloud flow
  *   is the same on every instance.
- * - The edge may send state, snap, ack, err, probe-res, sync, table and backfill, and its state,
- *   snap and backfill frames may carry only streamed tags of the plant's I/O table, with values of
- *   their type and range. The plant's table: the one configured here for it (an s7twin-io-table node naming the
+ * - The edge may send state, snap, ack, err, probe-res, sync, table, backfill and samples (a block
+ *   of a high-frequency signal, passed to the flow as it came), and its state, snap and backfill
+ *   frames may carry only streamed tags of the plant's I/O table, with values of their type and
+ *   range. The plant's table: the one configured here for it (an s7twin-io-table node naming the
  *   plant), else the one its edge sends first on every connection (a `table` frame), else the
  *   process's (S7T_IO_TABLE, else the demo plant's). An edge whose table is not the one configured
  *   for its plant is told why (E_TABLE_MISMATCH) and disconnected; a table an edge taught is
@@ -38,7 +39,7 @@ const { DEFAULTS, createEndpointCore } = require('./endpoint-core');
 const { createEdgeRelay, withDeadline } = require('./edge-relay');
 const { createBackfillIntake } = require('./backfill-intake');
 
-const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync', 'table', 'backfill']);
+const EDGE_KINDS = new Set(['state', 'snap', 'ack', 'err', 'probe-res', 'sync', 'table', 'backfill', 'samples']);
 /** The edge's frames that carry the plant's values, checked against its table. */
 const VALUE_KINDS = new Set(['state', 'snap', 'backfill']);
 const TAKEN = 'Conflict: an edge is connected for this plant';
@@ -55,7 +56,7 @@ const tickMsOf = (linkTimeoutMs) => Math.max(50, Math.round(linkTimeoutMs / 6));
 function edgeRefusal(env, table = plantTables.get(undefined)) {
   const ref = { src: env.src, seq: env.seq };
   if (!EDGE_KINDS.has(env.k)) {
-    const msg = `the edge sends state, snap, ack, err, probe-res, sync, table and backfill frames, not "${env.k}"`;
+    const msg = `the edge sends state, snap, ack, err, probe-res, sync, table, backfill and samples frames, not "${env.k}"`;
     return { counter: 'kindRefused', err: new envelope.EnvelopeError('E_KIND', msg, ref) };
   }
   if (VALUE_KINDS.has(env.k)) {
@@ -201,6 +202,7 @@ function createEdgeEndpoint(opts) {
       relay.fleet.publishState(env, c.plant);
       return true;
     }
+    if (env.k === 'samples') return true; // a signal's samples: the flow's (nothing to relay or answer)
     if (!env.ref) { // an err about a frame it could not read: the cloud's own doing, not a twin's
       core.counters.edgeErrors += 1;
       const what = env.e ? `${env.e.code}: ${env.e.msg}` : env.k;

@@ -42,6 +42,26 @@ const { createSession } = require('./session');
 const { createReconnector } = require('./reconnector');
 const { createNodes7Client, teardown } = require('./nodes7-client');
 
+/**
+ * The longest byte range nodes7 (0.3.18) reads as one item: it gathers an item's parts into 8 KiB
+ * buffers, and the bytes past them come back with bad quality. Longer ranges are read in parts.
+ */
+const NODES7_MAX_ITEM_BYTES = 8192;
+
+/**
+ * Ranges cut into parts nodes7 reads whole.
+ * @returns {Array<{range: number, area: string, db: number, start: number, length: number}>} range: the index of the range it is part of
+ */
+function itemParts(ranges) {
+  const parts = [];
+  ranges.forEach((r, i) => {
+    for (let off = 0; off < r.length; off += NODES7_MAX_ITEM_BYTES) {
+      parts.push({ range: i, area: r.area || 'DB', db: r.db, start: r.start + off, length: Math.min(NODES7_MAX_ITEM_BYTES, r.length - off) });
+    }
+  });
+  return parts;
+}
+
 const DEFAULTS = {
   port: 102,
   rack: 0,
@@ -99,6 +119,7 @@ function newCounters() {
     chaseEnds: 0, // chases ended early: the PLC's scan after the write was seen
     rests: 0, // reads of several PDUs followed by a rest (readDuty)
     expired: 0, // writes whose deadline passed before their turn: rejected, never sent
+    onceReads: 0, oncePdus: 0, // one-off reads (readOnce) and the requests they took
   };
 }
 
@@ -128,6 +149,7 @@ function createS7Connection(opts) {
   const queue = createWriteQueue({ maxWrites: o.maxWrites, maxBatchItems: o.maxBatchItems, transitMs: o.transitMs, counters });
   const pacer = createReadPacer(o, counters);
   const reads = createReadList(ioAddrs);
+  const once = []; // one-off reads waiting for their turn (readOnce)
   let session = null; // the requests of the connection up now; null while down
   let state = 'disconnected';
   let maxPdu = null; // the PDU size the PLC negotiated, once connected
@@ -146,7 +168,7 @@ function createS7Connection(opts) {
       client.setItems(reads.list());
       reads.clean();
       session = createSession({
-        client, queue, pacer, reads, counters, timeoutMs: o.timeoutMs, ioAddrs,
+        client, queue, pacer, reads, counters, timeoutMs: o.timeoutMs, ioAddrs, once,
         onData: (io, extra) => ee.emit('data', areasOf(io), extra),
         onFail: (err) => link.fail(client, err),
       });
@@ -164,10 +186,16 @@ function createS7Connection(opts) {
           `the PLC connection was lost while the write was in flight (${err.message}): whether it was applied is unknown`));
       }
       queue.refuseAll(err);
+      refuseOnce(err);
       if (wasUp) ee.emit('disconnect', err);
       setState('disconnected', err.message);
     },
   });
+
+  /** Refuse the one-off reads waiting (the connection went). */
+  function refuseOnce(err) {
+    for (const job of once.splice(0)) job.reject(s7Error('E_PLC_DOWN', `the PLC connection went before the read: ${err.message}`));
+  }
 
   /** End the session, if any: @returns {object|null} the write it had in flight */
   function endSession() {
@@ -213,6 +241,29 @@ function createS7Connection(opts) {
     /** Read `addr` (nodes7 syntax) with every cycle until unwatch(). */
     watch: reads.watch,
     unwatch: reads.unwatch,
+    /**
+     * Read byte ranges once, between the cyclic reads and the writes (one request in flight, as
+     * ever): a signal's ring blocks (lib/stream/reader.js). nodes7 packs the ranges into as few
+     * requests as the PDU allows, in address order.
+     * @param {Array<{area?: 'DB'|'M', db?: number, start: number, length: number}>} ranges
+     * @returns {Promise<{buffers: Buffer[], pdus: number}>} each range's bytes, in the order asked;
+     *   rejects E_PLC_DOWN (not connected, or the connection went first), E_READ (bad quality)
+     */
+    readOnce(ranges) {
+      return new Promise((resolve, reject) => {
+        if (!session) {
+          reject(s7Error('E_PLC_DOWN', `the PLC at ${o.host}:${o.port} is not connected`));
+          return;
+        }
+        const parts = itemParts(ranges);
+        const done = (res) => resolve({
+          buffers: ranges.map((_, i) => Buffer.concat(res.buffers.filter((_b, j) => parts[j].range === i))),
+          pdus: res.pdus,
+        });
+        once.push({ addrs: parts.map((p) => rangeAddress(p, p.start, p.length)), resolve: done, reject });
+        session.kick();
+      });
+    },
     /** Ask for a read as soon as the current request is done. */
     readSoon() {
       pacer.requestRead();
@@ -227,6 +278,7 @@ function createS7Connection(opts) {
         const why = 'the connection was closed (a redeploy) with the write request sent: whether it was applied is unknown';
         if (inFlight) inFlight.reject(s7Error('E_OUTCOME_UNKNOWN', why));
         queue.refuseAll(new Error('connection closed'));
+        refuseOnce(new Error('connection closed'));
         client.destroy();
       }
       setState('disconnected', 'closed');
@@ -235,4 +287,4 @@ function createS7Connection(opts) {
   }));
 }
 
-module.exports = { DEFAULTS, createS7Connection, nodes7Address, writeItem, teardown };
+module.exports = { DEFAULTS, NODES7_MAX_ITEM_BYTES, createS7Connection, itemParts, nodes7Address, writeItem, teardown };

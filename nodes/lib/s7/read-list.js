@@ -10,7 +10,7 @@
 /**
  * @param {string|string[]} ioAddrs the I/O ranges' nodes7 addresses (`DB1,BYTE0.16`)
  * @returns {{watch(addr: string): void, unwatch(addr: string): void, list(): string[],
- *   readonly dirty: boolean, clean(): void, extra(values: object): object}}
+ *   readonly dirty: boolean, touch(): void, clean(): void, extra(values: object): object}}
  */
 function createReadList(ioAddrs) {
   const io = [].concat(ioAddrs);
@@ -32,6 +32,8 @@ function createReadList(ioAddrs) {
     list() { return [...io, ...watched]; },
     /** Whether the list changed since clean(). */
     get dirty() { return dirty; },
+    /** nodes7 was given other items (a one-off read): the next read sets list() again. */
+    touch() { dirty = true; },
     /** nodes7 now reads list(). */
     clean() { dirty = false; },
     /** The watched items' values out of a read's values. */

@@ -2,8 +2,9 @@
 /**
  * The requests of one established PLC connection: one at a time, never two in flight. Each turn
  * it picks the next request: a read when one is wanted first (lib/s7/read-pacer.js), else the next
- * write job (lib/s7/write-queue.js: expired writes dropped right before it is taken), else a read
- * when the cycle says so. A request that does not come back within twice the request timeout
+ * write job (lib/s7/write-queue.js: expired writes dropped right before it is taken), else a
+ * one-off read someone asked for (`once`: a signal's ring blocks, lib/stream/reader.js), else a
+ * read when the cycle says so. A request that does not come back within twice the request timeout
  * fails the connection, as does a read of bad quality. A session ends with its connection: stop()
  * hands back the write in flight, whose outcome is then unknown.
  *
@@ -29,10 +30,13 @@ const { s7Error } = require('./errors');
  * @param {(io: Buffer[], extra: object) => void} s.onData each good read: the I/O ranges' bytes
  *   (in the order of ioAddrs), the watched items' values
  * @param {(err: Error) => void} s.onFail the connection must go (E_TIMEOUT, E_READ)
+ * @param {Array<{addrs: string[], resolve: Function, reject: Function}>} [s.once] one-off reads
+ *   waiting (the connection's queue: taken from the front, answered here)
  * @returns {{start(): void, kick(): void, stop(): object|null}}
  */
 function createSession(s) {
   const { client, queue, pacer, reads, counters } = s;
+  const once = s.once || [];
   let busy = null; // the request in progress: {kind, op?}
   let tickTimer = null;
   let guardTimer = null;
@@ -55,6 +59,7 @@ function createSession(s) {
     if (pacer.readFirst(now)) { read(); return; }
     if (queue.length) queue.dropExpired();
     if (queue.length) { write(queue.takeJob(client.maxPdu)); return; }
+    if (once.length) { readOnce(once.shift()); return; }
     const wait = pacer.waitMs(now);
     if (wait <= 0) { read(); return; }
     tickTimer = setTimeout(tick, wait);
@@ -89,6 +94,34 @@ function createSession(s) {
       } finally {
         if (!tickTimer && !busy) tick();
       }
+    });
+  }
+
+  /**
+   * A one-off read of other items than the cyclic ones: nodes7 packs them into as few requests as
+   * the PDU allows and sends those one by one. The cyclic read sets its own items back.
+   */
+  function readOnce(job) {
+    busy = { kind: 'read', once: job };
+    guard('read');
+    client.setItems(job.addrs);
+    reads.touch();
+    client.read((bad, values, pdus) => {
+      if (stopped) return;
+      settled();
+      // nodes7 hands back an item of bad quality as its qualities (an array of text, for a range).
+      const missing = job.addrs.find((a) => !Array.isArray(values[a]) || (bad && typeof values[a][0] === 'string'));
+      if (missing) {
+        // Bad quality for an item the cyclic read does not have: the item's fault (a DB too
+        // short), not the connection's; a lost connection fails the next cyclic read.
+        counters.readErrors += 1;
+        job.reject(s7Error('E_READ', `read of ${missing} failed (bad quality): does the PLC have it?`));
+      } else {
+        counters.onceReads += 1;
+        counters.oncePdus += pdus;
+        job.resolve({ buffers: job.addrs.map((a) => Buffer.from(values[a])), pdus });
+      }
+      if (!tickTimer && !busy) tick();
     });
   }
 
@@ -154,6 +187,7 @@ function createSession(s) {
       tickTimer = null;
       clearTimeout(guardTimer);
       const op = busy && busy.op ? busy.op : null;
+      if (busy && busy.once) busy.once.reject(s7Error('E_PLC_DOWN', 'the PLC connection went during the read'));
       busy = null;
       return op;
     },

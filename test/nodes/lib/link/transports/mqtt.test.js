@@ -47,3 +47,39 @@ test('MQTT: another plant\'s edge user cannot speak for plant1; a twin\'s user c
   assert.equal(cloud.ep.counters.accepted, 0);
   assert.equal(other.connected || twin.connected, false);
 });
+
+test('MQTT on Mosquitto: the same promises, with users and per-topic ACLs generated from the bundle\'s roles', { timeout: 120000 }, async (t) => {
+  const { startMosquitto } = require('../../../../../system/brokers/mosquitto');
+  const mq = await startMosquitto({
+    users: [
+      { ...EDGE, role: 'edge', plants: ['plant1'] },
+      { username: 'edge2', password: 'edge2-pw-xx', role: 'edge', plants: ['plant2'] },
+      { ...CLOUD, role: 'link' },
+      { username: 'tw', password: 'tw-pw-xx', role: 'twin' },
+    ],
+  });
+  t.after(() => mq.stop());
+  let cloud = await lt.startLinkCloud({ transport: 'mqtt', url: mq.url, login: CLOUD });
+  t.after(() => cloud.stop());
+  const edge = lt.startLinkEdge('mqtt', mq.url, EDGE);
+  t.after(() => edge.close());
+  await lt.checkRoundTrip(cloud, edge);
+  await lt.checkWrongToken(cloud, 'mqtt', EDGE);
+  await lt.checkSecondEdge(cloud, 'mqtt', EDGE);
+  // plant2's edge user and a twin's user cannot take plant1's link. Mosquitto grants an MQTT 3.1.1
+  // subscription its ACL denies (unlike the bundle's broker, which refuses it) but delivers
+  // nothing on it, and drops a publish the ACL denies: their hellos never reach the cloud, and
+  // their dials end without an answer.
+  const before = { accepted: cloud.ep.counters.accepted, hellos: cloud.listener.counters.hellos };
+  const other = lt.startLinkEdge('mqtt', mq.url, { username: 'edge2', password: 'edge2-pw-xx', src: 'edge-link-o', handshakeTimeoutMs: 1500 });
+  t.after(() => other.close());
+  const twin = lt.startLinkEdge('mqtt', mq.url, { username: 'tw', password: 'tw-pw-xx', src: 'edge-link-tw', handshakeTimeoutMs: 1500 });
+  t.after(() => twin.close());
+  await waitFor(() => other.failures.includes('E_LINK_HANDSHAKE') && twin.failures.includes('E_LINK_HANDSHAKE'), 20000, 'their dials unanswered');
+  assert.equal(other.connected || twin.connected, false);
+  assert.equal(cloud.listener.counters.hellos, before.hellos, 'no hello of theirs reached the cloud');
+  assert.equal(cloud.ep.counters.accepted, before.accepted);
+  await other.close();
+  await twin.close();
+  cloud = await lt.checkCloudRestart(cloud, edge, () => lt.startLinkCloud({ transport: 'mqtt', url: mq.url, login: CLOUD }));
+});
