@@ -12,6 +12,62 @@ import { $ } from './page.mjs';
 
 const MAX_LISTED = 300; // commands listed as sentences (the marks show all of them)
 
+/** One mark on the track, from x0 to x1 (fractions of the window), or a tick at x0. */
+function mark(cls, x0, x1, title) {
+  const el = document.createElement('span');
+  el.className = cls;
+  el.style.left = `${(x0 * 100).toFixed(3)}%`;
+  if (x1 !== undefined) el.style.width = `${Math.max(0.4, (x1 - x0) * 100).toFixed(3)}%`;
+  if (title) el.title = title;
+  return el;
+}
+
+/** The window's marks on the track: backfilled spans, the edge's snapshots, the commands. */
+function drawMarks(win, tl, table) {
+  const box = $('timeline-marks');
+  box.replaceChildren();
+  for (const b of win.marks.backfill) {
+    box.append(mark('tl-backfill', b.x0, b.x1, `${b.frames} backfilled states, ${tl.clockText(b.from)}–${tl.clockText(b.to)}`));
+  }
+  for (const s of win.marks.snaps) box.append(mark('tl-snap', s.x, undefined, `edge snapshot ${tl.clockText(s.at)}`));
+  for (const m of tl.commandMarks(win.commands, win.from, win.to, table)) {
+    const el = mark(`tl-cmd s${m.slot} o-${m.outcome}`, m.x, undefined, m.text);
+    el.dataset.sender = m.sender;
+    box.append(el);
+  }
+}
+
+/** The window's senders and its commands as sentences, each a button that goes to its time. */
+function listCommands(win, tl, table) {
+  const senders = tl.sendersOf(win.commands);
+  $('replay-cmd-count').textContent = `${win.commands.length}${win.commandsTruncated ? '+ (cut: pick a shorter window)' : ''} from ${senders.length} `
+    + `sender${senders.length === 1 ? '' : 's'}`;
+  $('replay-senders').replaceChildren(...senders.map((s) => {
+    const li = document.createElement('li');
+    li.innerHTML = `<span class="dot s${s.slot}"></span>`;
+    li.append(`${s.label}: ${s.count}`);
+    return li;
+  }));
+  const marks = tl.commandMarks(win.commands, win.from, win.to, table);
+  const items = marks.slice(0, MAX_LISTED).map((m) => {
+    const li = document.createElement('li');
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.dataset.at = String(m.at);
+    b.className = `cmd o-${m.outcome}`;
+    b.innerHTML = `<span class="dot s${m.slot}"></span>`;
+    b.append(m.text);
+    li.append(b);
+    return li;
+  });
+  if (marks.length > MAX_LISTED) {
+    const li = document.createElement('li');
+    li.textContent = `… and ${marks.length - MAX_LISTED} more (marked on the track)`;
+    items.push(li);
+  }
+  $('replay-cmds').replaceChildren(...items);
+}
+
 /**
  * @param {object} o
  * @param {object} o.timeline twin/browser/timeline.js
@@ -84,59 +140,6 @@ export function createReplayBar(o) {
     $('replay-status').classList.toggle('error', error);
   }
 
-  function mark(cls, x0, x1, title) {
-    const el = document.createElement('span');
-    el.className = cls;
-    el.style.left = `${(x0 * 100).toFixed(3)}%`;
-    if (x1 !== undefined) el.style.width = `${Math.max(0.4, (x1 - x0) * 100).toFixed(3)}%`;
-    if (title) el.title = title;
-    return el;
-  }
-
-  function drawMarks() {
-    const box = $('timeline-marks');
-    box.replaceChildren();
-    for (const b of win.marks.backfill) {
-      box.append(mark('tl-backfill', b.x0, b.x1, `${b.frames} backfilled states, ${tl.clockText(b.from)}–${tl.clockText(b.to)}`));
-    }
-    for (const s of win.marks.snaps) box.append(mark('tl-snap', s.x, undefined, `edge snapshot ${tl.clockText(s.at)}`));
-    for (const m of tl.commandMarks(win.commands, win.from, win.to, o.table)) {
-      const el = mark(`tl-cmd s${m.slot} o-${m.outcome}`, m.x, undefined, m.text);
-      el.dataset.sender = m.sender;
-      box.append(el);
-    }
-  }
-
-  function listCommands() {
-    const senders = tl.sendersOf(win.commands);
-    $('replay-cmd-count').textContent = `${win.commands.length}${win.commandsTruncated ? '+ (cut: pick a shorter window)' : ''} from ${senders.length} `
-      + `sender${senders.length === 1 ? '' : 's'}`;
-    $('replay-senders').replaceChildren(...senders.map((s) => {
-      const li = document.createElement('li');
-      li.innerHTML = `<span class="dot s${s.slot}"></span>`;
-      li.append(`${s.label}: ${s.count}`);
-      return li;
-    }));
-    const marks = tl.commandMarks(win.commands, win.from, win.to, o.table);
-    const items = marks.slice(0, MAX_LISTED).map((m) => {
-      const li = document.createElement('li');
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.dataset.at = String(m.at);
-      b.className = `cmd o-${m.outcome}`;
-      b.innerHTML = `<span class="dot s${m.slot}"></span>`;
-      b.append(m.text);
-      li.append(b);
-      return li;
-    });
-    if (marks.length > MAX_LISTED) {
-      const li = document.createElement('li');
-      li.textContent = `… and ${marks.length - MAX_LISTED} more (marked on the track)`;
-      items.push(li);
-    }
-    $('replay-cmds').replaceChildren(...items);
-  }
-
   function controls(on) {
     for (const id of ['replay-back', 'replay-play', 'replay-fwd', 'replay-pos']) $(id).disabled = !on;
     $('replay-speeds').disabled = !on;
@@ -167,8 +170,8 @@ export function createReplayBar(o) {
       $('replay-flag').hidden = false;
       $('replay-live').disabled = false;
       controls(true);
-      drawMarks();
-      listCommands();
+      drawMarks(w, tl, o.table);
+      listCommands(w, tl, o.table);
       const cut = w.truncated ? ` The history cut the window at ${tl.clockText(w.to)}: pick a shorter one for the rest.` : '';
       const unknown = w.unknown.length ? ` Not in the history before the window (shown as – until they change): ${w.unknown.join(', ')}.` : '';
       status(`Replaying ${tl.clockText(w.from)}–${tl.clockText(w.to)}: ${w.frames} states, ${w.commands.length} commands. Press Play.${cut}${unknown}`);

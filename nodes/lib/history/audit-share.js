@@ -74,6 +74,109 @@ async function findEntry(file, n) {
 }
 
 /**
+ * Where a log's shared copy ends, and where that is in its file: the chain (named by the file's
+ * first entry), the newest entry of its stream and the file offset after that entry. The chain is
+ * listed in the fleet's chains (host, file, since) on the way.
+ * @param {{file: string, host?: string}} cfg
+ * @param {object} redis
+ * @returns {Promise<null|{chain: string, broken: string}|{chain: string, offset: number, n: number}>} null: no entry in
+ *   the file yet; broken: the file is not what its copy holds (why)
+ */
+async function findShareStart(cfg, redis) {
+  let start;
+  try {
+    start = await findEntry(cfg.file, 0);
+  } catch (err) {
+    if (err.code === 'ENOENT') return null; // no entry written yet
+    throw err;
+  }
+  if (!start.first) return null;
+  const chain = chainId(start.first);
+  const key = KEYS.auditChain(chain);
+  const [top] = await redis.xrevrange(key, '+', '-', 'COUNT', 1);
+  const topN = top ? Number(top[0].split('-')[0]) : 0;
+  const topLine = top ? top[1][top[1].indexOf('e') + 1] : null;
+  const found = topN === 0 ? { offset: 0, line: null } : await findEntry(cfg.file, topN);
+  if (topN > 0 && found.line !== topLine) {
+    return {
+      chain,
+      broken: found.line === null
+        ? `the command log ${cfg.file} holds no entry ${topN}, which its shared copy (chain ${chain}) has: the file was cut or replaced`
+        : `entry ${topN} of the command log ${cfg.file} is not what its shared copy (chain ${chain}) holds: the file was edited`,
+    };
+  }
+  await redis.hset(KEYS.auditChains, chain, JSON.stringify({ host: cfg.host || os.hostname(), file: cfg.file, since: start.first.t }));
+  return { chain, offset: found.offset, n: topN };
+}
+
+/**
+ * Copy what a log's file holds past its stream's end, a chunk at a time, in pipelines of
+ * `cfg.batch` entries; `moved(offset, n)` is told after each pipeline Redis took.
+ * @param {{cfg: object, redis: object, chain: string, offset: number, n: number, counters: {shipped: number, skippedLines: number}}} c
+ * @param {(offset: number, n: number) => void} moved
+ * @returns {Promise<{broken?: string}>} broken: entries were removed or reordered in the file (why)
+ */
+async function copyEntries({ cfg, redis, chain, offset: from, n: top, counters }, moved) {
+  let offset = from;
+  let n = top;
+  const fh = await fs.promises.open(cfg.file, 'r');
+  try {
+    for (;;) {
+      const buf = Buffer.alloc(cfg.chunkBytes);
+      const { bytesRead } = await fh.read(buf, 0, cfg.chunkBytes, offset);
+      const text = buf.subarray(0, bytesRead).toString('utf8');
+      const end = text.lastIndexOf('\n');
+      if (end < 0) return {}; // no whole line yet
+      const lines = text.slice(0, end).split('\n');
+      let at = offset;
+      let p = redis.pipeline();
+      let inPipe = 0;
+      let pipeEnd = offset;
+      let pipeN = n;
+      const send = async () => {
+        if (!inPipe) return;
+        const results = await p.exec();
+        const bad = results.find(([err]) => err);
+        if (bad) throw bad[0];
+        counters.shipped += inPipe;
+        offset = pipeEnd;
+        n = pipeN;
+        moved(offset, n);
+        p = redis.pipeline();
+        inPipe = 0;
+      };
+      for (const line of lines) {
+        at += Buffer.byteLength(line) + 1;
+        let e = null;
+        try { e = JSON.parse(line); } catch { /* below */ }
+        if (!e || !Number.isSafeInteger(e.n)) { // a blank line, or one torn by a crash mid-write: the verifier names it
+          if (line.trim() !== '') counters.skippedLines += 1;
+          pipeEnd = at;
+          continue;
+        }
+        if (e.n !== pipeN + 1) {
+          await send();
+          const why = `the command log ${cfg.file} has entry ${e.n} after entry ${pipeN}: entries were removed or reordered`;
+          return { broken: `${why} (its shared copy stops at ${pipeN})` };
+        }
+        p.xadd(KEYS.auditChain(chain), `${e.n}-0`, 'e', line);
+        inPipe += 1;
+        pipeN = e.n;
+        pipeEnd = at;
+        if (inPipe >= cfg.batch) await send();
+      }
+      await send();
+      offset = pipeEnd; // skipped lines at the end are past too
+      moved(offset, n);
+      if (bytesRead < cfg.chunkBytes) return {};
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+
+/**
  * @param {object} o DEFAULTS plus:
  * @param {string} o.file the chain file
  * @param {string} [o.url] the Redis URL (or o.redis, a client: not closed with the copy)
@@ -124,87 +227,20 @@ function createAuditShare(o) {
 
   /** Where the stream ends, and where that is in the file; false: nothing to copy yet, or stopped. */
   async function sync() {
-    let start;
-    try {
-      start = await findEntry(cfg.file, 0);
-    } catch (err) {
-      if (err.code === 'ENOENT') return false; // no entry written yet
-      throw err;
-    }
-    if (!start.first) return false;
-    chain = chainId(start.first);
-    const key = KEYS.auditChain(chain);
-    const [top] = await redis.xrevrange(key, '+', '-', 'COUNT', 1);
-    const topN = top ? Number(top[0].split('-')[0]) : 0;
-    const topLine = top ? top[1][top[1].indexOf('e') + 1] : null;
-    const found = topN === 0 ? { offset: 0, line: null } : await findEntry(cfg.file, topN);
-    if (topN > 0 && found.line !== topLine) {
-      stop(found.line === null
-        ? `the command log ${cfg.file} holds no entry ${topN}, which its shared copy (chain ${chain}) has: the file was cut or replaced`
-        : `entry ${topN} of the command log ${cfg.file} is not what its shared copy (chain ${chain}) holds: the file was edited`);
-      return false;
-    }
-    await redis.hset(KEYS.auditChains, chain, JSON.stringify({ host: cfg.host || os.hostname(), file: cfg.file, since: start.first.t }));
-    offset = found.offset;
-    n = topN;
+    const start = await findShareStart(cfg, redis);
+    if (!start) return false;
+    chain = start.chain;
+    if (start.broken) { stop(start.broken); return false; }
+    offset = start.offset;
+    n = start.n;
     synced = true;
     return true;
   }
 
   /** Copy what the file holds past the stream's end, a chunk at a time. */
   async function copy() {
-    const fh = await fs.promises.open(cfg.file, 'r');
-    try {
-      for (;;) {
-        const buf = Buffer.alloc(cfg.chunkBytes);
-        const { bytesRead } = await fh.read(buf, 0, cfg.chunkBytes, offset);
-        const text = buf.subarray(0, bytesRead).toString('utf8');
-        const end = text.lastIndexOf('\n');
-        if (end < 0) return; // no whole line yet
-        const lines = text.slice(0, end).split('\n');
-        let at = offset;
-        let p = redis.pipeline();
-        let inPipe = 0;
-        let pipeEnd = offset;
-        let pipeN = n;
-        const send = async () => {
-          if (!inPipe) return;
-          const results = await p.exec();
-          const bad = results.find(([err]) => err);
-          if (bad) throw bad[0];
-          counters.shipped += inPipe;
-          offset = pipeEnd;
-          n = pipeN;
-          p = redis.pipeline();
-          inPipe = 0;
-        };
-        for (const line of lines) {
-          at += Buffer.byteLength(line) + 1;
-          let e = null;
-          try { e = JSON.parse(line); } catch { /* below */ }
-          if (!e || !Number.isSafeInteger(e.n)) { // a blank line, or one torn by a crash mid-write: the verifier names it
-            if (line.trim() !== '') counters.skippedLines += 1;
-            pipeEnd = at;
-            continue;
-          }
-          if (e.n !== pipeN + 1) {
-            await send();
-            stop(`the command log ${cfg.file} has entry ${e.n} after entry ${pipeN}: entries were removed or reordered (its shared copy stops at ${pipeN})`);
-            return;
-          }
-          p.xadd(KEYS.auditChain(chain), `${e.n}-0`, 'e', line);
-          inPipe += 1;
-          pipeN = e.n;
-          pipeEnd = at;
-          if (inPipe >= cfg.batch) await send();
-        }
-        await send();
-        offset = pipeEnd; // skipped lines at the end are past too
-        if (bytesRead < cfg.chunkBytes) return;
-      }
-    } finally {
-      await fh.close();
-    }
+    const r = await copyEntries({ cfg, redis, chain, offset, n, counters }, (at, top) => { offset = at; n = top; });
+    if (r.broken) stop(r.broken);
   }
 
   async function run() {

@@ -88,6 +88,59 @@ function rowsOfMember(plant, t, member, tags) {
 }
 
 /**
+ * One plant's rows in [q.from, q.to] (at most limit + 1), oldest first, read a page at a time.
+ * @param {{redis: object, key: string, plant: string, q: {from: number, to: number}, tags: Set<string>|null, limit: number,
+ *   page: number, counters: {badMembers: number}}} r
+ * @returns {Promise<object[]>} rows as lib/history/rows.js framesOf reads them
+ */
+async function readPlantRows({ redis, key, plant, q, tags, limit, page: pageSize, counters }) {
+  const rows = [];
+  let min = String(q.from);
+  let skip = 0; // members at score `min` read already
+  for (;;) {
+    const page = await redis.zrangebyscore(key, min, String(q.to), 'WITHSCORES', 'LIMIT', skip, pageSize);
+    const n = page.length / 2;
+    for (let i = 0; i < page.length; i += 2) {
+      const got = rowsOfMember(plant, Number(page[i + 1]), page[i], tags);
+      if (!got) { counters.badMembers += 1; continue; }
+      for (const r of got) rows.push(r);
+    }
+    if (n < pageSize || rows.length > limit) return rows;
+    // The next page from the last score read, past the members of that score already read.
+    const last = page[page.length - 1];
+    let atLast = 0;
+    for (let i = page.length - 1; i >= 1 && page[i] === last; i -= 2) atLast += 1;
+    if (Number(last) === Number(min)) skip += n;
+    else { min = last; skip = atLast; }
+  }
+}
+
+/**
+ * Remove every plant's frames filed before `before`, and forget the plants whose key has expired.
+ * @param {object} redis
+ * @param {number} before ms since the epoch (the history's `t`)
+ * @returns {Promise<number>} frames removed
+ */
+async function pruneHistory(redis, before) {
+  const plants = await redis.smembers(KEYS.historyPlants);
+  if (!plants.length) return 0;
+  const p = redis.pipeline();
+  for (const plant of plants) p.zremrangebyscore(KEYS.history(plant), '-inf', `(${before}`).exists(KEYS.history(plant));
+  const results = await p.exec();
+  const gone = [];
+  let pruned = 0;
+  for (let i = 0; i < plants.length; i += 1) {
+    const [e1, removed] = results[2 * i];
+    const [e2, exists] = results[2 * i + 1];
+    if (e1 || e2) throw e1 || e2;
+    pruned += Number(removed);
+    if (!exists) gone.push(plants[i]);
+  }
+  if (gone.length) await redis.srem(KEYS.historyPlants, ...gone); // expired: a new write adds it again
+  return pruned;
+}
+
+/**
  * @param {object} opts DEFAULTS plus:
  * @param {string} opts.url the Redis URL (redis:// or rediss://)
  * @param {() => number} [opts.now] the cloud's clock
@@ -195,20 +248,7 @@ function createRedisStateStore(opts) {
   async function prune() {
     try {
       await connected();
-      const plants = await redis.smembers(KEYS.historyPlants);
-      if (!plants.length) return;
-      const p = redis.pipeline();
-      for (const plant of plants) p.zremrangebyscore(KEYS.history(plant), '-inf', `(${now() - o.retentionMs}`).exists(KEYS.history(plant));
-      const results = await p.exec();
-      const gone = [];
-      for (let i = 0; i < plants.length; i += 1) {
-        const [e1, removed] = results[2 * i];
-        const [e2, exists] = results[2 * i + 1];
-        if (e1 || e2) throw e1 || e2;
-        counters.pruned += Number(removed);
-        if (!exists) gone.push(plants[i]);
-      }
-      if (gone.length) await redis.srem(KEYS.historyPlants, ...gone); // expired: a new write adds it again
+      counters.pruned += await pruneHistory(redis, now() - o.retentionMs);
     } catch (err) {
       counters.pruneErrors += 1;
       fail(err);
@@ -217,29 +257,7 @@ function createRedisStateStore(opts) {
   const pruner = setInterval(() => { prune(); }, o.pruneMs);
   pruner.unref?.();
 
-  /** One plant's rows in [from, to] (at most limit + 1), oldest first, read a page at a time. */
-  async function plantRows(plant, q, tags, limit) {
-    const key = KEYS.history(plant);
-    const rows = [];
-    let min = String(q.from);
-    let skip = 0; // members at score `min` read already
-    for (;;) {
-      const page = await redis.zrangebyscore(key, min, String(q.to), 'WITHSCORES', 'LIMIT', skip, o.page);
-      const n = page.length / 2;
-      for (let i = 0; i < page.length; i += 2) {
-        const got = rowsOfMember(plant, Number(page[i + 1]), page[i], tags);
-        if (!got) { counters.badMembers += 1; continue; }
-        for (const r of got) rows.push(r);
-      }
-      if (n < o.page || rows.length > limit) return rows;
-      // The next page from the last score read, past the members of that score already read.
-      const last = page[page.length - 1];
-      let atLast = 0;
-      for (let i = page.length - 1; i >= 1 && page[i] === last; i -= 2) atLast += 1;
-      if (Number(last) === Number(min)) skip += n;
-      else { min = last; skip = atLast; }
-    }
-  }
+  const plantRows = (plant, q, tags, limit) => readPlantRows({ redis, key: KEYS.history(plant), plant, q, tags, limit, page: o.page, counters });
 
   return {
     kind: 'redis',

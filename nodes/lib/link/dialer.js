@@ -83,6 +83,57 @@ function dialTargets(transport, list, plant) {
 }
 
 /**
+ * A dialer's counters; with a journal, store and forward's too (the journal's own, and the
+ * forwarding's under `backfill`).
+ * @param {object|null} journal lib/link/journal.js
+ * @returns {object}
+ */
+function dialerCounters(journal) {
+  const counters = {
+    connects: 0, reconnects: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0,
+    tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0, authFailures: 0,
+    queueDepth: 0, refusedBusy: 0, failovers: 0, encoding: null,
+    // clock: the latest exchange's round trip, and the offset estimate (cloud − edge) with its bound
+    syncs: 0, syncRttMs: null, offsetMs: null, offsetUncertaintyMs: null,
+  };
+  if (journal) {
+    counters.journal = journal.counters;
+    counters.backfill = {
+      sent: 0, bytes: 0, answered: 0, inflight: 0, refused: 0, paused: 0, unconfirmed: 0, unconfirmedJournalled: 0, unconfirmedDropped: 0,
+    };
+  }
+  return counters;
+}
+
+/**
+ * Store and forward's sending side for a dialer with a journal (lib/link/forwarder.js): the
+ * journal's records go out as backfill once the uplink is idle, written like the dialer's frames and
+ * counted in its counters; a cloud that takes no backfill now is a `failure` of the dialer.
+ * @param {{o: object, journal: object, counters: object, uplink: object, offsetNow: () => (number|null), ee: EventEmitter}} d
+ * @returns {object} the forwarder
+ */
+function createJournalForwarder({ o, journal, counters, uplink, offsetNow, ee }) {
+  return createForwarder({
+    ...(o.forward || {}),
+    journal,
+    counters: counters.backfill,
+    ready: () => uplink.idle,
+    offset: offsetNow,
+    write(c, env) {
+      const t = c.codec ? c.codec.encode(env) : envelope.stringify(env);
+      c.send(t);
+      counters.framesOut += 1;
+      counters.bytesOut += t.length;
+      return t.length;
+    },
+    onPause: (code, msg) => {
+      const err = new Error(`the cloud takes no backfill now (${msg}); the journal keeps it for the next connection`);
+      ee.emit('failure', Object.assign(err, { code }));
+    },
+  });
+}
+
+/**
  * @param {object} opts
  * @param {string} [opts.transport] ws (default), amqp, kafka, mqtt or zmq (lib/link/transports/)
  * @param {string|string[]} opts.url ws:// or wss:// URL of the cloud edge endpoint, or several
@@ -112,21 +163,8 @@ function createDialer(opts) {
   const sender = envelope.createSender(o.src, { now: clock.now });
   const table = tableOf(o.table);
   const backoff = createBackoff(o.backoff);
-  const counters = {
-    connects: 0, reconnects: 0, framesIn: 0, framesOut: 0, bytesIn: 0, bytesOut: 0, errors: 0,
-    tooLarge: 0, duplicates: 0, gaps: 0, coalesced: 0, dropped: 0, timeouts: 0, authFailures: 0,
-    queueDepth: 0, refusedBusy: 0, failovers: 0, encoding: null,
-    // clock: the latest exchange's round trip, and the offset estimate (cloud − edge) with its bound
-    syncs: 0, syncRttMs: null, offsetMs: null, offsetUncertaintyMs: null,
-  };
   const journal = o.journal || null;
-  if (journal) {
-    // Store and forward: the journal on disk, and its forwarding (lib/link/forwarder.js).
-    counters.journal = journal.counters;
-    counters.backfill = {
-      sent: 0, bytes: 0, answered: 0, inflight: 0, refused: 0, paused: 0, unconfirmed: 0, unconfirmedJournalled: 0, unconfirmedDropped: 0,
-    };
-  }
+  const counters = dialerCounters(journal);
   const heartbeat = createHeartbeat({ sender, heartbeatMs: o.heartbeatMs, linkTimeoutMs: o.linkTimeoutMs, counters, clock: o.clock });
   const downlink = createDownlink({
     maxPayload: o.maxPayload,
@@ -151,24 +189,7 @@ function createDialer(opts) {
     cloudTime: (ts) => { const off = offsetNow(); return off === null ? null : Math.round(ts + off); },
     mark: () => sender.seq,
   });
-  const forwarder = journal ? createForwarder({
-    ...(o.forward || {}),
-    journal,
-    counters: counters.backfill,
-    ready: () => uplink.idle,
-    offset: offsetNow,
-    write(c, env) {
-      const t = c.codec ? c.codec.encode(env) : envelope.stringify(env);
-      c.send(t);
-      counters.framesOut += 1;
-      counters.bytesOut += t.length;
-      return t.length;
-    },
-    onPause: (code, msg) => {
-      const err = new Error(`the cloud takes no backfill now (${msg}); the journal keeps it for the next connection`);
-      ee.emit('failure', Object.assign(err, { code }));
-    },
-  }) : null;
+  const forwarder = journal ? createJournalForwarder({ o, journal, counters, uplink, offsetNow, ee }) : null;
   let conn = null;
   let state = 'disconnected';
   let stopped = true;

@@ -141,6 +141,169 @@ function eachLine(fd, offset, end, chunk, each) {
   return carry ? carryAt : pos;
 }
 
+/** Write all of `buf` to `f` (a write may take only part of it). */
+function writeAll(f, buf) {
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(f, buf, off, buf.length - off);
+}
+
+/**
+ * Scan one segment: its records, and where its whole records end.
+ * @param {string} dir
+ * @param {string} name the segment's file name
+ * @param {number} readBytes bytes per read
+ * @returns {{first: number, last: number, count: number, bytes: number, file: string, torn: number, cut?: number}}
+ *   torn: lines that are no record (a record cut short by a crash among them); cut: the file's size
+ *   when bytes past its last whole record follow it
+ */
+function scanSegment(dir, name, readBytes) {
+  const file = path.join(dir, name);
+  const first = Number(SEGMENT_RE.exec(name)[1]);
+  const s = { first, last: 0, count: 0, bytes: 0, file, torn: 0 };
+  const f = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(f).size;
+    const end = eachLine(f, 0, size, readBytes, (line, lineEnd) => {
+      const r = parseRecord(line);
+      if (r && r.j > s.last) { s.last = r.j; s.count += 1; s.bytes = lineEnd; } else s.torn += 1;
+      return true;
+    });
+    // Bytes after the last whole line: a record cut short by a crash.
+    if (end < size) s.torn += 1;
+    if (s.bytes < size) s.cut = size;
+  } finally {
+    fs.closeSync(f);
+  }
+  return s;
+}
+
+/**
+ * The newest segment's file, open for appends, and its syncs to the disk: fdatasync at most once
+ * every `syncMs` while records are appended, off the event loop, and at once when the segment is
+ * finished (a new one starts, the cloud has answered it whole, the journal closes).
+ * @param {{syncMs: number, counters: {syncs: number}, fail: (err: Error) => void}} o
+ * @returns {object} open, start(file), write(buf), truncate(bytes), abandon(), finish(), close()
+ */
+function createSegmentFile(o) {
+  let fd = null;
+  let dirty = false;
+  let syncTimer = null;
+  let syncing = null; // {fd, closeAfter}: an fdatasync in the thread pool
+  let closed = false;
+
+  function release(f) {
+    if (syncing && syncing.fd === f) { syncing.closeAfter = true; return; }
+    try { fs.closeSync(f); } catch { /* closed */ }
+  }
+
+  function syncSoon() {
+    if (syncTimer || closed) return;
+    syncTimer = setTimeout(() => {
+      syncTimer = null;
+      if (fd === null || !dirty || syncing) { if (dirty) syncSoon(); return; }
+      dirty = false;
+      const s = { fd, closeAfter: false };
+      syncing = s;
+      fs.fdatasync(s.fd, (err) => {
+        syncing = null;
+        if (err) { dirty = true; o.fail(err); } else o.counters.syncs += 1;
+        if (s.closeAfter) { try { fs.closeSync(s.fd); } catch { /* closed */ } }
+      });
+    }, o.syncMs);
+    syncTimer.unref?.();
+  }
+
+  /** The segment is finished (or the journal closes): on the disk before it is let go. */
+  function finish() {
+    if (fd === null) return;
+    clearTimeout(syncTimer); syncTimer = null;
+    if (dirty) {
+      try { fs.fdatasyncSync(fd); o.counters.syncs += 1; } catch (err) { o.fail(err); }
+      dirty = false;
+    }
+    release(fd);
+    fd = null;
+  }
+
+  return {
+    get open() { return fd !== null; },
+    /** Finish the segment open now, and open `file` for appends. */
+    start(file) { finish(); fd = fs.openSync(file, 'a'); },
+    /** Append `buf` (throws when the disk refuses); synced soon. */
+    write(buf) { writeAll(fd, buf); dirty = true; syncSoon(); },
+    /** Cut the file back to `bytes` (a line written in part). */
+    truncate(bytes) { fs.ftruncateSync(fd, bytes); },
+    /** Let the file go without a sync (a segment that never took a record). */
+    abandon() { release(fd); fd = null; },
+    finish,
+    /** Finish, and schedule no more syncs. */
+    close() { finish(); closed = true; },
+  };
+}
+
+/**
+ * Records after `after` in the segments, oldest first, at most `max`; a read that follows the
+ * last one goes on where it stopped (its cursor) instead of from a segment's start.
+ * @param {{segments: object[], after: number, max: number, cursor: object|null, readBytes: number, fail: (err: Error) => void}} q
+ * @returns {{out: object[], cursor: object|null}} the records, and where this read stopped
+ */
+function readRecords({ segments, after, max, cursor: at, readBytes, fail }) {
+  const out = [];
+  let cursor = at;
+  for (const s of segments) {
+    if (out.length >= max) break;
+    if (!s.count || s.last <= after) continue;
+    // Go on where the last read stopped, when this read follows it; else from the start.
+    const from = cursor && cursor.file === s.file && cursor.after <= after ? cursor.offset : 0;
+    let f;
+    try { f = fs.openSync(s.file, 'r'); } catch (err) { if (err.code !== 'ENOENT') fail(err); continue; }
+    try {
+      const stop = eachLine(f, from, s.bytes, readBytes, (line, lineEnd) => {
+        const r = parseRecord(line);
+        if (r && r.j > after) { out.push(r); cursor = { file: s.file, offset: lineEnd, after: r.j }; }
+        return out.length < max;
+      });
+      if (out.length < max) cursor = { file: s.file, offset: stop, after: s.last };
+    } catch (err) {
+      fail(err);
+    } finally {
+      fs.closeSync(f);
+    }
+  }
+  return { out, cursor };
+}
+
+/**
+ * The segments of a journal's folder that hold records the cloud has not answered, oldest first;
+ * the others are deleted.
+ * @param {string} dir
+ * @param {number} acked the newest record the cloud has answered
+ * @param {number} readBytes bytes per read
+ * @returns {{segments: object[], torn: number}} torn: lines that were no record
+ * @throws {JournalError} E_JOURNAL the folder cannot be read
+ */
+function loadSegments(dir, acked, readBytes) {
+  let names;
+  try {
+    names = fs.readdirSync(dir).filter((n) => SEGMENT_RE.test(n)).sort();
+  } catch (err) {
+    throw new JournalError('E_JOURNAL', `the journal folder ${dir} cannot be read: ${err.message}`);
+  }
+  const segments = [];
+  let torn = 0;
+  for (const n of names) {
+    const s = scanSegment(dir, n, readBytes);
+    torn += s.torn;
+    delete s.torn;
+    if (!s.count || s.last <= acked) { // nothing left to send in it
+      try { fs.unlinkSync(s.file); } catch { /* gone already */ }
+      continue;
+    }
+    segments.push(s);
+  }
+  return { segments, torn };
+}
+
 /**
  * @param {object} opts DEFAULTS plus:
  * @param {string} opts.dir the journal's folder (made if missing)
@@ -157,11 +320,7 @@ function createJournal(opts) {
   };
   /** Segments oldest first: {first, last, count, bytes, file}; `last` 0 while empty. */
   const segments = [];
-  let fd = null; // the newest segment, open for appends
   let next = 1; // the next record's number
-  let dirty = false;
-  let syncTimer = null;
-  let syncing = null; // {fd, closeAfter}: an fdatasync in the thread pool
   let closed = false;
   let cursor = null; // where the last read stopped: {file, offset, after}
 
@@ -173,6 +332,7 @@ function createJournal(opts) {
     throw new JournalError('E_JOURNAL', `the journal folder ${o.dir} cannot be made: ${err.message}`);
   }
   const meta = readMeta(o.dir);
+  const newest = createSegmentFile({ syncMs: o.syncMs, counters, fail });
   let { acked } = meta;
   let ackedSaved = acked;
 
@@ -190,43 +350,10 @@ function createJournal(opts) {
     counters.segments = segments.length;
   }
 
-  /** Scan one segment: its records, and where its whole records end. */
-  function scan(name) {
-    const file = path.join(o.dir, name);
-    const first = Number(SEGMENT_RE.exec(name)[1]);
-    const s = { first, last: 0, count: 0, bytes: 0, file };
-    const f = fs.openSync(file, 'r');
-    try {
-      const size = fs.fstatSync(f).size;
-      const end = eachLine(f, 0, size, o.readBytes, (line, lineEnd) => {
-        const r = parseRecord(line);
-        if (r && r.j > s.last) { s.last = r.j; s.count += 1; s.bytes = lineEnd; } else counters.torn += 1;
-        return true;
-      });
-      // Bytes after the last whole line: a record cut short by a crash.
-      if (end < size) counters.torn += 1;
-      if (s.bytes < size) s.cut = size;
-    } finally {
-      fs.closeSync(f);
-    }
-    return s;
-  }
-
   function open() {
-    let names;
-    try {
-      names = fs.readdirSync(o.dir).filter((n) => SEGMENT_RE.test(n)).sort();
-    } catch (err) {
-      throw new JournalError('E_JOURNAL', `the journal folder ${o.dir} cannot be read: ${err.message}`);
-    }
-    for (const n of names) {
-      const s = scan(n);
-      if (!s.count || s.last <= acked) { // nothing left to send in it
-        try { fs.unlinkSync(s.file); } catch { /* gone already */ }
-        continue;
-      }
-      segments.push(s);
-    }
+    const found = loadSegments(o.dir, acked, o.readBytes);
+    counters.torn += found.torn;
+    segments.push(...found.segments);
     const newest = segments[segments.length - 1];
     if (newest && newest.cut !== undefined) {
       try { fs.truncateSync(newest.file, newest.bytes); } catch (err) { fail(err); }
@@ -244,40 +371,6 @@ function createJournal(opts) {
     } catch (err) { fail(err); }
   }
 
-  function release(f) {
-    if (syncing && syncing.fd === f) { syncing.closeAfter = true; return; }
-    try { fs.closeSync(f); } catch { /* closed */ }
-  }
-
-  /** The newest segment is finished (or the journal closes): on the disk before it is let go. */
-  function finishSegment() {
-    if (fd === null) return;
-    clearTimeout(syncTimer); syncTimer = null;
-    if (dirty) {
-      try { fs.fdatasyncSync(fd); counters.syncs += 1; } catch (err) { fail(err); }
-      dirty = false;
-    }
-    release(fd);
-    fd = null;
-  }
-
-  function syncSoon() {
-    if (syncTimer || closed) return;
-    syncTimer = setTimeout(() => {
-      syncTimer = null;
-      if (fd === null || !dirty || syncing) { if (dirty) syncSoon(); return; }
-      dirty = false;
-      const s = { fd, closeAfter: false };
-      syncing = s;
-      fs.fdatasync(s.fd, (err) => {
-        syncing = null;
-        if (err) { dirty = true; fail(err); } else counters.syncs += 1;
-        if (s.closeAfter) { try { fs.closeSync(s.fd); } catch { /* closed */ } }
-      });
-    }, o.syncMs);
-    syncTimer.unref?.();
-  }
-
   /** Delete the oldest segment, counting what it held that the cloud had not answered. */
   function dropOldest() {
     const s = segments.shift();
@@ -286,16 +379,10 @@ function createJournal(opts) {
   }
 
   function startSegment() {
-    finishSegment();
     const s = { first: next, last: 0, count: 0, bytes: 0, file: path.join(o.dir, segmentName(next)) };
-    fd = fs.openSync(s.file, 'a');
+    newest.start(s.file);
     segments.push(s);
     return s;
-  }
-
-  function writeAll(f, buf) {
-    let off = 0;
-    while (off < buf.length) off += fs.writeSync(f, buf, off, buf.length - off);
   }
 
   open();
@@ -327,21 +414,20 @@ function createJournal(opts) {
       const buf = Buffer.from(`${JSON.stringify(line)}\n`);
       let s = segments[segments.length - 1];
       try {
-        if (fd === null || !s || (s.count > 0 && s.bytes + buf.length > o.segmentBytes)) s = startSegment();
-        writeAll(fd, buf);
+        if (!newest.open || !s || (s.count > 0 && s.bytes + buf.length > o.segmentBytes)) s = startSegment();
+        newest.write(buf);
       } catch (err) {
         fail(err);
         counters.dropped += 1;
-        if (fd !== null && s === segments[segments.length - 1]) {
+        if (newest.open && s === segments[segments.length - 1]) {
           if (s.count === 0) {
             // A segment that never took a record: let it go, the next record starts a new one.
-            release(fd);
-            fd = null;
+            newest.abandon();
             segments.pop();
             try { fs.unlinkSync(s.file); } catch { /* never made */ }
           } else {
             // A line written in part would read as torn: cut it off.
-            try { fs.ftruncateSync(fd, s.bytes); } catch { /* the next scan skips it */ }
+            try { newest.truncate(s.bytes); } catch { /* the next scan skips it */ }
           }
         }
         return null;
@@ -352,8 +438,6 @@ function createJournal(opts) {
       s.count += 1;
       s.bytes += buf.length;
       counters.appended += 1;
-      dirty = true;
-      syncSoon();
       let total = segments.reduce((n, x) => n + x.bytes, 0);
       while (total > o.maxBytes && segments.length > 1) {
         total -= segments[0].bytes;
@@ -370,28 +454,9 @@ function createJournal(opts) {
      * @returns {object[]} records {j, ts, ct?, d, of?}
      */
     read(after, max) {
-      const out = [];
-      for (const s of segments) {
-        if (out.length >= max) break;
-        if (!s.count || s.last <= after) continue;
-        // Go on where the last read stopped, when this read follows it; else from the start.
-        const from = cursor && cursor.file === s.file && cursor.after <= after ? cursor.offset : 0;
-        let f;
-        try { f = fs.openSync(s.file, 'r'); } catch (err) { if (err.code !== 'ENOENT') fail(err); continue; }
-        try {
-          const stop = eachLine(f, from, s.bytes, o.readBytes, (line, lineEnd) => {
-            const r = parseRecord(line);
-            if (r && r.j > after) { out.push(r); cursor = { file: s.file, offset: lineEnd, after: r.j }; }
-            return out.length < max;
-          });
-          if (out.length < max) cursor = { file: s.file, offset: stop, after: s.last };
-        } catch (err) {
-          fail(err);
-        } finally {
-          fs.closeSync(f);
-        }
-      }
-      return out;
+      const r = readRecords({ segments, after, max, cursor, readBytes: o.readBytes, fail });
+      cursor = r.cursor;
+      return r.out;
     },
 
     /**
@@ -404,7 +469,7 @@ function createJournal(opts) {
       acked = Math.min(j, next - 1);
       while (segments.length && segments[0].count && segments[0].last <= acked) {
         const s = segments[0];
-        if (s === segments[segments.length - 1]) finishSegment();
+        if (s === segments[segments.length - 1]) newest.finish();
         segments.shift();
         try { fs.unlinkSync(s.file); } catch (err) { if (err.code !== 'ENOENT') fail(err); }
       }
@@ -416,7 +481,7 @@ function createJournal(opts) {
     /** Sync and close (the folder stays, with what the cloud has not answered). */
     close() {
       if (closed) return;
-      finishSegment();
+      newest.close();
       closed = true;
       if (acked !== ackedSaved) saveMeta();
       openDirs.delete(dirKey);
