@@ -46,7 +46,13 @@ test('S7: a REAL setpoint, a BOOL valve and a STRING recipe written into DB11 co
   assert.equal(plc.table, tank);
   await s7.write({ 'DB11,REAL0': 42.5, 'DB11,X4.0': true, 'DB11,S6.16': 'Milk' });
   await waitFor(() => plc.values().lvl === 42.5 && plc.values().vo === 1 && plc.values().rca === 'Milk', 10000, 'echoed');
-  const v = await s7.read(['DB10,REAL0', 'M2.0', 'DB10,S12.16', 'MW10', 'DB10,DWORD8']);
+  // The scan's outputs reach the S7 server through the PLC's own client (plc/s7.js), a write that
+  // lands shortly after the scan that made them: wait for it, then read everything at once.
+  const items = ['DB10,REAL0', 'M2.0', 'DB10,S12.16', 'MW10', 'DB10,DWORD8'];
+  const v = await waitFor(async () => {
+    const r = await s7.read(items);
+    return r['DB10,REAL0'] === 42.5 && r['M2.0'] === true && r['DB10,S12.16'].trimEnd() === 'Milk' && r;
+  }, 10000, 'the echo over S7');
   assert.equal(v['DB10,REAL0'], 42.5);
   assert.equal(v['M2.0'], true);
   assert.equal(v['DB10,S12.16'].trimEnd(), 'Milk');
