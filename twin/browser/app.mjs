@@ -40,6 +40,7 @@ let connected = false; // a twin runs in the worker
 let token = null; // the connected page's token: the replay reads the history with it
 let replayWorker = null;
 let replaying = false; // the view shows the replay's frames; the live twin goes on behind
+let replayLoad = 0; // the number of the newest window asked for (the replay worker echoes it)
 let bar = null;
 const replayed = { scene: null, snap: null, state: null, window: null, boxes: { packed: 0, rejected: 0 }, moved: new Map() };
 const MAX_TRACKED = 200; // boxes whose travel window.s7twin.replay() reports
@@ -99,6 +100,10 @@ function connect(creds) {
 
 function disconnect() {
   if (!worker || !connected) return;
+  // The replay reads the history with the connected page's token: it ends with the connection.
+  if (replaying) toLive();
+  token = null;
+  if (bar) bar.enable(false);
   connected = false;
   window.s7twin.closed = false;
   worker.postMessage({ type: 'disconnect' });
@@ -110,7 +115,7 @@ function disconnect() {
 
 // ---- replay: a second worker plays a past window; the live twin goes on in the first ----------
 function onReplayWorker(m) {
-  if (!replaying) return;
+  if (!replaying || m.load !== replayLoad) return; // an older load's, or one from before Live
   if (m.type === 'frame') { replayed.scene = m.scene; track(m.scene); }
   else if (m.type === 'snapshot') { replayed.snap = m.snapshot; refresh(); }
   else if (m.type === 'replay-state') { replayed.state = m.state; bar.state(m.state); refresh(); }
@@ -146,8 +151,9 @@ function loadReplay(from, to) {
   Object.assign(replayed, { scene: null, snap: null, state: null, window: null, boxes: { packed: 0, rejected: 0 }, moved: new Map() });
   buildScene(plantConfig(), true);
   bar.loading(from, to);
+  replayLoad += 1;
   replayWorker.postMessage({
-    type: 'replay-load', history: config.history, token, from, to, profile: profileOf(), tags: tags.streamed.map((t) => t.short),
+    type: 'replay-load', load: replayLoad, history: config.history, token, from, to, profile: profileOf(), tags: tags.streamed.map((t) => t.short),
   });
   refresh();
 }

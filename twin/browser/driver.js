@@ -21,6 +21,8 @@
  * @param {object} o.counters takeovers and leaseLost are counted there
  * @param {() => void} o.onWatch the page starts watching (its automatic feed stops)
  * @param {() => boolean} o.stopped whether the session has stopped (no claim after that)
+ * @param {() => boolean} [o.held] whether the page holds (it replays the past): a claim that was
+ *   already on its way when the page began to hold is given back, never driven with
  */
 function createDriver(o) {
   let driving = false;
@@ -55,6 +57,13 @@ function createDriver(o) {
       return;
     }
     holder = r.holder;
+    if (o.held && o.held()) {
+      if (r.granted && o.lease) {
+        try { await o.lease.release(); } catch { /* the lease expires by itself */ }
+        holder = null;
+      }
+      return;
+    }
     if (r.status === 403) {
       readOnly = true;
       becomeWatcher('this token may watch, not drive');

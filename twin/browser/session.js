@@ -122,7 +122,7 @@ function createSession(o) {
   const mirror = createMirror(plant, counters);
   const driver = createDriver({
     lease: o.lease, readOnly: o.readOnly, plant, recorder, transport, now, log, counters,
-    onWatch: () => controls.setAutoFeed(0), stopped: () => stopped,
+    onWatch: () => controls.setAutoFeed(0), stopped: () => stopped, held: () => held,
   });
   const controls = createControls({ plant, transport, timers: T, counters, log, role: driver, protocol: o.protocol, maxWaiting: opt.maxWaiting });
 

@@ -16,12 +16,15 @@
  * box events as the live twin does, on the replay's clock.
  *
  * Messages in: connect {creds, protocol, config, profile, id, pollMs, encoding, kind?: 'tags'},
- * act {name, args}, now (a frame and a snapshot at once), disconnect; replay-load {history: {path,
+ * act {name, args}, now (a frame and a snapshot at once), disconnect; replay-load {load, history: {path,
  * plant}, token, from, to, profile, tags}, replay-ctl {op: play|pause|step|seek|speed, arg},
  * replay-stop. Out: who {status, role, table}, frame {scene} (about 60 a second, the 3D page),
  * snapshot {snapshot} (5 a second), values {values, t} (the generated page: every state as it
  * comes), box {event, box}, rtt {variable, ms}, written {short, result}, closed; replay-loaded
  * {window}, replay-state {state}, replay-reset, replay-error {code, message}.
+ * A replay-load carries the page's number for it (`load`), and every message of that replay echoes
+ * it: a window asked for twice in quick succession, or a Live pressed while one loads, leaves only
+ * the newest load playing, and the page drops what an older one still sent.
  */
 importScripts('vendor/mqtt.min.js', 'vendor/msgpack.min.js', 'modules.js');
 
@@ -117,6 +120,8 @@ async function connectTags(m, who) {
 // ---- replay ----------------------------------------------------------------------------------
 let replay = null;
 let replayTimer = null;
+let loading = 0; // the newest replay-load's number; a load that finds another newer than it drops its window
+let replayLoad = 0; // the number of the load playing now, echoed in its messages
 
 function stopReplay() {
   if (replayTimer) clearInterval(replayTimer);
@@ -124,27 +129,33 @@ function stopReplay() {
   replay = null;
 }
 
+/** A message of the replay playing now, with its load's number. */
+const postOfReplay = (msg) => self.postMessage({ ...msg, load: replayLoad });
+
 /** The replay's frame, snapshot and state to the page now. */
 function postReplay(r) {
-  self.postMessage({ type: 'frame', scene: r.scene() });
-  self.postMessage({ type: 'snapshot', snapshot: r.snapshot() });
-  self.postMessage({ type: 'replay-state', state: r.state() });
+  postOfReplay({ type: 'frame', scene: r.scene() });
+  postOfReplay({ type: 'snapshot', snapshot: r.snapshot() });
+  postOfReplay({ type: 'replay-state', state: r.state() });
 }
 
 async function loadReplay(m) {
   stopReplay();
+  const my = ++loading;
   const { historyClient, loadWindow } = R('twin/browser/replay-load.js');
   const { createReplay } = R('twin/browser/replay.js');
   const { historyMarks } = R('twin/browser/timeline.js');
   const get = historyClient({ fetch: (...a) => fetch(...a), path: m.history.path, token: m.token, plant: m.history.plant });
   const w = await loadWindow(get, { from: m.from, to: m.to, tags: m.tags });
+  if (my !== loading) return; // a newer load, or a stop, came in while this one fetched
+  replayLoad = m.load;
   const r = createReplay({
     frames: w.frames, start: w.start, from: w.from, to: w.to, initial: w.initial, plant: { profile: m.profile },
-    onBox: (event, box) => self.postMessage({ type: 'box', event, box }),
-    onReset: () => self.postMessage({ type: 'replay-reset' }),
+    onBox: (event, box) => postOfReplay({ type: 'box', event, box }),
+    onReset: () => postOfReplay({ type: 'replay-reset' }),
   });
   replay = r;
-  self.postMessage({
+  postOfReplay({
     type: 'replay-loaded',
     window: {
       start: w.start, from: w.from, to: w.to, frames: w.frames.length, truncated: w.truncated, pages: w.pages, unknown: w.unknown,
@@ -159,11 +170,11 @@ async function loadReplay(m) {
     const t = performance.now();
     const moved = r.advance(t - last);
     last = t;
-    if (moved) self.postMessage({ type: 'frame', scene: r.scene() });
+    if (moved) postOfReplay({ type: 'frame', scene: r.scene() });
     if (moved && (t - lastSnap >= SNAPSHOT_MS || !r.state().playing)) { // and once more where it stopped
       lastSnap = t;
-      self.postMessage({ type: 'snapshot', snapshot: r.snapshot() });
-      self.postMessage({ type: 'replay-state', state: r.state() });
+      postOfReplay({ type: 'snapshot', snapshot: r.snapshot() });
+      postOfReplay({ type: 'replay-state', state: r.state() });
     }
   }, FRAME_MS);
 }
@@ -176,9 +187,10 @@ async function onReplay(m) {
     try {
       await loadReplay(m);
     } catch (err) {
-      self.postMessage({ type: 'replay-error', code: err.code || 'E_REPLAY', message: err.message });
+      self.postMessage({ type: 'replay-error', code: err.code || 'E_REPLAY', message: err.message, load: m.load });
     }
   } else if (m.type === 'replay-stop') {
+    loading += 1; // a load still fetching is not played
     stopReplay();
   } else if (m.type === 'replay-ctl' && replay && REPLAY_OPS[m.op]) {
     REPLAY_OPS[m.op](replay, m.arg);

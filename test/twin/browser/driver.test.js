@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const { createDriver } = require('../../../twin/browser/driver');
 const { createPlant } = require('../../../twin/plant');
 
-function rig({ lease, readOnly } = {}) {
+function rig({ lease, readOnly, held } = {}) {
   const plant = createPlant({ profile: 'fast', boxes: 0 });
   const sent = [];
   const timed = [];
@@ -16,7 +16,7 @@ function rig({ lease, readOnly } = {}) {
   const d = createDriver({
     lease, readOnly, plant, now: () => 7, counters, log: (text) => lines.push(text),
     recorder: { sent: (v, t) => timed.push([v, t]) }, transport: { send: (v) => sent.push(v) },
-    onWatch: () => { watched += 1; }, stopped: () => stopped,
+    onWatch: () => { watched += 1; }, stopped: () => stopped, held,
   });
   return { d, plant, sent, timed, lines, counters, watched: () => watched, stop: () => { stopped = true; } };
 }
@@ -93,4 +93,29 @@ test('watch and leave give the lease back; a stopped session claims nothing', as
   stop();
   await d.claim(false);
   assert.equal(l.calls.length, 4);
+});
+
+test('a claim on its way when the page began to hold (a replay) is given back: the page neither drives nor sends', async () => {
+  let answer;
+  const calls = [];
+  const l = {
+    calls,
+    claim: () => { calls.push('claim'); return new Promise((resolve) => { answer = resolve; }); },
+    release: async () => { calls.push('release'); },
+  };
+  let holding = false;
+  const { d, sent } = rig({ lease: l, held: () => holding });
+  const renewal = d.claim(false);
+  holding = true; // the replay starts while the renewal is in flight
+  await d.watch();
+  answer({ status: 200, granted: true, holder: { id: 'a' } });
+  await renewal;
+  assert.equal(d.driving, false, 'held: no driving');
+  assert.deepEqual(sent, [], 'nothing of the model sent');
+  assert.deepEqual(calls, ['claim', 'release'], 'the lease granted meanwhile is given back');
+  assert.equal(d.holder, null);
+  holding = false;
+  l.claim = async () => { calls.push('claim'); return { status: 200, granted: true, holder: { id: 'a' } }; };
+  await d.claim(false);
+  assert.equal(d.driving, true, 'back to live: the page drives again');
 });
