@@ -32,8 +32,8 @@ const HELP = `Usage: node bench/stream.js [options]
   --profiles <list>     network profiles of bench/profiles.json (default: local,wan)
   --seconds <s>         measured per cell (default ${DEFAULTS.seconds}; the study ran 30)
   --warmup <s>          before each cell's window (default ${DEFAULTS.warmupS})
-  --plc-rates <list>    the PLC's signal rates for the PLC-sourced stream, Hz; 'ceiling': the highest
-                        rate the ceiling run read whole (default ${DEFAULTS.plcRates.join(',')})
+  --plc-rates <list>    the PLC's signal rates for the PLC-sourced stream, Hz; 'ceiling': the ceiling
+                        run's ceiling, the last rate read whole before the first loss (default ${DEFAULTS.plcRates.join(',')})
   --ceiling <list>      rates the S7 ceiling is looked for at, Hz ('' = none; default ${DEFAULTS.ceilingRates.join(',')})
   --grid <list>         the study's Table 2 cells, KBxRATE (default all: ${GRID.map((g) => `${g.kb}x${g.rate}`).join(',')})
   --scale <f>           stream sizes × f (a machine that cannot hold the study's rates; the report says so)

@@ -12,6 +12,7 @@ const { table, fmt } = require('../lib/report');
 const STUDY = require('../study-figures.json').stream;
 const { TRANSPORTS } = require('./system');
 const { rerun } = require('./guideline');
+const { ceilingRule, ceilingOf } = require('./run');
 
 /** Where a profile stands in the study's two scenarios. */
 const LOCATION = { local: 'edge', wan: 'cloud' };
@@ -74,11 +75,7 @@ function csv(rows) {
 function ceilingLines(s) {
   const c = s.ceiling;
   if (!c || !c.length) return ['Not measured in this run.'];
-  const isWhole = (x) => !x.lost && !x.torn && !(x.errors || []).length && x.samplesPerS >= 0.98 * x.rateHz;
-  const firstShort = c.findIndex((x) => !isWhole(x));
-  const upTo = firstShort === -1 ? c[c.length - 1] : c[firstShort - 1]; // every rate up to it read whole
-  const short = c.filter((x) => !isWhole(x));
-  const alsoWhole = c.filter((x) => isWhole(x) && upTo && x.rateHz > upTo.rateHz);
+  const rule = ceilingRule(c); // every rate up to it read whole: the run's rule for its 'ceiling' PLC stream too
   const kbs = (hz) => fmt((4 * hz) / 1000, 0);
   const lines = [
     'The virtual PLC samples its signal at each rate into its ring (a 64 KB data block), the edge reads the ring over S7 with nothing else to do ' +
@@ -91,20 +88,27 @@ function ceilingLines(s) {
     ])),
     '',
   ];
-  if (!upTo) return [...lines, 'Not even the lowest rate was read whole.'];
+  if (!rule) return [...lines, 'Not even the lowest rate was read whole.'];
+  const { rateHz: upTo, short, wholeAbove: alsoWhole } = rule;
   const lostPct = (x) => fmt((100 * (x.lost || 0)) / ((x.rateHz * x.elapsedMs) / 1000), 1);
-  lines.push(`**The S7 ceiling here: every rate up to ${upTo.rateHz.toLocaleString('en')} Hz was read whole** (${kbs(upTo.rateHz)} KB/s of DINT samples)` +
+  lines.push(`**The S7 ceiling here: every rate up to ${upTo.toLocaleString('en')} Hz was read whole** (${kbs(upTo)} KB/s of DINT samples)` +
     (short.length ? `; samples were lost at ${short.map((x) => `${x.rateHz.toLocaleString('en')} Hz (${lostPct(x)} %)`).join(', ')}` : '') +
     (alsoWhole.length ? `, while ${alsoWhole.map((x) => x.rateHz.toLocaleString('en')).join(' and ')} Hz read whole in this run` : '') + '. ' +
     'Past that the edge cannot read the ring as fast as the PLC fills it (the ring holds 32 ms of the signal at 500 kHz), and what it reads levels off. ' +
-    `${4 * upTo.rateHz >= 1e6 ? `That is the study's 1 MB/s on loopback; its 8 MB/s is ${fmt(8e6 / (4 * upTo.rateHz), 1)} times it`
-      : `The study's lowest rate, 1 MB/s, is ${fmt(1e6 / (4 * upTo.rateHz), 1)} times that`}: the study's grid comes from the edge's generator.`);
+    `${4 * upTo >= 1e6 ? `That is the study's 1 MB/s on loopback; its 8 MB/s is ${fmt(8e6 / (4 * upTo), 1)} times it`
+      : `The study's lowest rate, 1 MB/s, is ${fmt(1e6 / (4 * upTo), 1)} times that`}: the study's grid comes from the edge's generator.`);
   return lines;
 }
 
-function plcLines(rows) {
+/**
+ * The PLC-sourced stream's table.
+ * @param {object[]} rows every cell, flat
+ * @param {number|null} [ceilingHz] the S7 ceiling of the run (ceilingOf), when it was measured
+ */
+function plcLines(rows, ceilingHz = null) {
   const plc = rows.filter((r) => r.source === 'plc');
   if (!plc.length) return ['Not measured in this run.'];
+  const above = [...new Set(plc.filter((r) => ceilingHz && r.hz > ceilingHz).map((r) => r.hz))];
   return [
     'The virtual PLC samples at the rate named into its ring; the edge reads it over S7 every 10 ms (after its read of the plant\'s I/O, on the same ' +
     'connection) and sends each poll\'s new samples as one `samples` frame over the link. Per sample: receipt at the cloud minus the PLC\'s time of the ' +
@@ -115,9 +119,12 @@ function plcLines(rows) {
       'lost', 'out of order', 'wrong', 'CPU % broker / cloud / edge / PLC'], plc.map((r) => [
       r.profile, label(r.transport), r.hz, fmt(r.framesPerS, 0),
       fmt(r.samplesPerS, 0), `${fmt(r.perSample)} (${fmt(r.perSampleP99)})`, fmt(r.plcPart), `${fmt(r.latency, 2)} (${fmt(r.latencySd, 2)})`,
-      `${fmt(r.jitter, 2)} (${fmt(r.jitterSd, 2)})`, r.lost, r.outOfOrder, r.wrong,
+      `${fmt(r.jitter, 2)} (${fmt(r.jitterSd, 2)})`, ...(r.error ? [`failed: ${r.error}`, '–', '–'] : [r.lost, r.outOfOrder, r.wrong]),
       [r.cpuBroker, r.cpuCloud, r.cpuEdge, r.cpuPlc].map(pct).join(' / '),
     ])),
+    ...(above.length ? ['', `${above.map((hz) => hz.toLocaleString('en')).join(' and ')} Hz ${above.length > 1 ? 'are' : 'is'} above the S7 ceiling ` +
+      `(${ceilingHz.toLocaleString('en')} Hz, above): with no link at all the edge did not read every rate up to ${above.length > 1 ? 'them' : 'it'} ` +
+      'whole, so what is lost there cannot be put down to the link.'] : []),
   ];
 }
 
@@ -262,7 +269,7 @@ function markdown(s, rows, plotFiles) {
     ...(errs.length ? ['## Errors', '', ...errs, ''] : []),
     '## Machine, versions, settings', '', settingsLines(s), '',
     '## What S7 carries: the ceiling of a PLC-sourced stream', '', ...ceilingLines(s), '',
-    '## The PLC-sourced stream over each link', '', ...plcLines(rows), '',
+    '## The PLC-sourced stream over each link', '', ...plcLines(rows, ceilingOf(s.ceiling)), '',
     `## The study's grid (its ${STUDY.table2.cite.split(',')[0]}) from the edge's generator`, '',
     'Streams of the size named, sent the number of times a second named by the study\'s Algorithm 1 (the sleep\'s own overshoot counted into its carry, ' +
     'so the rate holds). Latency: receipt at the cloud minus the frame\'s sending at the edge; jitter: mean |l(i+1) − l(i)| (the study\'s equation 2); ' +
@@ -344,4 +351,4 @@ async function writeStreamReport(s, dir) {
   return { dir, files: ['report.md', 'summary.json', 'cells.csv', ...plotFiles] };
 }
 
-module.exports = { writeStreamReport, rowsOf, flat, normalized, csv, markdown, LOCATION };
+module.exports = { writeStreamReport, rowsOf, flat, normalized, csv, markdown, ceilingLines, plcLines, LOCATION };

@@ -3,8 +3,9 @@
  * The runs of the high-frequency stream benchmark (bench/stream.js is its command line):
  *
  * 1. what S7 carries: the virtual PLC sampling at each of `ceilingRates` and the edge reading its
- *    ring over S7 and nothing else, a few seconds a rate: the highest rate read whole is the
- *    ceiling of a PLC-sourced stream on this machine;
+ *    ring over S7 and nothing else, a few seconds a rate: every rate up to the first one not read
+ *    whole is what a PLC-sourced stream carries on this machine, the highest of them its ceiling
+ *    (`ceilingOf`; the report says it by the same rule);
  * 2. per network profile and link transport, one system (bench/stream/system.js), and on it
  *    - the PLC-sourced stream at each of `plcRates`: samples PLC → S7 → edge → link → cloud;
  *    - the study's Table 2 grid: streams of `kb` KB `rate` times a second from the edge's
@@ -33,7 +34,7 @@ const DEFAULTS = {
   seconds: 10, // measured per cell (the study: 30)
   warmupS: 2,
   drainMs: 10000, // the longest a cell waits for what is still on its way after the edge stops
-  plcRates: [1000, 10000, 'ceiling'], // 'ceiling': the highest rate the ceiling run read whole
+  plcRates: [1000, 10000, 'ceiling'], // 'ceiling': the S7 ceiling (ceilingOf: the last rate before the first not read whole)
   ceilingRates: [1000, 10000, 50000, 100000, 200000, 300000, 400000, 500000, 600000, 750000, 1000000],
   ceilingSeconds: 5,
   scanMs: 10,
@@ -115,10 +116,32 @@ async function runCeiling(sys, o, log) {
   return out;
 }
 
-/** The highest rate the ceiling run read whole, or null. */
+/** One rate of the ceiling run read whole: nothing lost or torn, no error, at least 98 % of the rate read. */
+const readWhole = (x) => !x.lost && !x.torn && !(x.errors || []).length && x.samplesPerS >= 0.98 * x.rateHz;
+
+/**
+ * The S7 ceiling: rising by rate, the last rate before the first one not read whole (every rate up
+ * to it read whole). A higher rate that happened to read whole past a loss does not raise it: the
+ * rates around it lost samples, so the edge is already at its limit there. The one rule of the
+ * run (the PLC stream's 'ceiling' rate) and the report (bench/stream/report.js).
+ * @param {object[]|null} list the ceiling run's results ({rateHz, samplesPerS, lost, torn, errors})
+ * @returns {{rateHz: number, short: object[], wholeAbove: object[]}|null} the ceiling, the rates
+ *   not read whole, and those read whole above the ceiling anyway; null when even the lowest rate
+ *   was not read whole (or nothing was measured)
+ */
+function ceilingRule(list) {
+  const byRate = [...(list || [])].sort((a, b) => a.rateHz - b.rateHz);
+  const firstShort = byRate.findIndex((x) => !readWhole(x));
+  const upTo = firstShort === -1 ? byRate.length : firstShort;
+  if (!upTo) return null;
+  const rateHz = byRate[upTo - 1].rateHz;
+  return { rateHz, short: byRate.filter((x) => !readWhole(x)), wholeAbove: byRate.filter((x) => readWhole(x) && x.rateHz > rateHz) };
+}
+
+/** The S7 ceiling's rate (ceilingRule), or null. */
 function ceilingOf(list) {
-  const whole = (list || []).filter((x) => !x.lost && !x.torn && !(x.errors || []).length && x.samplesPerS >= 0.98 * x.rateHz);
-  return whole.length ? whole[whole.length - 1].rateHz : null;
+  const c = ceilingRule(list);
+  return c ? c.rateHz : null;
 }
 
 /** The ring layout as the edge's command carries it. */
@@ -220,4 +243,4 @@ async function runStream(o, log) {
   return results;
 }
 
-module.exports = { runStream, runTransport, gridCells, ceilingOf, GRID, DEFAULTS };
+module.exports = { runStream, runTransport, gridCells, ceilingOf, ceilingRule, readWhole, GRID, DEFAULTS };
