@@ -112,7 +112,7 @@ const CODES = {
       'a WebSocket is then closed with 1009: send smaller frames.' },
   E_KIND: { area: 'answer', by: ['cloud', 'edge'], resync: false,
     means: 'The peer sent a kind of frame its role may not send (twins send `cmd` and `probe`; the edge `state`, `snap`, `ack`, `err`, ' +
-      '`probe-res`, `sync`, `table` and `samples`; the REST endpoint takes `cmd`): fix the sender.' },
+      '`probe-res`, `sync`, `table`, `samples` and `backfill`; the REST endpoint takes `cmd`): fix the sender.' },
   E_READ_ONLY: { area: 'answer', by: ['cloud'], resync: false,
     means: 'A viewer token may watch but not command (HTTP 403 over REST and for the page\'s driver lease): use a twin token to drive.' },
   E_UNKNOWN_TAG: { area: 'answer', by: ['cloud', 'edge', 'plc', 'twin'], resync: false,
@@ -256,7 +256,8 @@ const CODES = {
   E_HISTORY_STORE: { area: 'history', by: ['cloud'], resync: false,
     means: 'The cloud could not open, write or read its plant history (SQLite through node:sqlite: disk full, no permission, a Node ' +
       'without node:sqlite; in a fleet, Redis down or out of memory; HTTP 500 on `GET /s7twin/history`): the link goes on, rows ' +
-      'wait and are retried; fix the disk or `S7T_HISTORY_FILE`, or Redis.' },
+      'wait and are retried; a backfill record it could not file is told to the edge, which keeps it and sends it again from its ' +
+      'last answer 5 s later; fix the disk or `S7T_HISTORY_FILE`, or Redis.' },
   E_JOURNAL: { area: 'history', by: ['edge'], resync: false,
     means: 'The edge\'s journal (store and forward) cannot be used: its size is not a number of MiB, or its folder cannot be made, ' +
       'written or synced (disk full, no permission; the link client\'s log names the folder). The link goes on; states of an outage ' +

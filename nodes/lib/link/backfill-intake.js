@@ -10,10 +10,15 @@
  * - Answered in order: per connection and journal, `backfill-res` names the newest record whose
  *   own and every earlier record's filing has settled (filed, found filed already, or refused with
  *   an `err` naming it); one answer per turn of the event loop covers every record settled in it.
- *   A filing that fails leaves that record and every later one of the connection unanswered: the
- *   edge keeps them and sends them again on its next connection.
- * - Filed once: a record of a journal this process has filed up to its number is answered without
- *   filing it again (the edge sends again what it sent before an answer was lost), and the store
+ *   A filing that fails leaves that record and every later one unanswered, and the edge is told
+ *   (`err` E_HISTORY_STORE naming the record, not against its error budget): it keeps them, waits,
+ *   and sends them again from its last answer, which starts the connection's answers afresh;
+ *   records of the old run that still arrive meanwhile are neither filed nor answered (they come
+ *   again).
+ * - Filed once: a record of a journal this process has filed, with every record before it dealt
+ *   with, is answered without filing it again (the edge sends again what it sent before an answer
+ *   was lost); the mark moves only in order, so a record whose filing failed is never passed over
+ *   because a later one was filed. The store
  *   itself ignores a record it holds (lib/history/rows.js names it), which covers a restarted
  *   cloud. A record the edge had already sent live on a link that then died (`of`: the state frame
  *   it was) is not filed when that frame reached this instance: the plant's most recent live
@@ -55,28 +60,51 @@ function createBackfillIntake(o) {
     });
   }
 
-  /** Record `env` is settled once `p` is: answer it in order behind every earlier one. */
-  function settle(c, env, p) {
+  /**
+   * The connection's run of answers for journal `src`, for record `seq`: a new run when the last
+   * one broke and `seq` is where the edge starts again (right after its last answer), else null
+   * while it is broken (a record of the old run, still on its way).
+   */
+  function runFor(c, src, seq) {
     let byJournal = peers.get(c);
     if (!byJournal) { byJournal = new Map(); peers.set(c, byJournal); }
-    let st = byJournal.get(env.src);
-    if (!st) { st = { tail: Promise.resolve(), best: 0, timer: null, broken: false }; byJournal.set(env.src, st); }
-    if (p) p.catch(() => {}); // its failure is the chain's, handled below
+    let st = byJournal.get(src);
+    if (st && st.broken) {
+      if (seq > st.best + 1) return null;
+      st = null;
+    }
+    if (!st) {
+      const prev = byJournal.get(src);
+      st = { tail: Promise.resolve(), best: prev ? prev.best : 0, timer: null, broken: false };
+      byJournal.set(src, st);
+    }
+    return st;
+  }
+
+  /** Record `env` is settled once `p` is: answer it in order behind every earlier one. */
+  function settle(c, env, p, st) {
+    if (p) p.catch(() => {}); // its failure is the run's, handled below
     st.tail = st.tail.then(() => p).then(() => {
-      st.best = env.seq;
+      st.best = Math.max(st.best, env.seq);
+      markFiled(c.plant, env.src, st.best);
       answerSoon(c, env.src, st);
     });
-    st.tail.catch(() => {
+    st.tail.catch((err) => {
       if (st.broken) return;
       st.broken = true;
       counters.backfillUnanswered += 1;
+      if (c.closing || !c.conn.open) return;
+      const msg = `the plant history could not file backfill after record ${st.best}: ${err && err.message}; send it again`;
+      c.deliver(sender.error('E_HISTORY_STORE', msg, { src: env.src, seq: st.best + 1 }));
     });
   }
 
+  /** Every record of `src` up to `seq` is dealt with: one sent again is answered without filing. */
   function markFiled(plant, src, seq) {
     const key = `${plant}\n${src}`;
+    const was = filed.get(key) || 0;
     filed.delete(key); // re-inserted: the Map's order is the journals' recency
-    filed.set(key, seq);
+    filed.set(key, Math.max(was, seq));
     if (filed.size > cfg.maxJournals) filed.delete(filed.keys().next().value);
   }
 
@@ -110,11 +138,13 @@ function createBackfillIntake(o) {
         c.deliver(sender.error('E_NO_HISTORY', 'this cloud keeps no plant history: the edge keeps its journal', ref));
         return;
       }
+      const st = runFor(c, env.src, env.seq);
+      if (!st) return; // behind a failed filing: the edge sends it again
       const known = env.seq <= (filed.get(`${c.plant}\n${env.src}`) || 0)
         || Boolean(env.of && live.has(c.plant) && live.get(c.plant).set.has(liveKey(env.of.src, env.of.seq)));
       if (known) {
         counters.backfillKnown += 1;
-        settle(c, env, null);
+        settle(c, env, null, st);
         return;
       }
       let p;
@@ -123,10 +153,7 @@ function createBackfillIntake(o) {
       } catch (err) {
         p = Promise.reject(err);
       }
-      settle(c, env, p.then(() => {
-        counters.backfillFiled += 1;
-        markFiled(c.plant, env.src, env.seq);
-      }));
+      settle(c, env, p.then(() => { counters.backfillFiled += 1; }), st);
     },
 
     /**
@@ -139,8 +166,10 @@ function createBackfillIntake(o) {
     refused(c, env, err) {
       counters.backfillIn += 1;
       counters.backfillRefused += 1;
+      const st = runFor(c, env.src, env.seq);
+      if (!st) return; // behind a failed filing: the edge sends it again
       c.deliver(sender.error(err.code || 'E_SCHEMA', err.message, { src: env.src, seq: env.seq }));
-      settle(c, env, null);
+      settle(c, env, null, st);
     },
   };
 }

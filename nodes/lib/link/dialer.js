@@ -99,7 +99,7 @@ function dialerCounters(journal) {
   if (journal) {
     counters.journal = journal.counters;
     counters.backfill = {
-      sent: 0, bytes: 0, answered: 0, inflight: 0, refused: 0, paused: 0, unconfirmed: 0, unconfirmedJournalled: 0, unconfirmedDropped: 0,
+      sent: 0, bytes: 0, answered: 0, inflight: 0, refused: 0, paused: 0, retries: 0, unconfirmed: 0, unconfirmedJournalled: 0, unconfirmedDropped: 0,
     };
   }
   return counters;

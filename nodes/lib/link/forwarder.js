@@ -16,7 +16,13 @@
  * - an `err` about one record (its values refused by the plant's table) is counted (`refused`),
  *   and the next answer covers it; `E_KIND` (a cloud that does not know backfill) or
  *   `E_NO_HISTORY` (a cloud without a plant history) pauses forwarding until the next connection,
- *   and the journal keeps its records (bounded).
+ *   and the journal keeps its records (bounded);
+ * - `E_HISTORY_STORE` (the cloud's history failed to file a record; it answers nothing after it):
+ *   counted (`retries`), and after `retryMs` the forward starts again from the newest record
+ *   answered, on the same connection;
+ * - the first frame of a connection goes alone, the rest after its answer: a cloud of a version
+ *   before backfill refuses an unknown kind with E_SCHEMA, charged to the edge's error budget, and
+ *   one refusal a connection never trips it (a burst of 200 would cut the link).
  *
  * Plain module (timers only); lib/link/dialer.js keeps one when it has a journal.
  */
@@ -27,6 +33,7 @@ const DEFAULTS = {
   burst: 200, // frames sent per turn
   pollMs: 10, // a turn this often while there is something to send
   highWaterBytes: 64 * 1024, // the connection's unsent bytes below which backfill may be written
+  retryMs: 5000, // after the cloud's history failed to file a record, forward again this much later
 };
 /** Answers after which the cloud will file nothing on this connection. */
 const PAUSE_CODES = new Set(['E_KIND', 'E_NO_HISTORY']);
@@ -48,9 +55,12 @@ function createForwarder(o) {
   let timer = null;
   let after = 0; // the newest record sent on this connection
   let paused = false;
+  let heard = false; // a backfill-res came on this connection: more than one frame may be out
+  let retry = null; // the timer of a forward started again after E_HISTORY_STORE
   const unanswered = []; // record numbers sent on this connection, oldest first
 
   const stop = () => { clearInterval(timer); timer = null; };
+  const stopRetry = () => { clearTimeout(retry); retry = null; };
 
   /** One backfill frame of a record: its time on the cloud's clock as journalled, else from the estimate now. */
   function frameOf(r, offset) {
@@ -62,13 +72,14 @@ function createForwarder(o) {
   }
 
   function turn() {
-    if (!conn || !conn.open || paused) return;
+    if (!conn || !conn.open || paused || retry) return;
     if (!o.ready()) return;
     const offset = o.offset();
     if (offset === null) return; // the first sync's answer is a round trip away
+    const window = heard ? cfg.window : 1;
     let sent = 0;
-    while (sent < cfg.burst && unanswered.length < cfg.window && conn.buffered <= cfg.highWaterBytes) {
-      const recs = journal.read(after, Math.min(cfg.burst - sent, cfg.window - unanswered.length));
+    while (sent < cfg.burst && unanswered.length < window && conn.buffered <= cfg.highWaterBytes) {
+      const recs = journal.read(after, Math.min(cfg.burst - sent, window - unanswered.length));
       if (!recs.length) break;
       for (const r of recs) {
         try {
@@ -87,7 +98,7 @@ function createForwarder(o) {
   }
 
   function start() {
-    if (timer || !conn || paused) return;
+    if (timer || !conn || paused || retry) return;
     timer = setInterval(turn, cfg.pollMs);
     timer.unref?.();
     turn();
@@ -104,6 +115,8 @@ function createForwarder(o) {
       after = journal.acked;
       unanswered.length = 0;
       paused = false;
+      heard = false;
+      stopRetry();
       counters.inflight = 0;
       if (journal.pending > 0) start();
     },
@@ -111,6 +124,7 @@ function createForwarder(o) {
     detach() {
       conn = null;
       stop();
+      stopRetry();
       unanswered.length = 0;
       counters.inflight = 0;
     },
@@ -124,6 +138,7 @@ function createForwarder(o) {
       if (env.k === 'backfill-res') {
         const j = env.ref.seq;
         journal.ack(j);
+        heard = true;
         while (unanswered.length && unanswered[0] <= j) unanswered.shift();
         counters.answered += 1;
         counters.inflight = unanswered.length;
@@ -139,13 +154,27 @@ function createForwarder(o) {
           stop();
           if (o.onPause) o.onPause(code, env.e.msg || '');
         }
+      } else if (code === 'E_HISTORY_STORE') {
+        if (!retry) {
+          counters.retries += 1;
+          stop();
+          retry = setTimeout(() => {
+            retry = null;
+            // From the newest record answered (answers sent before the failure have come by now).
+            after = journal.acked;
+            unanswered.length = 0;
+            counters.inflight = 0;
+            if (conn && journal.pending > 0) start();
+          }, cfg.retryMs);
+          retry.unref?.();
+        }
       } else {
         counters.refused += 1;
       }
       return true;
     },
     /** Stop for good (the journal stays with its owner). */
-    close() { conn = null; stop(); },
+    close() { conn = null; stop(); stopRetry(); },
   };
 }
 

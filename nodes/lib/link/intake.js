@@ -3,8 +3,8 @@
  * Every frame a peer sends to a link endpoint, in order: a message rate (past it the peer is told
  * why and closed with 1008), a size limit (E_TOO_LARGE answer, then close 1009), parse and
  * validation (a malformed frame is answered with an `err` envelope and counted, never passed on),
- * an error budget (past it: told, 1008), duplicate and gap tracking (lib/link/senders.js), and
- * last the role's own check (lib/link/twin-endpoint.js, lib/link/edge-endpoint.js).
+ * an error budget (past it: told, 1008), duplicate and gap tracking (lib/link/senders.js; not
+ * for backfill, which lib/link/backfill-intake.js files once), and last the role's own check (lib/link/twin-endpoint.js, lib/link/edge-endpoint.js).
  *
  * Plain module; lib/link/endpoint-core.js keeps one per endpoint.
  */
@@ -57,7 +57,9 @@ function createIntake(o) {
       return;
     }
     counters.framesIn += 1;
-    if (o.senders.accept(c, env) === 'duplicate') return;
+    // A backfill frame is a journal record the edge may send again on the same link (after the
+    // cloud's history failed to file one): filed once by lib/link/backfill-intake.js, not here.
+    if (env.k !== 'backfill' && o.senders.accept(c, env) === 'duplicate') return;
     if (o.check(c, env, arrived)) o.pass(c, env);
   }
 

@@ -20,10 +20,11 @@ const SRC = 'journal-0a1b2c3d4e5f';
 const T0 = Date.now() - 60000;
 const bf = (seq, d, more = {}) => ({ v: 1, k: 'backfill', src: SRC, seq, ts: T0 + seq, ct: T0 + seq + 500, d, ...more });
 
-async function setup(t, { keeps = true, flushMs = 20 } = {}) {
+async function setup(t, { keeps = true, flushMs = 20, file } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-backfill-'));
   const store = keeps ? createStateStore({ file: path.join(dir, 'h.sqlite'), flushMs }) : null;
-  const ep = createEdgeEndpoint({ path: '/e', src: 'cloud-e', tokens: ['ed'], linkTimeoutMs: 60000, fileBackfill: store ? backfillFiler(store) : undefined });
+  const fileBackfill = file || (store ? backfillFiler(store) : undefined);
+  const ep = createEdgeEndpoint({ path: '/e', src: 'cloud-e', tokens: ['ed'], linkTimeoutMs: 60000, fileBackfill });
   const passed = [];
   ep.on('envelope', (env) => passed.push(env));
   if (store) ep.on('envelope', (env, id, plant) => store.add(plant, env));
@@ -103,4 +104,39 @@ test('a filing that fails leaves that record and every later one of the connecti
   await waitFor(() => s.ep.counters.backfillUnanswered === 1);
   await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(answers(conn), [1, 2]);
+  const errs = conn.frames().filter((f) => f.k === 'err');
+  assert.deepEqual(errs.map((f) => [f.e.code, f.ref.seq]), [['E_HISTORY_STORE', 3]], 'the edge is told where to start again, once');
+  assert.equal(conn.closes.length, 0, 'the edge is not sent away');
+});
+
+test('after a failed filing: the old run\'s records go unanswered, the edge\'s resend from its last answer starts afresh, '
+  + 'and a later record filed first never covers the failed one', async (t) => {
+  const failOnce = new Set([5]);
+  const stored = [];
+  const file = (plant, env) => {
+    if (failOnce.delete(env.seq)) return Promise.reject(Object.assign(new Error('disk full'), { code: 'E_HISTORY_STORE' }));
+    // record 6 is filed before record 5's failure is known: a later record settles first
+    return new Promise((resolve) => setTimeout(() => { stored.push(env.seq); resolve(); }, env.seq === 6 ? 0 : 15));
+  };
+  const s = await setup(t, { keeps: false, file });
+  const conn = s.connect();
+  for (let i = 1; i <= 4; i++) conn.receive(bf(i, { c1: i % 2 }));
+  await waitFor(() => answers(conn).includes(4));
+  conn.receive(bf(5, { c1: 1 }));
+  conn.receive(bf(6, { c1: 0 }));
+  await waitFor(() => conn.frames().some((f) => f.k === 'err'));
+  conn.receive(bf(7, { c1: 1 })); // still on its way from the old run
+  await new Promise((r) => setTimeout(r, 40));
+  assert.deepEqual(answers(conn), [4], 'nothing answered past the failed record');
+  // The edge sends again from its last answer: a new run, and 5 is filed, not taken as known.
+  for (let i = 5; i <= 7; i++) conn.receive(bf(i, { c1: i % 2 }));
+  await waitFor(() => answers(conn).includes(7));
+  assert.ok(stored.includes(5), 'record 5 is filed, never passed over because 6 was filed first');
+  assert.deepEqual(answers(conn), [4, 7]);
+  assert.equal(s.ep.counters.backfillUnanswered, 1);
+  // A new connection that sends 5 again (its answer lost with the link) finds it filed now.
+  const again = s.connect();
+  again.receive(bf(5, { c1: 1 }));
+  await waitFor(() => answers(again).includes(5));
+  assert.equal(s.ep.counters.backfillKnown > 0, true);
 });
