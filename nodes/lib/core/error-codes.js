@@ -253,6 +253,10 @@ const CODES = {
     means: '`GET /s7twin/audit` was asked for a window it cannot read (HTTP 400): `from` and `to` are ms since the epoch or ISO 8601 ' +
       'dates with `from` first, `plant` a plant id, `format` json or csv.' },
 
+  E_AUDIT_INCOMPLETE: { area: 'history', by: ['cloud'], resync: false,
+    means: 'In a fleet, `GET /s7twin/audit?format=csv` could not read the other instances\' command logs (Redis away; HTTP 503): a ' +
+      'CSV file would not show it lacks their commands, so none is written; ask for JSON (this instance\'s commands, with ' +
+      '`complete: false`) or again once Redis is back.' },
   E_HISTORY_STORE: { area: 'history', by: ['cloud'], resync: false,
     means: 'The cloud could not open, write or read its plant history (SQLite through node:sqlite: disk full, no permission, a Node ' +
       'without node:sqlite; in a fleet, Redis down or out of memory; HTTP 500 on `GET /s7twin/history`): the link goes on, rows ' +

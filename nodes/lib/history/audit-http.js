@@ -15,6 +15,11 @@
  *
  * In a fleet (the runtime's log has a shared copy, lib/history/audit-share.js) the answer holds
  * every instance's commands (lib/history/audit-fleet.js) and each chain's verdict (`chains`).
+ * When the other instances' chains cannot be read (Redis away), the JSON answer says so
+ * (`complete: false` and `error`) and holds this instance's commands; a CSV, a file that keeps
+ * nothing of that, is refused instead: 503 E_AUDIT_INCOMPLETE with the reason (counted in
+ * `incomplete`). The CSV's `unverified` column marks a command after its chain's first bad entry,
+ * as the JSON's `unverified: true` does.
  *
  * Plain module: an Express-style handler for RED.httpAdmin; the node passes how to check the
  * editor login (RED.auth.needsPermission) and the instance's grants.
@@ -58,7 +63,7 @@ function readQuery(params, scope, now) {
  */
 function createAuditHandler(o) {
   const now = o.now || Date.now;
-  const counters = { queries: 0, forbidden: 0, unauthorized: 0, badQueries: 0 };
+  const counters = { queries: 0, forbidden: 0, unauthorized: 0, badQueries: 0, incomplete: 0 };
 
   function refuse(res, status, code, msg) {
     if (status === 401) counters.unauthorized += 1;
@@ -76,6 +81,13 @@ function createAuditHandler(o) {
     const found = await readCommands(store, q);
     res.set('Cache-Control', 'no-store');
     if (q.csv) {
+      if (found.complete === false) {
+        counters.incomplete += 1;
+        res.status(503).json({
+          error: { code: 'E_AUDIT_INCOMPLETE', msg: `the CSV would lack the other instances' commands (ask for JSON to see this instance's): ${found.error}` },
+        });
+        return;
+      }
       const name = `s7twin-audit-${Array.isArray(q.plant) ? 'plants' : q.plant.replace('*', 'all')}-${new Date(q.from).toISOString().slice(0, 10)}.csv`;
       res.set('Content-Type', 'text/csv; charset=utf-8');
       res.set('Content-Disposition', `attachment; filename="${name}"`);

@@ -19,27 +19,47 @@ const readline = require('node:readline');
 
 /** The CSV's columns, in order. */
 const COLUMNS = ['n', 'arrived', 'plant', 'via', 'token', 'role', 'user', 'from', 'src', 'seq', 'cid', 'key', 'deadline', 'ttl', 'values',
-  'outcome', 'first', 'code', 'msg', 'answered', 'plcAt', 'chain', 'settled', 'target', 'node'];
+  'outcome', 'first', 'code', 'msg', 'answered', 'plcAt', 'chain', 'settled', 'target', 'node', 'unverified'];
 const MAX_COMMANDS = 100000; // commands one query returns at most (truncated: true past it)
 
 /**
  * What a command of the log is on a timeline, for readers who may see the plant's commands but
  * not the whole log (its viewer and twin tokens, through `GET /s7twin/history?commands=1`): when it
- * arrived, how, who sent it (the token's fingerprint and role, the sender's `src`), what it asked,
- * what became of it and when the PLC took it. Left out: the client's address (`from`), a login's
- * user name, the correlation id and idempotency key a client chose, the deadline and lifetime,
- * and the answer's message text.
+ * arrived, how, who sent it (the token's fingerprint and role, the sender's `src` where that is
+ * the sender's own id), what it asked, what became of it and when the PLC took it. Left out: the
+ * client's address (`from`), a login's user name, the correlation id and idempotency key a client
+ * chose, the deadline and lifetime, and the answer's message text.
  */
 const TIMELINE_FIELDS = ['n', 'arrived', 'plant', 'via', 'token', 'role', 'src', 'seq', 'values', 'outcome', 'first', 'code', 'answered', 'plcAt'];
 
 /**
- * A command row (queryCommands) as a timeline shows it: TIMELINE_FIELDS only, those it has.
+ * The paths whose `src` is the sender's own id (a twin's or edge's, in its envelope; an MQTT
+ * client's id). On the others the log's `src` may be the client's address:port (Modbus) or a
+ * session name that falls back to the user name (OPC UA): a timeline shows a label instead.
+ */
+const OWN_SRC_VIAS = new Set(['ws', 'rest', 'mqtt', 'flow']);
+
+/**
+ * A command's `src` as a timeline shows it: as logged on a path in OWN_SRC_VIAS, and `local` (a
+ * flow's node) on any; else `<via> client` (`modbus client`, `opcua client`).
+ * @param {{via?: string, src?: string}} row
+ * @returns {string|undefined}
+ */
+function timelineSrc(row) {
+  if (row.src === undefined || row.src === 'local' || OWN_SRC_VIAS.has(row.via)) return row.src;
+  return row.via ? `${row.via} client` : 'client';
+}
+
+/**
+ * A command row (queryCommands) as a timeline shows it: TIMELINE_FIELDS only, those it has,
+ * `src` as timelineSrc says.
  * @param {object} row
  * @returns {object}
  */
 function timelineOf(row) {
   const out = {};
   for (const k of TIMELINE_FIELDS) if (row[k] !== undefined) out[k] = row[k];
+  if (out.src !== undefined) out.src = timelineSrc(row);
   return out;
 }
 
@@ -188,4 +208,6 @@ function toCsv(rows) {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-module.exports = { COLUMNS, MAX_COMMANDS, TIMELINE_FIELDS, createCommandJoin, settleByKey, queryCommands, timelineOf, toCsv, csvField };
+module.exports = {
+  COLUMNS, MAX_COMMANDS, TIMELINE_FIELDS, OWN_SRC_VIAS, createCommandJoin, settleByKey, queryCommands, timelineOf, timelineSrc, toCsv, csvField,
+};

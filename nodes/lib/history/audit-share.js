@@ -24,7 +24,11 @@
  * `mismatch` and reports E_AUDIT_TAMPERED once: the copy then keeps what the file said before.
  *
  * Failures (Redis down) are counted and reported once per run (`onError`); the copy is caught up
- * when Redis is back. Never in a command's way: it reads the file the writer has written.
+ * when Redis is back. A lost connection (the client's `close`, `ready` again) makes the copier read
+ * where the stream ends, and list the chain in the chains hash, again before it copies on (counted
+ * in `resyncs`), also when no copy failed meanwhile: a Redis restarted empty during a quiet spell
+ * gets the whole chain, not the entries after the restart only. Never in a command's way: it reads
+ * the file the writer has written.
  *
  * Plain module over node:fs; lib/history/audit-store.js keeps one per log when S7T_REDIS_URL is set.
  */
@@ -48,9 +52,11 @@ const DEFAULTS = {
 const chainId = (firstEntry) => String(firstEntry.hash).slice(0, 16);
 
 /**
- * Where entry `n` ends in the file, and its line.
+ * Where entry `n` ends in the file, and its line. The first entry (entry 1, which names the chain)
+ * is the first line that parses as one: a line torn by a crash during the very first write comes
+ * before it (the writer starts a new line after a torn one).
  * @param {string} file
- * @param {number} n 0: the start of the file
+ * @param {number} n 0: the start of the file (only `first` is looked for)
  * @returns {Promise<{offset: number, line: string|null, first: object|null}>} line null: no entry n
  */
 async function findEntry(file, n) {
@@ -64,7 +70,7 @@ async function findEntry(file, n) {
       let e = null;
       try { e = JSON.parse(line); } catch { /* a torn line: the verifier names it */ }
       if (e && e.n === 1 && first === null) first = e;
-      if (n === 0) return { offset: 0, line: null, first };
+      if (n === 0) { if (first) return { offset: 0, line: null, first }; continue; }
       if (e && e.n === n) return { offset, line, first };
     }
   } finally {
@@ -76,7 +82,8 @@ async function findEntry(file, n) {
 /**
  * Where a log's shared copy ends, and where that is in its file: the chain (named by the file's
  * first entry), the newest entry of its stream and the file offset after that entry. The chain is
- * listed in the fleet's chains (host, file, since) on the way.
+ * listed in the fleet's chains (host, file, since) on the way, on every call (a Redis restarted
+ * empty has lost the list).
  * @param {{file: string, host?: string}} cfg
  * @param {object} redis
  * @returns {Promise<null|{chain: string, broken: string}|{chain: string, offset: number, n: number}>} null: no entry in
@@ -191,17 +198,26 @@ function createAuditShare(o) {
   const own = !cfg.redis;
   const redis = cfg.redis || connectRedis(cfg.url, { connectionName: 's7twin-audit', ...(cfg.retryMaxMs ? { retryMaxMs: cfg.retryMaxMs } : {}) });
   redis.on('error', () => {}); // counted where a command fails; ioredis reconnects by itself
-  const counters = { shipped: 0, shipErrors: 0, failing: 0, mismatch: 0, skippedLines: 0 };
   let chain = null;
   let offset = 0; // where the next entry to copy starts in the file
   let n = 0; // the newest entry in the stream
   let synced = false; // offset and n agree with the stream
+  let wasSynced = false;
   let broken = null; // why copying stopped
   let reported = false;
   let running = null;
   let again = false;
   let closed = false;
   let idle = [];
+  const counters = { shipped: 0, shipErrors: 0, failing: 0, mismatch: 0, skippedLines: 0, resyncs: 0 };
+
+  // A connection lost and made again (Redis restarted, maybe empty, during a quiet spell with no
+  // copy failing): where the stream ends is read again, and the chain listed again, before the
+  // next copy, which then starts where the stream really ends.
+  const unsync = () => { synced = false; };
+  const onReady = () => { unsync(); poke(); };
+  redis.on('close', unsync);
+  redis.on('ready', onReady);
 
   let wasUp = false;
   /** The first connection is waited for (up to firstConnectMs); once it has been up, a copy while it is down fails at once. */
@@ -231,6 +247,8 @@ function createAuditShare(o) {
     if (!start) return false;
     chain = start.chain;
     if (start.broken) { stop(start.broken); return false; }
+    if (wasSynced) counters.resyncs += 1;
+    wasSynced = true;
     offset = start.offset;
     n = start.n;
     synced = true;
@@ -300,6 +318,8 @@ function createAuditShare(o) {
       clearInterval(timer);
       if (running) await running;
       closed = true;
+      redis.removeListener('close', unsync);
+      redis.removeListener('ready', onReady);
       if (own) {
         await redis.quit().catch(() => {});
         redis.disconnect();

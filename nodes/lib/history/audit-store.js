@@ -89,7 +89,10 @@ function auditStore(file, o = {}) {
   registry.add({ id: `s7twin-audit:${file}`, type: 's7twin-audit', name: path.basename(file) }, s.counters);
   registry.addCheck(`s7twin-audit:${file}`, () => {
     if (log.counters.failing > 0) return `the command log cannot be written (${log.counters.failing} failed tries; the Node-RED log says why)`;
-    if (share && share.broken) return `the command log and its copy for the fleet disagree: ${share.broken}`;
+    // The open health answer names no file: why they disagree (the file's path) is in the Node-RED log's E_AUDIT_TAMPERED.
+    if (share && share.broken) {
+      return 'the command log and its copy for the fleet disagree; the copy is no longer updated (the Node-RED log says why: E_AUDIT_TAMPERED)';
+    }
     if (share && share.counters.failing > 0) return `the command log's copy for the fleet cannot be written to Redis (${share.counters.failing} failed tries)`;
     return null;
   });
@@ -98,7 +101,8 @@ function auditStore(file, o = {}) {
 
 /**
  * The runtime's command log as its settings place it, for a node (the twin endpoint's, the REST
- * node's): opened, counted in /s7twin/stats and /s7twin/metrics, its failures in /s7twin/health.
+ * node's): opened, counted in /s7twin/stats and /s7twin/metrics, its failures in /s7twin/health
+ * (in words that name no file: the health answer is open; the Node-RED log has the details).
  * @param {object} settings RED.settings
  * @param {(text: string) => void} warn RED.log.warn
  * @param {object} [env] S7T_AUDIT_FILE; S7T_REDIS_URL: in a fleet, the log is copied there

@@ -30,7 +30,10 @@
  * down, out of memory) is counted and reported once per run of failures (`onError`); its frames
  * go back to the head of the queue and are tried again every `retryMs`, up to `maxPending` rows,
  * past which new frames are dropped and counted. Frames older than the retention are removed every
- * `pruneMs` (and a plant's whole key expires a retention after its last write).
+ * `pruneMs` (and a plant's whole key expires a retention after its last write); a failing prune
+ * is counted (`pruneErrors`) and reported once per run of its own failures, apart from the writes'.
+ * A query of several plants holds at most about twice its limit of rows: each plant's rows are
+ * joined with those so far, sorted by `t` and cut back to the limit (+1, to know it was cut).
  *
  * Plain module; lib/history/state-history.js keeps one per Redis URL for the runtime.
  */
@@ -116,6 +119,22 @@ async function readPlantRows({ redis, key, plant, q, tags, limit, page: pageSize
 }
 
 /**
+ * The rows of the plants read so far joined with the next plant's, by time, cut back to the
+ * oldest limit + 1 (one past the limit: the answer knows it was cut): a query of many plants holds
+ * about twice its limit of rows, not the limit once per plant.
+ * @param {object[]} rows the plants so far, by `t`
+ * @param {object[]} got the next plant's, by `t`
+ * @param {number} limit
+ * @returns {object[]}
+ */
+function keepOldest(rows, got, limit) {
+  const all = rows.length ? rows.concat(got) : got;
+  if (rows.length && got.length) all.sort((a, b) => a.t - b.t); // stable: each plant's own order kept
+  if (all.length > limit + 1) all.length = limit + 1;
+  return all;
+}
+
+/**
  * Remove every plant's frames filed before `before`, and forget the plants whose key has expired.
  * @param {object} redis
  * @param {number} before ms since the epoch (the history's `t`)
@@ -144,7 +163,7 @@ async function pruneHistory(redis, before) {
  * @param {object} opts DEFAULTS plus:
  * @param {string} opts.url the Redis URL (redis:// or rediss://)
  * @param {() => number} [opts.now] the cloud's clock
- * @param {(err: Error) => void} [opts.onError] a write or prune failed (once per run of failures)
+ * @param {(err: Error) => void} [opts.onError] a write failed, or a prune failed (once per run of failures of each)
  * @param {number} [opts.retryMaxMs] the longest wait between reconnect attempts (lib/fleet/backplane.js DEFAULTS)
  * @param {object} [opts.redis] an ioredis client to use instead of connecting (closed with the store)
  */
@@ -173,7 +192,8 @@ function createRedisStateStore(opts) {
   let timer = null;
   let running = null; // the batch being written
   let closed = false;
-  let reported = false; // this run of failures was reported
+  let reported = false; // this run of write failures was reported
+  let pruneReported = false; // this run of prune failures was reported (its own: a good prune does not clear a write's)
 
   function fail(err) {
     if (!reported) onError(err);
@@ -249,9 +269,11 @@ function createRedisStateStore(opts) {
     try {
       await connected();
       counters.pruned += await pruneHistory(redis, now() - o.retentionMs);
+      pruneReported = false;
     } catch (err) {
       counters.pruneErrors += 1;
-      fail(err);
+      if (!pruneReported) onError(err);
+      pruneReported = true;
     }
   }
   const pruner = setInterval(() => { prune(); }, o.pruneMs);
@@ -310,11 +332,7 @@ function createRedisStateStore(opts) {
       const tags = q.tags && q.tags.length ? new Set(q.tags) : null;
       const plants = q.plant === '*' ? (await redis.smembers(KEYS.historyPlants)).sort() : [...new Set([].concat(q.plant))];
       let rows = [];
-      for (const plant of plants) {
-        const got = await plantRows(plant, q, tags, limit);
-        rows = rows.length ? rows.concat(got) : got;
-      }
-      if (plants.length > 1) rows.sort((a, b) => a.t - b.t); // stable: each plant's own order kept
+      for (const plant of plants) rows = keepOldest(rows, await plantRows(plant, q, tags, limit), limit);
       const truncated = rows.length > limit;
       if (truncated) rows.length = limit;
       return { frames: framesOf(rows), rows: rows.length, truncated };
@@ -334,4 +352,4 @@ function createRedisStateStore(opts) {
   };
 }
 
-module.exports = { DEFAULTS, createRedisStateStore, memberOf, rowsOfMember };
+module.exports = { DEFAULTS, createRedisStateStore, memberOf, rowsOfMember, keepOldest };

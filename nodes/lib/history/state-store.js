@@ -16,9 +16,11 @@
  * Writing never holds up the link: `add()` only queues rows; they go into the database together,
  * in one transaction every `flushMs`; `whenWritten()` says when what was added is on the disk (the
  * cloud answers a backfill only then, so the edge never drops a record the history may lose). A failing write is counted and reported once per run of
- * failures (`onError`); its rows are kept and tried again with the next batch, up to `maxPending`
- * rows, past which new rows are dropped and counted. Rows older than the retention are deleted
- * every `pruneMs`.
+ * failures (`onError`); its rows stay queued, in order, and are tried again every `retryMs` (also
+ * on a quiet plant, when nothing new is added) and with the next batch. The queue holds at most
+ * `maxPending` rows: past it, new rows are dropped and counted, and `add()` says so (false). A row
+ * once queued is never dropped, so a `whenWritten()` resolves only when every row it waits for is
+ * written. Rows older than the retention are deleted every `pruneMs`.
  *
  * Plain module; the cloud's edge endpoint node feeds one per runtime (lib/history/state-history.js).
  */
@@ -30,6 +32,7 @@ const { rowsOf, framesOf } = require('./rows');
 const DEFAULTS = {
   retentionMs: 7 * 24 * 3600 * 1000, // 7 days
   flushMs: 200, // rows wait at most this long for their transaction
+  retryMs: 1000, // after a failed write, the next try
   pruneMs: 60 * 1000, // how often rows past the retention are deleted
   maxPending: 200000, // rows waiting for the database; more are dropped and counted
   maxRows: 500000, // rows one query returns at most (truncated: true past it)
@@ -75,16 +78,24 @@ function createStateStore(opts) {
   let timer = null;
   let closed = false;
 
+  function schedule(ms) {
+    if (timer || closed || !pending.length) return;
+    timer = setTimeout(flush, ms);
+    timer.unref?.();
+  }
+
   function flush() {
     if (timer) { clearTimeout(timer); timer = null; }
     if (!pending.length || closed) return;
+    // The rows stay in `pending` until they are written: a failed write leaves the queue as it was
+    // (rows added meanwhile, by onError, go behind them within maxPending), so nothing queued is dropped.
     const rows = pending;
-    pending = [];
     try {
       db.exec('BEGIN');
       let written = 0;
       for (const r of rows) written += Number(insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6]).changes);
       db.exec('COMMIT');
+      pending = [];
       counters.written += written;
       counters.ignored += rows.length - written;
       counters.failing = 0;
@@ -94,12 +105,11 @@ function createStateStore(opts) {
     } catch (err) {
       try { db.exec('ROLLBACK'); } catch { /* no transaction open */ }
       counters.writeErrors += 1;
-      if (counters.failing === 0) onError(err);
       counters.failing += 1;
-      pending = rows.concat(pending); // tried again with the next batch
-      if (pending.length > o.maxPending) { counters.dropped += pending.length - o.maxPending; pending = pending.slice(0, o.maxPending); }
+      if (counters.failing === 1) onError(err);
     }
     counters.pending = pending.length;
+    schedule(o.retryMs); // still queued (the write failed): tried again, also when nothing new comes
   }
 
   function pruneOld() {
@@ -137,15 +147,13 @@ function createStateStore(opts) {
         counters.rows += 1;
       }
       counters.pending = pending.length;
-      if (!timer && pending.length) {
-        timer = setTimeout(flush, o.flushMs);
-        timer.unref?.();
-      }
+      schedule(counters.failing ? o.retryMs : o.flushMs); // a retry already due stays as it is
       return whole;
     },
     /**
      * When every row added so far is in the database (resolves at once when none waits). Rows
-     * dropped past maxPending are counted, not waited for.
+     * dropped past maxPending were never queued (their add() said false): counted, not waited for.
+     * A row once queued is never dropped, so this never resolves for rows that are not written.
      * @returns {Promise<void>} rejects with E_HISTORY_STORE if the store closes first
      */
     whenWritten() {
@@ -189,6 +197,7 @@ function createStateStore(opts) {
       if (closed) return;
       flush();
       closed = true;
+      if (timer) { clearTimeout(timer); timer = null; }
       clearInterval(pruner);
       db.close();
       const left = waiters;

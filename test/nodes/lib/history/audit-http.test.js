@@ -28,7 +28,8 @@ async function serve(t, o = {}) {
     audit.answered(plant, { k: 'ack', ts: 5, ref: { src: 'a', seq } });
   }
   const app = express();
-  const handler = installAuditRoute(app, { store: () => ({ file, log }), grants: () => GRANTS, adminAuth: false, ...o });
+  const { share, ...rest } = o;
+  const handler = installAuditRoute(app, { store: () => ({ file, log, ...(share ? { share } : {}) }), grants: () => GRANTS, adminAuth: false, ...rest });
   assert.equal(installAuditRoute(app, {}), null, 'mounted once per app');
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -81,6 +82,20 @@ test('CSV export, and bad windows refused with E_AUDIT_QUERY', async (t) => {
   assert.equal((await s.get('?plant=../x', 'au')).status, 400);
   assert.equal((await s.get(`?from=0&to=${Date.now() + 1000}`, 'au')).body.commands.length, 2);
   assert.equal((await s.get('?from=0&to=1', 'au')).body.commands.length, 0);
+});
+
+test('in a fleet whose other chains cannot be read, the CSV is refused with 503 E_AUDIT_INCOMPLETE; the JSON says complete: false', async (t) => {
+  const redis = { hgetall: async () => { throw new Error('Connection is closed.'); } }; // Redis away
+  const s = await serve(t, { share: { redis } });
+  const csv = await s.get('?plant=p1&format=csv', 'au');
+  assert.equal(csv.status, 503);
+  assert.equal(csv.body.error.code, 'E_AUDIT_INCOMPLETE');
+  assert.match(csv.body.error.msg, /Connection is closed/);
+  assert.equal(s.handler.counters.incomplete, 1);
+  const json = await s.get('?plant=p1', 'au');
+  assert.equal(json.status, 200);
+  assert.deepEqual([json.body.complete, json.body.commands.length], [false, 1], 'this instance\'s commands, marked incomplete');
+  assert.match(json.body.error, /Connection is closed/);
 });
 
 test('the editor login: with adminAuth, Node-RED\'s check decides; without one, a request with no token is the admin', async (t) => {

@@ -117,6 +117,38 @@ test('commands of the MQTT, OPC UA and Modbus paths and of a flow join like the 
   assert.deepEqual(p1.notes.map((n) => [n.kind, n.refused, n.codes]), [['muted', 1, { E_NOT_WRITABLE: 1 }]]);
   assert.deepEqual((await queryCommands(file, { plant: 'p2' })).notes, [], 'another plant\'s reader does not see who was muted');
   const csv = toCsv(p1.rows).split('\r\n');
-  assert.match(csv[4], /,,n1$/, "a flow command: its node, no target");
-  assert.match(csv[1], /,s7twin\/p1\/cmd,$/);
+  assert.match(csv[4], /,,n1,$/, "a flow command: its node, no target");
+  assert.match(csv[1], /,s7twin\/p1\/cmd,,$/);
+});
+
+test('timelineOf: a Modbus client\'s address and an OPC UA user name are no src on a timeline; a twin\'s, an MQTT client\'s and a flow\'s are', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-auditq-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'audit.jsonl');
+  const log = createAuditLog({ file });
+  const audit = createCommandAudit({ log, now: () => 5000 });
+  const taken = (c) => audit.taken({ plant: 'p1', seq: 1, d: { st: 1 }, outcome: 'relayed', ...c });
+  taken({ via: 'modbus', from: '10.1.2.3:5020', src: '10.1.2.3:5020', at: 1000, target: 'HR0' });
+  taken({ via: 'modbus', who: { user: 'line', role: 'flow' }, src: 'local', node: 'n1', at: 1100, target: 'HR0' });
+  // An OPC UA session without a name: the log's src falls back to the user name.
+  taken({ via: 'opcua', who: { user: 'alice', role: 'twin' }, from: '10.1.2.4:4840', src: 'alice', at: 1200, target: 'ns=1;s=st' });
+  taken({ via: 'mqtt', who: { user: 'twin', role: 'twin' }, from: '10.1.2.5:1883', src: 'twin-7', at: 1300, target: 's7twin/p1/cmd' });
+  const env = { k: 'cmd', src: 'tw', seq: 1, d: { st: 1 }, dl: 9000 };
+  audit.arrived({ via: 'ws', plant: 'p1', who: { token: 'f00', role: 'twin' }, from: '10.1.2.6:1', at: 1400, env });
+  await log.flushed();
+  await log.close();
+  const rows = (await queryCommands(file, { plant: 'p1' })).rows;
+  assert.deepEqual(rows.map((r) => r.src), ['10.1.2.3:5020', 'local', 'alice', 'twin-7', 'tw'], 'the log keeps what it was told');
+  const timeline = rows.map(timelineOf);
+  assert.deepEqual(timeline.map((r) => r.src), ['modbus client', 'local', 'opcua client', 'twin-7', 'tw']);
+  const text = JSON.stringify(timeline);
+  for (const secret of ['10.1.2.', 'alice']) assert.ok(!text.includes(secret), secret);
+});
+
+test('CSV: a command after its chain\'s first bad entry says so in the unverified column', () => {
+  assert.equal(COLUMNS[COLUMNS.length - 1], 'unverified');
+  const lines = toCsv([{ n: 1, plant: 'p1', outcome: 'written' }, { n: 2, plant: 'p1', outcome: 'written', unverified: true }]).trimEnd().split('\r\n');
+  assert.match(lines[0], /,unverified$/);
+  assert.match(lines[1], /,$/);
+  assert.match(lines[2], /,true$/);
 });

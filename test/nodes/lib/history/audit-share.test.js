@@ -116,3 +116,44 @@ test('a file edited after it was copied is found: reported E_AUDIT_TAMPERED, and
   assert.equal(b.share.counters.mismatch, 1);
   assert.deepEqual(await streamOf(raw, a.share.chain), before, 'nothing more copied');
 });
+
+test('Redis restarted empty during a quiet spell (no copy failed): the whole chain is copied again and the chain listed again', async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.stop());
+  const file = tmpFile(t);
+  const a = open(t, file, redis.url);
+  for (let i = 1; i <= 2; i += 1) a.log.append({ kind: 'cmd', plant: 'p1', src: 'tw', seq: i });
+  await a.log.flushed();
+  await waitFor(() => a.share.copied === 2, 10000, 'two entries copied');
+  await redis.stop();
+  await waitFor(() => a.share.redis.status !== 'ready', 10000, 'the connection lost');
+  const again = await startRedis({ port: redis.port });
+  t.after(() => again.stop());
+  await waitFor(() => a.share.redis.status === 'ready', 15000, 'connected again');
+  a.log.append({ kind: 'cmd', plant: 'p1', src: 'tw', seq: 3 });
+  await a.log.flushed();
+  const raw = new Redis(again.url);
+  t.after(() => raw.quit());
+  await waitFor(async () => (await raw.xlen(KEYS.auditChain(a.share.chain))) >= 3, 10000, 'the chain copied again');
+  assert.deepEqual(await streamOf(raw, a.share.chain), fileLines(file).map((l, i) => [`${i + 1}-0`, l]), 'from entry 1, not from entry 3');
+  assert.equal(JSON.parse(await raw.hget(KEYS.auditChains, a.share.chain)).host, 'test-host', 'listed again');
+  assert.ok(a.share.counters.resyncs >= 1);
+});
+
+test('a first line torn by a crash during the very first write: the chain is named by entry 1 on the next line, and copied', async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.stop());
+  const raw = new Redis(redis.url);
+  t.after(() => raw.quit());
+  const file = tmpFile(t);
+  fs.writeFileSync(file, '{"n":1,"t":17000000'); // the crash: no line end
+  const a = open(t, file, redis.url);
+  for (let i = 1; i <= 2; i += 1) a.log.append({ kind: 'cmd', plant: 'p1', src: 'tw', seq: i });
+  await a.log.flushed();
+  const lines = fileLines(file);
+  assert.equal(JSON.parse(lines[1]).n, 1, 'entry 1 on line 2');
+  await waitFor(() => a.share.copied === 2, 10000, 'both entries copied');
+  assert.equal(a.share.chain, chainId(JSON.parse(lines[1])));
+  assert.deepEqual(await streamOf(raw, a.share.chain), lines.slice(1).map((l, i) => [`${i + 1}-0`, l]));
+  assert.equal(a.share.counters.skippedLines, 1, 'the torn line');
+});

@@ -9,7 +9,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const Redis = require('ioredis');
-const { createRedisStateStore, memberOf, rowsOfMember } = require('../../../../nodes/lib/history/redis-store');
+const { createRedisStateStore, memberOf, rowsOfMember, keepOldest } = require('../../../../nodes/lib/history/redis-store');
 const { rowsOf } = require('../../../../nodes/lib/history/rows');
 const { KEYS } = require('../../../../nodes/lib/fleet/keys');
 const { startRedis } = require('../../../../system/redis');
@@ -154,4 +154,47 @@ test('backfill through the edge endpoint\'s filer: answered once in Redis, a fra
   assert.equal(await raw.zcard(KEYS.history('p1')), 1, 'the same record is not filed twice');
   store.add('p1', { k: 'state', seq: 1, d: { a: 1, b: 2 } }, 6000); // two rows wait: the bound
   await assert.rejects(file('p1', { ...frame, seq: 8 }), (e) => e.code === 'E_HISTORY_STORE', 'past the bound: refused, the edge keeps it');
+});
+
+test('a query of many plants holds about twice its limit: each plant\'s rows joined by time and cut back to limit + 1', async (t) => {
+  const plant = (p, ts) => ts.map((tt) => ({ plant: p, t: tt }));
+  let rows = [];
+  let most = 0;
+  for (const [p, ts] of [['a', [1, 4, 7]], ['b', [2, 3, 9]], ['c', [0, 5, 8]], ['d', [10, 11, 12]]]) {
+    rows = keepOldest(rows, plant(p, ts), 3);
+    most = Math.max(most, rows.length);
+  }
+  assert.equal(most, 4, 'never more than limit + 1 kept between plants');
+  assert.deepEqual(rows.map((r) => `${r.plant}${r.t}`), ['c0', 'a1', 'b2', 'b3'], 'the oldest, by time');
+  assert.deepEqual(keepOldest([], plant('a', [1, 2, 3, 4, 5, 6]), 3).length, 4, 'one plant\'s too');
+  assert.deepEqual(keepOldest(plant('a', [1, 1]), plant('b', [1]), 5).map((r) => r.plant), ['a', 'a', 'b'], 'stable within a time');
+
+  // Through the store: the same answer as one sort of every row.
+  const { store } = await fresh(t);
+  for (const [p, ts] of [['p1', [1, 4, 7]], ['p2', [2, 3, 9]], ['p3', [0, 5, 8]]]) {
+    for (const at of ts) store.add(p, { k: 'state', seq: at, d: { c1: at } }, at);
+  }
+  const got = await store.query({ plant: '*', from: 0, to: 100, limit: 4 });
+  assert.deepEqual([got.frames.map((f) => `${f.plant}:${f.t}`), got.truncated], [['p3:0', 'p1:1', 'p2:2', 'p2:3'], true]);
+  const all = await store.query({ plant: ['p1', 'p2', 'p3'], from: 0, to: 100, limit: 9 });
+  assert.deepEqual([all.rows, all.truncated], [9, false]);
+});
+
+test('a failed prune is reported on its own: a write failing after it is reported too', async (t) => {
+  const r = await startRedis();
+  t.after(() => r.stop());
+  const errors = [];
+  const store = createRedisStateStore({ url: r.url, flushMs: 60000, retryMs: 60000, retryMaxMs: 100, onError: (e) => errors.push(e) });
+  t.after(() => store.close());
+  store.add('p1', { k: 'state', seq: 1, d: { c1: 1 } }, 1000);
+  await store.flush();
+  await r.stop();
+  await waitFor(() => store.redis.status !== 'ready', 10000, 'the connection lost');
+  await store.prune();
+  await store.prune();
+  assert.deepEqual([store.counters.pruneErrors, errors.length], [2, 1], 'prune failures reported once per run');
+  store.add('p1', { k: 'state', seq: 2, d: { c1: 2 } }, 2000);
+  await assert.rejects(store.flush());
+  assert.equal(store.counters.writeErrors, 1);
+  assert.equal(errors.length, 2, 'the write failure reported as well');
 });

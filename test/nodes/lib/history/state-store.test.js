@@ -134,3 +134,51 @@ test('add says when rows were dropped (past maxPending, or closed); a close writ
   await assert.rejects(store.whenWritten(), { code: 'E_HISTORY_STORE' });
   assert.equal(store.add('p1', { k: 'state', seq: 3, d: { a: 1 } }, 3), false);
 });
+
+test('a failed write is tried again every retryMs with nothing new added (a quiet plant), and its waiters settle then', async (t) => {
+  const file = tmp(t);
+  const store = createStateStore({ file, flushMs: 60000, retryMs: 20 });
+  t.after(() => store.close());
+  const { DatabaseSync } = require('../../../../nodes/lib/history/sqlite').loadSqlite();
+  const other = new DatabaseSync(file);
+  other.exec('BEGIN EXCLUSIVE');
+  store.add('p1', { k: 'backfill', seq: 1, ts: 5, d: { c1: 1 } }, 5);
+  const written = store.whenWritten();
+  store.flush();
+  assert.equal(store.counters.writeErrors, 1);
+  other.exec('ROLLBACK');
+  other.close();
+  const { waitFor } = require('../../../../system/wait');
+  await waitFor(() => store.counters.written === 1, 5000, 'retried with no add() and no flush()');
+  await written;
+  assert.equal(store.counters.pending, 0);
+});
+
+test('rows queued are never cut when a write fails: a waiter resolves only for rows written; an add the queue has no room for says false', async (t) => {
+  const file = tmp(t);
+  const { DatabaseSync } = require('../../../../nodes/lib/history/sqlite').loadSqlite();
+  let store = null;
+  let lateAdd = null;
+  let lateWritten = null;
+  // The failure's report adds rows (a flow that files what it logs): they go behind the waiting ones.
+  store = createStateStore({
+    file, flushMs: 60000, retryMs: 60000, maxPending: 3,
+    onError: () => { lateAdd = store.add('p1', { k: 'backfill', seq: 2, ts: 2, d: { c: 3, d: 4 } }, 2); lateWritten = store.whenWritten(); },
+  });
+  t.after(() => store.close());
+  const locker = new DatabaseSync(file);
+  locker.exec('BEGIN EXCLUSIVE');
+  assert.equal(store.add('p1', { k: 'backfill', seq: 1, ts: 1, d: { a: 1, b: 2 } }, 1), true);
+  const firstWritten = store.whenWritten();
+  store.flush();
+  assert.equal(store.counters.writeErrors, 1);
+  assert.equal(lateAdd, false, 'no room for both rows of the late frame: refused, not accepted and cut later');
+  assert.deepEqual([store.counters.pending, store.counters.dropped], [3, 1]);
+  locker.exec('ROLLBACK');
+  locker.close();
+  store.flush();
+  await firstWritten;
+  await lateWritten;
+  const frames = store.query({ plant: 'p1', from: 0, to: 10 }).frames;
+  assert.deepEqual(frames.map((f) => [f.seq, f.d]), [[1, { a: 1, b: 2 }], [2, { c: 3 }]], 'every row queued is written');
+});
