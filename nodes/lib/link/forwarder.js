@@ -19,7 +19,8 @@
  *   and the journal keeps its records (bounded);
  * - `E_HISTORY_STORE` (the cloud's history failed to file a record; it answers nothing after it):
  *   counted (`retries`), and after `retryMs` the forward starts again from the newest record
- *   answered, on the same connection;
+ *   answered, on the same connection, with that record alone until it is answered (a history that
+ *   is still failing costs one frame a try, not a window of them);
  * - the first frame of a connection goes alone, the rest after its answer: a cloud of a version
  *   before backfill refuses an unknown kind with E_SCHEMA, charged to the edge's error budget, and
  *   one refusal a connection never trips it (a burst of 200 would cut the link).
@@ -163,6 +164,7 @@ function createForwarder(o) {
             // From the newest record answered (answers sent before the failure have come by now).
             after = journal.acked;
             unanswered.length = 0;
+            heard = false;
             counters.inflight = 0;
             if (conn && journal.pending > 0) start();
           }, cfg.retryMs);

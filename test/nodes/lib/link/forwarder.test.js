@@ -146,7 +146,7 @@ test('an err about one record is counted; E_NO_HISTORY or E_KIND pauses forwardi
 
 const errOf = (journal, code, seq) => ({ v: 1, k: 'err', src: 'cloud-e', seq: 1, ts: 1, ref: { src: journal.src, seq }, e: { code, msg: code } });
 
-test('E_HISTORY_STORE (the cloud failed to file a record): counted, and after retryMs the forward starts again from the last answer', async (t) => {
+test('E_HISTORY_STORE (the cloud failed to file a record): counted; after retryMs the forward starts again from the last answer, one frame first', async (t) => {
   const { journal, fw, c } = setup(t, { window: 5, retryMs: 80 });
   for (let i = 1; i <= 8; i++) journal.append({ ts: i, ct: i, d: { nb: i } });
   const conn = fakeConnection();
@@ -162,8 +162,12 @@ test('E_HISTORY_STORE (the cloud failed to file a record): counted, and after re
   await new Promise((r) => setTimeout(r, 30));
   assert.equal(c.sent, 8, 'nothing sent while it waits');
   assert.equal(journal.pending, 5, 'nothing dropped: records 4 to 8 wait in the journal');
+  await waitFor(() => c.sent === 9);
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(backfills(conn).map((f) => f.seq).slice(8), [4], 'again from the record after the last answer, on the same link, alone');
+  answer(fw, journal.src, 4);
   await waitFor(() => c.sent === 13);
-  assert.deepEqual(backfills(conn).map((f) => f.seq).slice(8), [4, 5, 6, 7, 8], 'again from the record after the last answer, on the same link');
+  assert.deepEqual(backfills(conn).map((f) => f.seq).slice(8), [4, 5, 6, 7, 8], 'the rest once it is answered');
   answer(fw, journal.src, 8);
   await waitFor(() => journal.pending === 0);
 });
