@@ -100,11 +100,12 @@ function connect(creds) {
 
 function disconnect() {
   if (!worker || !connected) return;
-  // The replay reads the history with the connected page's token: it ends with the connection.
+  connected = false;
+  // The replay reads the history with the connected page's token: it ends with the connection
+  // (after `connected` is false, so the live twin is not asked to drive again on its way out).
   if (replaying) toLive();
   token = null;
   if (bar) bar.enable(false);
-  connected = false;
   window.s7twin.closed = false;
   worker.postMessage({ type: 'disconnect' });
   lastSnap = null;

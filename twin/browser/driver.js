@@ -22,7 +22,8 @@
  * @param {() => void} o.onWatch the page starts watching (its automatic feed stops)
  * @param {() => boolean} o.stopped whether the session has stopped (no claim after that)
  * @param {() => boolean} [o.held] whether the page holds (it replays the past): a claim that was
- *   already on its way when the page began to hold is given back, never driven with
+ *   already on its way when the page began to hold (or the session stopped) is given back, never
+ *   driven with
  */
 function createDriver(o) {
   let driving = false;
@@ -57,7 +58,7 @@ function createDriver(o) {
       return;
     }
     holder = r.holder;
-    if (o.held && o.held()) {
+    if ((o.held && o.held()) || o.stopped()) {
       if (r.granted && o.lease) {
         try { await o.lease.release(); } catch { /* the lease expires by itself */ }
         holder = null;

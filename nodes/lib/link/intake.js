@@ -4,7 +4,8 @@
  * why and closed with 1008), a size limit (E_TOO_LARGE answer, then close 1009), parse and
  * validation (a malformed frame is answered with an `err` envelope and counted, never passed on),
  * an error budget (past it: told, 1008), duplicate and gap tracking (lib/link/senders.js; not
- * for backfill, which lib/link/backfill-intake.js files once), and last the role's own check (lib/link/twin-endpoint.js, lib/link/edge-endpoint.js).
+ * for backfill, which lib/link/backfill-intake.js files once), and last the role's own check
+ * (lib/link/twin-endpoint.js, lib/link/edge-endpoint.js).
  *
  * Plain module; lib/link/endpoint-core.js keeps one per endpoint.
  */

@@ -119,3 +119,20 @@ test('a claim on its way when the page began to hold (a replay) is given back: t
   await d.claim(false);
   assert.equal(d.driving, true, 'back to live: the page drives again');
 });
+
+test('a claim on its way when the session stopped is given back: the page does not drive after it went', async (t) => {
+  let answer;
+  const calls = [];
+  const l = {
+    claim: () => { calls.push('claim'); return new Promise((resolve) => { answer = resolve; }); },
+    release: async () => { calls.push('release'); },
+  };
+  const { d, sent, stop } = rig({ lease: l });
+  const renewal = d.claim(false);
+  stop();
+  answer({ status: 200, granted: true, holder: { id: 'a' } });
+  await renewal;
+  assert.equal(d.driving, false);
+  assert.deepEqual(sent, []);
+  assert.deepEqual(calls, ['claim', 'release']);
+});
