@@ -120,7 +120,7 @@ test('a claim on its way when the page began to hold (a replay) is given back: t
   assert.equal(d.driving, true, 'back to live: the page drives again');
 });
 
-test('a claim on its way when the session stopped is given back: the page does not drive after it went', async (t) => {
+test('a claim on its way when the session stopped is given back: the page does not drive after it went', async () => {
   let answer;
   const calls = [];
   const l = {
