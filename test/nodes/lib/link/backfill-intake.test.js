@@ -132,7 +132,9 @@ test('after a failed filing: the old run\'s records go unanswered, the edge\'s r
   for (let i = 5; i <= 7; i++) conn.receive(bf(i, { c1: i % 2 }));
   await waitFor(() => answers(conn).includes(7));
   assert.ok(stored.includes(5), 'record 5 is filed, never passed over because 6 was filed first');
-  assert.deepEqual(answers(conn), [4, 7]);
+  const after = answers(conn).slice(1); // the new run's answers (one per turn of the event loop: 7 alone, or 6 then 7)
+  assert.deepEqual([answers(conn)[0], after.at(-1)], [4, 7]);
+  assert.ok(after.every((a, i) => a >= 5 && (i === 0 || a > after[i - 1])), `in order, none before 5: ${after}`);
   assert.equal(s.ep.counters.backfillUnanswered, 1);
   // A new connection that sends 5 again (its answer lost with the link) finds it filed now.
   const again = s.connect();

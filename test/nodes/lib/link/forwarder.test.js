@@ -147,7 +147,7 @@ test('an err about one record is counted; E_NO_HISTORY or E_KIND pauses forwardi
 const errOf = (journal, code, seq) => ({ v: 1, k: 'err', src: 'cloud-e', seq: 1, ts: 1, ref: { src: journal.src, seq }, e: { code, msg: code } });
 
 test('E_HISTORY_STORE (the cloud failed to file a record): counted; after retryMs the forward starts again from the last answer, one first', async (t) => {
-  const { journal, fw, c } = setup(t, { window: 5, retryMs: 80 });
+  const { journal, fw, c } = setup(t, { window: 5, retryMs: 400 });
   for (let i = 1; i <= 8; i++) journal.append({ ts: i, ct: i, d: { nb: i } });
   const conn = fakeConnection();
   fw.attach(conn);
