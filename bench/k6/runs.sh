@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The k6 runs kept here: N runs of bench/k6/ws-probes.js at 1,000 VUs against one target, each
-# run's text summary (<name>.txt, with the load average before it) and its JSON summary
-# (<name>.json, --summary-export). The target must already run:
+# A series of k6 runs kept in a folder (bench/results/<date>-k6/): N runs of bench/k6/ws-probes.js
+# at 1,000 VUs against one target, each run's text summary (<name>.txt, with the load average
+# before it) and its JSON summary (<name>.json, --summary-export). The target must already run:
 #   echo:   node bench/k6/echo-server.js --port 28990
 #   system: node scripts/start-all.js          (npm start: virtual PLC, cloud and edge, every path)
 #
-#   bash bench/results/2026-11-28-k6/runs.sh echo|system default|off N [FIRST]
+#   bash bench/k6/runs.sh DIR echo|system default|off N [FIRST]
 set -euo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../../.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+mkdir -p "$1"
+HERE="$(cd "$1" && pwd)"
+shift
 K6="${K6:-$ROOT/.tools/bin/k6}"
 target="$1" gc="$2" n="$3" first="${4:-1}"
 case "$target" in
@@ -26,5 +28,5 @@ for i in $(seq "$first" $((first + n - 1))); do
   { date -u +%FT%TZ; uptime; } > "$HERE/$name.txt"
   env "${gcenv[@]}" "$K6" run -q -e URL="$url" -e TWINS="${TWINS:-1000}" -e SECONDS="${SECONDS_MEASURED:-20}" \
     --summary-export "$HERE/$name.json" "$ROOT/bench/k6/ws-probes.js" >> "$HERE/$name.txt" 2>&1 || echo "k6 exit $?" >> "$HERE/$name.txt"
-  node "$HERE/table.js" "$HERE/$name.json" | tail -n 1
+  node "$ROOT/bench/k6/table.js" "$HERE/$name.json" | tail -n 1
 done
