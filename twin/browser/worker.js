@@ -120,7 +120,7 @@ async function connectTags(m, who) {
 // ---- replay ----------------------------------------------------------------------------------
 let replay = null;
 let replayTimer = null;
-let loading = 0; // the newest replay-load's number; a load that finds another newer than it drops its window
+let wanted = 0; // the page's number of the window it wants now (0 after a stop): an older load drops its window
 let replayLoad = 0; // the number of the load playing now, echoed in its messages
 
 function stopReplay() {
@@ -141,13 +141,13 @@ function postReplay(r) {
 
 async function loadReplay(m) {
   stopReplay();
-  const my = ++loading;
+  wanted = m.load;
   const { historyClient, loadWindow } = R('twin/browser/replay-load.js');
   const { createReplay } = R('twin/browser/replay.js');
   const { historyMarks } = R('twin/browser/timeline.js');
   const get = historyClient({ fetch: (...a) => fetch(...a), path: m.history.path, token: m.token, plant: m.history.plant });
   const w = await loadWindow(get, { from: m.from, to: m.to, tags: m.tags });
-  if (my !== loading) return; // a newer load, or a stop, came in while this one fetched
+  if (wanted !== m.load) return; // a newer load, or a stop, came in while this one fetched
   replayLoad = m.load;
   const r = createReplay({
     frames: w.frames, start: w.start, from: w.from, to: w.to, initial: w.initial, plant: { profile: m.profile },
@@ -190,7 +190,7 @@ async function onReplay(m) {
       self.postMessage({ type: 'replay-error', code: err.code || 'E_REPLAY', message: err.message, load: m.load });
     }
   } else if (m.type === 'replay-stop') {
-    loading += 1; // a load still fetching is not played
+    wanted = 0; // a load still fetching is not played
     stopReplay();
   } else if (m.type === 'replay-ctl' && replay && REPLAY_OPS[m.op]) {
     REPLAY_OPS[m.op](replay, m.arg);

@@ -68,17 +68,12 @@ function createBackfillIntake(o) {
   function runFor(c, src, seq) {
     let byJournal = peers.get(c);
     if (!byJournal) { byJournal = new Map(); peers.set(c, byJournal); }
-    let st = byJournal.get(src);
-    if (st && st.broken) {
-      if (seq > st.best + 1) return null;
-      st = null;
-    }
-    if (!st) {
-      const prev = byJournal.get(src);
-      st = { tail: Promise.resolve(), best: prev ? prev.best : 0, timer: null, broken: false };
-      byJournal.set(src, st);
-    }
-    return st;
+    const st = byJournal.get(src);
+    if (st && !st.broken) return st;
+    if (st && seq > st.best + 1) return null;
+    const run = { tail: Promise.resolve(), best: st ? st.best : 0, timer: null, broken: false };
+    byJournal.set(src, run);
+    return run;
   }
 
   /** Record `env` is settled once `p` is: answer it in order behind every earlier one. */

@@ -23,6 +23,15 @@ function tmpFile(t) {
   return path.join(dir, 'audit.jsonl');
 }
 
+/** A redis-server of the test's own, and a client of it to look at what was copied. */
+async function redisFor(t) {
+  const redis = await startRedis();
+  t.after(() => redis.stop());
+  const raw = new Redis(redis.url);
+  t.after(() => raw.quit());
+  return { redis, raw };
+}
+
 /** A log and its copy, as lib/history/audit-store.js wires them. */
 function open(t, file, url, o = {}) {
   let share = null;
@@ -40,10 +49,7 @@ async function streamOf(raw, chain) {
 const fileLines = (file) => fs.readFileSync(file, 'utf8').trimEnd().split('\n');
 
 test('entries are copied as they are written; a restarted instance goes on where the copy ends; nothing twice', async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.stop());
-  const raw = new Redis(redis.url);
-  t.after(() => raw.quit());
+  const { redis, raw } = await redisFor(t);
   const file = tmpFile(t);
   const a = open(t, file, redis.url);
   for (let i = 1; i <= 3; i += 1) a.log.append({ kind: 'cmd', plant: 'p1', src: 'tw', seq: i });
@@ -69,8 +75,7 @@ test('entries are copied as they are written; a restarted instance goes on where
 });
 
 test('Redis away: the failure is counted and reported once; the copy catches up from the file, also into a Redis that came back empty', async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.stop());
+  const { redis } = await redisFor(t);
   const file = tmpFile(t);
   const errors = [];
   const a = open(t, file, redis.url, { onError: (e) => errors.push(e) });
@@ -92,10 +97,7 @@ test('Redis away: the failure is counted and reported once; the copy catches up 
 });
 
 test('a file edited after it was copied is found: reported E_AUDIT_TAMPERED, and the copy keeps what the file said', async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.stop());
-  const raw = new Redis(redis.url);
-  t.after(() => raw.quit());
+  const { redis, raw } = await redisFor(t);
   const file = tmpFile(t);
   const a = open(t, file, redis.url);
   for (let i = 1; i <= 3; i += 1) a.log.append({ kind: 'cmd', plant: 'p1', src: 'tw', seq: i, d: { st: 1 } });
@@ -118,8 +120,7 @@ test('a file edited after it was copied is found: reported E_AUDIT_TAMPERED, and
 });
 
 test('Redis restarted empty during a quiet spell (no copy failed): the whole chain is copied again and the chain listed again', async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.stop());
+  const { redis } = await redisFor(t);
   const file = tmpFile(t);
   const a = open(t, file, redis.url);
   for (let i = 1; i <= 2; i += 1) a.log.append({ kind: 'cmd', plant: 'p1', src: 'tw', seq: i });
@@ -141,10 +142,7 @@ test('Redis restarted empty during a quiet spell (no copy failed): the whole cha
 });
 
 test('a first line torn by a crash during the very first write: the chain is named by entry 1 on the next line, and copied', async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.stop());
-  const raw = new Redis(redis.url);
-  t.after(() => raw.quit());
+  const { redis, raw } = await redisFor(t);
   const file = tmpFile(t);
   fs.writeFileSync(file, '{"n":1,"t":17000000'); // the crash: no line end
   const a = open(t, file, redis.url);
