@@ -127,13 +127,15 @@ test('after a failed filing: the old run\'s records go unanswered, the edge\'s r
   await waitFor(() => conn.frames().some((f) => f.k === 'err'));
   conn.receive(bf(7, { c1: 1 })); // still on its way from the old run
   await new Promise((r) => setTimeout(r, 40));
-  assert.deepEqual(answers(conn), [4], 'nothing answered past the failed record');
+  // One answer per turn of the event loop, so how many came depends on timing; what they name does not.
+  const first = answers(conn);
+  assert.equal(first.at(-1), 4, `nothing answered past the failed record: ${first}`);
   // The edge sends again from its last answer: a new run, and 5 is filed, not taken as known.
   for (let i = 5; i <= 7; i++) conn.receive(bf(i, { c1: i % 2 }));
   await waitFor(() => answers(conn).includes(7));
   assert.ok(stored.includes(5), 'record 5 is filed, never passed over because 6 was filed first');
-  const after = answers(conn).slice(1); // the new run's answers (one per turn of the event loop: 7 alone, or 6 then 7)
-  assert.deepEqual([answers(conn)[0], after.at(-1)], [4, 7]);
+  const after = answers(conn).slice(first.length); // the new run's: 7 alone, or 6 then 7
+  assert.equal(after.at(-1), 7);
   assert.ok(after.every((a, i) => a >= 5 && (i === 0 || a > after[i - 1])), `in order, none before 5: ${after}`);
   assert.equal(s.ep.counters.backfillUnanswered, 1);
   // A new connection that sends 5 again (its answer lost with the link) finds it filed now.
