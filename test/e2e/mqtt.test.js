@@ -13,6 +13,7 @@ const { startNodeRed, freePort, waitFor, auditCommands, ROOT } = require('../hel
 const { startPlc } = require('../helpers/plc');
 const { runTwin } = require('../../twin/run');
 const { createTransport } = require('../../twin/transports/mqtt');
+const { STREAMED } = require('../../twin/transports/mqtt/inbox');
 
 const PART = path.join(ROOT, 'flows', 'parts', 'cloud-mqtt.json');
 const PW = { twin: 'e2e-twin-pw', plc: 'e2e-plc-pw', monitor: 'e2e-mon-pw' };
@@ -130,7 +131,7 @@ test('MQTT path: bad input never reaches the PLC; a broker restart (redeploy) is
   const twin = createTransport({ url: cloud.url, username: 'twin', password: PW.twin });
   t.after(() => twin.close());
   const seen = [];
-  twin.onValues((v, kind) => seen.push({ ...v, kind }));
+  twin.onValues((v, kind) => seen.push({ ...v, kind, reconnects: twin.stats().reconnects }));
   await twin.connect();
   const connectsBefore = plc.counters.mqttConnects;
   const flows = await (await fetch(`${cloud.red.url}/flows`, { headers: { 'Node-RED-API-Version': 'v2' } })).json();
@@ -142,6 +143,10 @@ test('MQTT path: bad input never reaches the PLC; a broker restart (redeploy) is
   assert.equal(res.status, 200);
   await waitFor(() => plc.counters.mqttConnects > connectsBefore, 30000, 'the PLC to reconnect');
   await waitFor(() => twin.stats().reconnects >= 1 && twin.stats().connected, 30000, 'the twin to reconnect');
+  // The PLC's whole image after its reconnect reaches the twin as the new broker's snapshot, or
+  // live if the twin subscribed first; live, the twin answers it with its whole input image (see
+  // twin/transports/mqtt/inbox.js). Commands go out after it, so the log below holds each once.
+  await waitFor(() => seen.some((v) => v.reconnects >= 1 && (v.kind === 'snap' || STREAMED.every((k) => k in v))), 20000, 'the PLC\'s image after the redeploy');
   // The new broker learnt the PLC's image when it reconnected, and commands flow again.
   twin.send({ st: 1 });
   await waitFor(() => seen.some((v) => v.grn === 1), 20000, 'GreenLamp after start');
