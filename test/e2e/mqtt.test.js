@@ -146,7 +146,8 @@ test('MQTT path: bad input never reaches the PLC; a broker restart (redeploy) is
   // The PLC's whole image after its reconnect reaches the twin as the new broker's snapshot, or
   // live if the twin subscribed first; live, the twin answers it with its whole input image (see
   // twin/transports/mqtt/inbox.js). Commands go out after it, so the log below holds each once.
-  await waitFor(() => seen.some((v) => v.reconnects >= 1 && (v.kind === 'snap' || STREAMED.every((k) => k in v))), 20000, 'the PLC\'s image after the redeploy');
+  const whole = (v) => v.kind === 'snap' || STREAMED.every((k) => k in v);
+  await waitFor(() => seen.some((v) => v.reconnects >= 1 && whole(v)), 20000, 'the PLC\'s image after the redeploy');
   // The new broker learnt the PLC's image when it reconnected, and commands flow again.
   twin.send({ st: 1 });
   await waitFor(() => seen.some((v) => v.grn === 1), 20000, 'GreenLamp after start');
