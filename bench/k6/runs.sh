@@ -6,6 +6,9 @@
 #   system: node scripts/start-all.js          (npm start: virtual PLC, cloud and edge, every path)
 #
 #   bash bench/k6/runs.sh DIR echo|system default|off N [FIRST]
+#
+# K6_CLUSTERS=1: also each run's windows of slow probes (<name>.clusters.txt, bench/k6/clusters.js,
+# from k6's per-sample output, which is not kept).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mkdir -p "$1"
@@ -26,7 +29,13 @@ esac
 for i in $(seq "$first" $((first + n - 1))); do
   name="$target-gc-$gc-$i"
   { date -u +%FT%TZ; uptime; } > "$HERE/$name.txt"
-  env "${gcenv[@]}" "$K6" run -q -e URL="$url" -e TWINS="${TWINS:-1000}" -e SECONDS="${SECONDS_MEASURED:-20}" \
+  points=()
+  [ "${K6_CLUSTERS:-}" = 1 ] && points=(--out "json=$HERE/$name.points.json")
+  env "${gcenv[@]}" "$K6" run -q -e URL="$url" -e TWINS="${TWINS:-1000}" -e SECONDS="${SECONDS_MEASURED:-20}" "${points[@]}" \
     --summary-export "$HERE/$name.json" "$ROOT/bench/k6/ws-probes.js" >> "$HERE/$name.txt" 2>&1 || echo "k6 exit $?" >> "$HERE/$name.txt"
+  if [ "${K6_CLUSTERS:-}" = 1 ]; then
+    node "$ROOT/bench/k6/clusters.js" "$HERE/$name.points.json" > "$HERE/$name.clusters.txt"
+    rm -f "$HERE/$name.points.json"
+  fi
   node "$ROOT/bench/k6/table.js" "$HERE/$name.json" | tail -n 1
 done
