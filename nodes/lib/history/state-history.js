@@ -120,20 +120,52 @@ function ownEdgeFrames(store) {
   };
 }
 
+/** How far from a backfill record's time on the cloud's clock the live frame it was is looked for. */
+const LIVE_WINDOW_MS = 5000;
+
+/**
+ * Whether the live frame a backfill record was is in the store already. The record carries `of`
+ * when the edge had sent it live on a link that then died before the cloud confirmed it: that
+ * frame may have been filed, by this instance or, in a fleet, by the instance the edge was
+ * connected to then (the edge endpoint remembers only the live frames that reached it). It is
+ * looked for by its seq and the edge's timestamp, around the record's time on the cloud's clock
+ * (only where mayBeLive).
+ * @param {{query?: Function}} store
+ * @param {string} plant
+ * @param {{of?: {seq: number}, ts?: number, ct?: number, d?: object}} env
+ * @returns {Promise<boolean>}
+ */
+async function liveFiled(store, plant, env) {
+  const tag = Object.keys(env.d || {})[0];
+  const q = { plant, from: env.ct - LIVE_WINDOW_MS, to: env.ct + LIVE_WINDOW_MS, ...(tag === undefined ? {} : { tags: [tag] }) };
+  const { frames } = await store.query(q);
+  return frames.some((f) => f.k !== 'backfill' && f.seq === env.of.seq && f.ets === env.ts);
+}
+
+/** Whether liveFiled can look for the live frame `env` was (a store that answers queries, a record that names it, its times). */
+const mayBeLive = (store, env) => Boolean(store.query && env.of && Number.isFinite(env.of.seq) && Number.isFinite(env.ts) && Number.isFinite(env.ct));
+
 /**
  * How the edge endpoint files a backfill frame into a store (lib/link/backfill-intake.js): added
  * like any frame, and settled once the store has it on the disk (a store without whenWritten: at
- * once), refused when the store dropped rows of it (it is past its bound: the edge keeps the record).
- * @param {{add: Function, whenWritten?: Function}} store
- * @returns {(plant: string, env: object) => Promise<void>}
+ * once), refused when the store dropped rows of it (it is past its bound: the edge keeps the
+ * record). A record whose live frame the store holds already (liveFiled) is not added: 'known'.
+ * @param {{add: Function, whenWritten?: Function, query?: Function}} store
+ * @returns {(plant: string, env: object) => Promise<'filed'|'known'>} rejects E_HISTORY_STORE
+ *   (dropped), or with the store's error (it could not be read or written)
  */
 function backfillFiler(store) {
-  return (plant, env) => {
+  const add = (plant, env) => {
     if (store.add(plant, env) === false) {
       return Promise.reject(Object.assign(new Error('the plant history dropped the frame (closed, or too many rows waiting)'), { code: 'E_HISTORY_STORE' }));
     }
-    return store.whenWritten ? store.whenWritten() : Promise.resolve();
+    return (store.whenWritten ? store.whenWritten() : Promise.resolve()).then(() => 'filed');
   };
+  // Added at once unless its live frame must be looked for first: a record read while the link
+  // was down (no `of`) goes into the store's queue in the same turn as it came.
+  return (plant, env) => (mayBeLive(store, env)
+    ? liveFiled(store, plant, env).then((known) => (known ? 'known' : add(plant, env)))
+    : add(plant, env));
 }
 
 /**

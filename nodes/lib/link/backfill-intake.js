@@ -22,7 +22,8 @@
  *   itself ignores a record it holds (lib/history/rows.js names it), which covers a restarted
  *   cloud. A record the edge had already sent live on a link that then died (`of`: the state frame
  *   it was) is not filed when that frame reached this instance: the plant's most recent live
- *   frames are remembered (`recentLive` per plant).
+ *   frames are remembered (`recentLive` per plant); nor when the history holds it already (`file`
+ *   looks for it and settles 'known': filed by another instance of a fleet, or before a restart).
  * - Without a history (`file` absent) every backfill frame is answered `E_NO_HISTORY`: the edge
  *   keeps its journal and tries again on its next connection.
  *
@@ -39,7 +40,8 @@ const DEFAULTS = {
  * @param {object} o.sender the endpoint's envelope sender (answers, errors)
  * @param {object} o.counters the endpoint's: backfillIn, backfillFiled, backfillKnown, backfillRefused,
  *   backfillUnfiled, backfillUnanswered
- * @param {(plant: string, env: object) => Promise<void>|void} [o.file] store one backfill frame
+ * @param {(plant: string, env: object) => Promise<'filed'|'known'|void>|void} [o.file] store one backfill
+ *   frame ('known': the history held it already, nothing was filed)
  */
 function createBackfillIntake(o) {
   const cfg = { ...DEFAULTS, ...o };
@@ -148,7 +150,7 @@ function createBackfillIntake(o) {
       } catch (err) {
         p = Promise.reject(err);
       }
-      settle(c, env, p.then(() => { counters.backfillFiled += 1; }), st);
+      settle(c, env, p.then((r) => { counters[r === 'known' ? 'backfillKnown' : 'backfillFiled'] += 1; }), st);
     },
 
     /**

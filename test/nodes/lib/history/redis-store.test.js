@@ -156,6 +156,18 @@ test('backfill through the edge endpoint\'s filer: answered once in Redis, a fra
   await assert.rejects(file('p1', { ...frame, seq: 8 }), (e) => e.code === 'E_HISTORY_STORE', 'past the bound: refused, the edge keeps it');
 });
 
+test('backfill of a live frame another instance filed in the shared store: known, not filed again', async (t) => {
+  const { backfillFiler } = require('../../../../nodes/lib/history/state-history');
+  const { store, raw } = await fresh(t);
+  store.add('p1', { k: 'state', src: 'edge-9', seq: 41, ts: 10000, d: { c1: 1 } }, 10030); // instance 1's
+  await store.flush();
+  const file = backfillFiler(store); // instance 2's, on the same Redis
+  const record = { k: 'backfill', src: 'journal-x', seq: 1, ts: 10000, ct: 10020, of: { src: 'edge-9', seq: 41 }, d: { c1: 1 } };
+  assert.equal(await file('p1', record), 'known');
+  assert.equal(await file('p1', { ...record, seq: 2, of: { src: 'edge-9', seq: 42 } }), 'filed');
+  assert.equal(await raw.zcard(KEYS.history('p1')), 2, 'the live frame and the one record that was not it');
+});
+
 test('a query of many plants holds about twice its limit: each plant\'s rows joined by time and cut back to limit + 1', async (t) => {
   const plant = (p, ts) => ts.map((tt) => ({ plant: p, t: tt }));
   let rows = [];

@@ -12,7 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 const express = require('express');
 const { createStateStore } = require('../../../../nodes/lib/history/state-store');
-const { installHistoryRoute, historyOptions, ownEdgeFrames, flushBeforeClose } = require('../../../../nodes/lib/history/state-history');
+const { installHistoryRoute, historyOptions, ownEdgeFrames, flushBeforeClose, backfillFiler } = require('../../../../nodes/lib/history/state-history');
 const { createAuditLog } = require('../../../../nodes/lib/history/audit-log');
 const { createCommandAudit } = require('../../../../nodes/lib/history/command-audit');
 const { readCommands } = require('../../../../nodes/lib/history/audit-store');
@@ -148,4 +148,28 @@ test('flushBeforeClose: what waits is written; a store that does not answer hold
   await flushBeforeClose({ flush: () => Promise.reject(new Error('Redis gone')) });
   await flushBeforeClose({ flush: () => { throw new Error('closed'); } });
   assert.ok(Date.now() - started < 1000);
+});
+
+test('backfillFiler: a record that was a live frame the history holds (another instance\'s, or from before a restart) is known, not filed', async (t) => {
+  const store = createStateStore({ file: ':memory:', flushMs: 5 });
+  const alive = setInterval(() => {}, 50); // the store's flush timer does not hold the process open
+  t.after(() => clearInterval(alive));
+  const file = backfillFiler(store);
+  // The edge sent state 41 live at 10,000 (its clock) and instance 1 filed it at 10,030; the link
+  // died before the cloud confirmed it, so the edge journalled it with `of` and forwards it here.
+  store.add('p1', { k: 'state', src: 'edge-9', seq: 41, ts: 10000, d: { c1: 1, grn: 0 } }, 10030);
+  const record = (over) => ({ k: 'backfill', src: 'journal-x', seq: 1, ts: 10000, ct: 10020, of: { src: 'edge-9', seq: 41 }, d: { c1: 1, grn: 0 }, ...over });
+  assert.equal(await file('p1', record()), 'known');
+  // Not the same frame: another seq, another edge timestamp, another plant, or found too far away.
+  assert.equal(await file('p1', record({ seq: 2, of: { src: 'edge-9', seq: 42 } })), 'filed');
+  assert.equal(await file('p1', record({ seq: 3, ts: 10001 })), 'filed');
+  assert.equal(await file('p2', record({ seq: 4 })), 'filed');
+  assert.equal(await file('p1', record({ seq: 5, ct: 60000 })), 'filed');
+  // Without `of` (read while the link was down) or without a time on the cloud's clock: filed.
+  assert.equal(await file('p1', record({ seq: 6, of: undefined })), 'filed');
+  assert.equal(await file('p1', record({ seq: 7, ct: undefined })), 'filed');
+  const kinds = store.query({ plant: '*', from: 0, to: Date.now() + 1000 }).frames.map((f) => `${f.plant}:${f.k}:${f.seq}`);
+  assert.deepEqual(kinds.sort(), ['p1:backfill:2', 'p1:backfill:3', 'p1:backfill:5', 'p1:backfill:6', 'p1:backfill:7', 'p1:state:41', 'p2:backfill:4'].sort());
+  store.close();
+  await assert.rejects(file('p1', record({ seq: 8, of: undefined })), (e) => e.code === 'E_HISTORY_STORE', 'a closed store: refused');
 });
