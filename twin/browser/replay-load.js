@@ -14,6 +14,8 @@
  * - A long window comes in pages: an answer cut at the history's row limit (`truncated`) ends
  *   with a frame that may be cut too, so the next page asks again from that frame's time. After
  *   `maxPages` the replay ends where the pages end (`truncated`, `coveredTo`), and the page says so.
+ * - The live frames are put on the edge's timing (onEdgeTiming): the history files a live state
+ *   at its arrival at the cloud, late by however long the cloud was held up then.
  *
  * Browser-safe: `fetch` is passed in (the page's, or Node's in tests).
  */
@@ -109,6 +111,36 @@ async function framesOf(get, start, to, maxPages) {
 }
 
 /**
+ * Live frames on the edge's timing. A live state's `t` is its arrival at the cloud: late by the
+ * link and by however long the cloud's event loop was held up then, tens of milliseconds on a
+ * loaded machine, and at the fast profile's 3 m/s a box is then 100 mm from where the edge saw
+ * it. Its `ets` is when the edge read it, on the edge's clock. Between two snapshots (one edge
+ * connection: one clock) every live frame is put at its `ets` plus the least `t − ets` of that
+ * stretch: one offset for all of them, so they are spaced as the edge read them, and none later
+ * than it arrived. Backfill is on the edge's timing already (its `t` is the edge's time on the
+ * cloud's clock); a frame without `ets` keeps its `t`. Sorted again by time (a stable sort).
+ * @param {Array<{t: number, ets: ?number, k: string}>} frames oldest first
+ * @returns {object[]} new frames
+ */
+function onEdgeTiming(frames) {
+  const out = frames.map((f) => ({ ...f }));
+  let stretch = [];
+  const settle = () => {
+    let least = Infinity;
+    for (const f of stretch) least = Math.min(least, f.t - f.ets);
+    for (const f of stretch) f.t = f.ets + least;
+    stretch = [];
+  };
+  for (const f of out) {
+    if (f.k === 'backfill') continue;
+    if (f.k === 'snap') settle();
+    if (Number.isFinite(f.ets)) stretch.push(f);
+  }
+  settle();
+  return out.sort((a, b) => a.t - b.t);
+}
+
+/**
  * Load a window for a replay.
  * @param {Function} get historyClient()
  * @param {object} q
@@ -133,9 +165,10 @@ async function loadWindow(get, q) {
   }
   const start = o.from - o.leadMs;
   const got = await framesOf(get, start, o.to, o.maxPages);
+  const frames = onEdgeTiming(got.frames);
   // What the frames before the window set; everything else is looked up further back.
   const seen = new Set();
-  for (const f of got.frames) { if (f.t >= o.from) break; for (const k of Object.keys(f.d)) seen.add(k); }
+  for (const f of frames) { if (f.t >= o.from) break; for (const k of Object.keys(f.d)) seen.add(k); }
   let missing = o.tags.filter((k) => !seen.has(k));
   const initial = {};
   let hi = start - 1;
@@ -149,9 +182,9 @@ async function loadWindow(get, q) {
   const commands = (got.first.commands || []).filter((c) => c.arrived >= o.from && c.arrived <= o.to);
   const to = got.truncated ? Math.max(o.from, got.coveredTo) : o.to;
   return {
-    start, from: o.from, to, frames: got.frames, initial, commands, commandsTruncated: Boolean(got.first.commandsTruncated),
+    start, from: o.from, to, frames, initial, commands, commandsTruncated: Boolean(got.first.commandsTruncated),
     truncated: got.truncated, coveredTo: got.coveredTo, pages: got.pages, unknown: missing,
   };
 }
 
-module.exports = { DEFAULTS, ReplayError, historyClient, lastValues, loadWindow };
+module.exports = { DEFAULTS, ReplayError, historyClient, lastValues, loadWindow, onEdgeTiming };

@@ -10,7 +10,8 @@
  * Nothing is simulated beyond what the live mirror does, and nothing is sent: the transport has
  * no link, and the session is a viewer's (it never drives).
  *
- * Time is the history's (`t`, the cloud's clock) and advances in fixed steps of plant time, split
+ * Time is the history's (`t`, the cloud's clock; live frames put on the edge's timing by
+ * ./replay-load.js onEdgeTiming) and advances in fixed steps of plant time, split
  * at every frame's time: the same window gives the same plant at any speed, frame rate or load.
  * A step is short enough that no belt moves more than a few millimetres in it (10 ms at the study's
  * 250 mm/s, 1 ms at the fast profile's 3 m/s): where the model decides by position (is the landing

@@ -18,7 +18,7 @@ const { createAuditLog } = require('../../../nodes/lib/history/audit-log');
 const { createCommandAudit } = require('../../../nodes/lib/history/command-audit');
 const { readCommands } = require('../../../nodes/lib/history/audit-store');
 const { parseGrants } = require('../../../nodes/lib/access/auth');
-const { historyClient, loadWindow, lastValues } = require('../../../twin/browser/replay-load');
+const { historyClient, loadWindow, lastValues, onEdgeTiming } = require('../../../twin/browser/replay-load');
 const { freePort } = require('../../../plc/net');
 
 const GRANTS = parseGrants('vw:viewer:plant1,ed:edge:plant1');
@@ -112,4 +112,23 @@ test('refusals and windows that cannot be replayed are coded errors', async (t) 
   await fails(historyClient({ fetch, path: `http://127.0.0.1:${closed}/s7twin/history`, token: 'vw', plant: 'plant1' }), {}, 'E_NETWORK');
   const empty = await loadWindow(client(), { from: FROM, to: TO, tags: ['c1'] });
   assert.deepEqual([empty.frames, empty.commands, empty.unknown, empty.truncated], [[], [], ['c1'], false], 'an empty window is a replay of nothing');
+});
+
+test('onEdgeTiming: live frames spaced as the edge read them, one offset per stretch between snapshots, never later than they came', () => {
+  const f = (t, ets, k, seq) => ({ plant: 'plant1', t, ets, seq, k, d: { c1: seq % 2 } });
+  // The edge's clock is 1,000 ms behind the cloud's; frames 3 and 4 waited 60 and 45 ms in a held-up cloud.
+  const frames = [
+    f(2005, 1000, 'snap', 1), f(2105, 1100, 'state', 2), f(2260, 1200, 'state', 3), f(2263, 1218, 'state', 4),
+    f(2250, null, 'state', 5), f(2280, 1250, 'backfill', 1),
+    // The edge restarted (a new snapshot): its own offset, here 3 ms of link.
+    f(9003, 8000, 'snap', 1), f(9090, 8030, 'state', 2),
+  ];
+  const out = onEdgeTiming(frames);
+  assert.deepEqual(out.map((x) => [x.k, x.seq, x.t]), [
+    ['snap', 1, 2005], ['state', 2, 2105], ['state', 3, 2205], ['state', 4, 2223],
+    ['state', 5, 2250], ['backfill', 1, 2280], ['snap', 1, 9003], ['state', 2, 9033],
+  ]);
+  assert.ok(out.every((x) => x.t <= frames.find((y) => y.k === x.k && y.seq === x.seq && y.ets === x.ets).t), 'none later than it arrived');
+  assert.equal(frames[2].t, 2260, 'the frames given are left as they were');
+  assert.deepEqual(onEdgeTiming([]), []);
 });
