@@ -87,10 +87,26 @@ async function waitSnapshot(page, pred, timeoutMs = 60000) {
     const last = await page.evaluate(() => window.s7twin.snapshot());
     if (last && pred(last)) return last;
     if (Date.now() > end) {
-      const seen = last && { mode: last.mode, connection: last.connection, counts: last.counts, log: last.log.slice(-5) };
+      const seen = last && {
+        mode: last.mode, connection: last.connection, counts: last.counts, counters: last.counters, feed: last.feed, log: last.log.slice(-12),
+      };
       throw new BrowserError('E_PAGE_TIMEOUT', `the page did not get there within ${timeoutMs} ms; last snapshot: ${JSON.stringify(seen)}`);
     }
     await page.waitForTimeout(100);
+  }
+}
+
+/**
+ * What each page last showed (its snapshot with the whole log, and its scene), for a failed test's
+ * output: a page that did not get somewhere says why only beside the other pages.
+ * @param {{diagnostic(line: string): void}} t the test context
+ * @param {Object<string, {page: object}>} pages by name
+ */
+async function dumpPages(t, pages) {
+  for (const [name, p] of Object.entries(pages)) {
+    if (!p) continue;
+    const seen = await p.page.evaluate(() => ({ snapshot: window.s7twin.snapshot(), scene: window.s7twin.scene() })).catch((err) => err.message);
+    t.diagnostic(`page ${name}: ${JSON.stringify(seen)}`);
   }
 }
 
@@ -194,4 +210,4 @@ async function measureTwinPage(browser, o) {
   }
 }
 
-module.exports = { ARGS, BrowserError, chromiumPath, launchChromium, openTwinPage, waitSnapshot, measureTwinPage, processCpu };
+module.exports = { ARGS, BrowserError, chromiumPath, launchChromium, openTwinPage, waitSnapshot, dumpPages, measureTwinPage, processCpu };

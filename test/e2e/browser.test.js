@@ -19,7 +19,7 @@ const path = require('node:path');
 const { startWsSystem, TOKENS } = require('../helpers/system');
 const { waitFor } = require('../../system/wait');
 const { nodeStats } = require('../helpers/nodered');
-const { launchChromium, openTwinPage, waitSnapshot } = require('../../bench/lib/browser');
+const { launchChromium, openTwinPage, waitSnapshot, dumpPages } = require('../../bench/lib/browser');
 
 const ROOT = path.join(__dirname, '..', '..');
 const ARTIFACTS = path.join(ROOT, 'results', 'test-artifacts');
@@ -78,32 +78,38 @@ test('the browser twin: drive, sort, mirror, refuse a viewer, reconnect after a 
   await waitSnapshot(v.page, (x) => x.log.some((l) => /E_READ_ONLY/.test(l.text)), 30000);
   assert.equal((await sys.plc.values()).grn, 1, 'the viewer did not stop the plant');
 
-  // The cloud restarts: every page reconnects by itself, resyncs from the snapshot, and one of the
-  // two twin-token pages drives again.
-  const snaps = (await a.page.evaluate(() => window.s7twin.snapshot())).counters.snaps;
-  await sys.cloud.stop();
-  await waitSnapshot(a.page, (x) => !x.connection.connected, 60000);
-  await sys.startCloud();
-  s = await waitSnapshot(a.page, (x) => x.connection.connected && x.connection.reconnects >= 1 && x.counters.snaps > snaps, 120000);
-  const after = await sys.plc.values();
-  assert.equal(s.counts.good, after.ng, 'resynced to the PLC');
-  await waitSnapshot(b.page, (x) => x.connection.connected && x.connection.reconnects >= 1, 120000);
-  const driving = async () => [await a.page.evaluate(() => window.s7twin.snapshot().mode), await b.page.evaluate(() => window.s7twin.snapshot().mode)];
-  const end = Date.now() + 60000;
-  let modes = await driving();
-  while (modes.filter((m) => m === 'driving').length !== 1 && Date.now() < end) { await a.page.waitForTimeout(200); modes = await driving(); }
-  assert.equal(modes.filter((m) => m === 'driving').length, 1, `exactly one page drives after the restart (${modes})`);
-  const driver = modes[0] === 'driving' ? a : b;
-  // The pages resync from the cloud as soon as it is back; the edge redials on its own back-off
-  // and may come later. A feed pressed before it is there is answered E_EDGE_DOWN (and not
-  // retried, as a user would see), so press it once the edge is connected again.
-  await waitFor(async () => ((await nodeStats(sys.cloud)).edge || {}).connections >= 1, 60000, 'the edge connected to the restarted cloud');
-  const g1 = after.ng;
-  await driver.page.click('#feed-good');
-  await waitSnapshot(a.page, (x) => x.counts.good === g1 + 1, 120000);
-  await waitSnapshot(b.page, (x) => x.counts.good === g1 + 1, 60000);
-  await driver.page.click('#stop');
-  await waitSnapshot(a.page, (x) => !x.lamps.green, 30000);
-
+  // On a failure from here on, what every page last showed (its whole log) goes to the test's output.
+  try {
+    // The cloud restarts: every page reconnects by itself, resyncs from the snapshot, and one of the
+    // two twin-token pages drives again.
+    const snaps = (await a.page.evaluate(() => window.s7twin.snapshot())).counters.snaps;
+    await sys.cloud.stop();
+    await waitSnapshot(a.page, (x) => !x.connection.connected, 60000);
+    await sys.startCloud();
+    s = await waitSnapshot(a.page, (x) => x.connection.connected && x.connection.reconnects >= 1 && x.counters.snaps > snaps, 120000);
+    const after = await sys.plc.values();
+    assert.equal(s.counts.good, after.ng, 'resynced to the PLC');
+    await waitSnapshot(b.page, (x) => x.connection.connected && x.connection.reconnects >= 1, 120000);
+    const driving = async () => [await a.page.evaluate(() => window.s7twin.snapshot().mode), await b.page.evaluate(() => window.s7twin.snapshot().mode)];
+    const end = Date.now() + 60000;
+    let modes = await driving();
+    while (modes.filter((m) => m === 'driving').length !== 1 && Date.now() < end) { await a.page.waitForTimeout(200); modes = await driving(); }
+    assert.equal(modes.filter((m) => m === 'driving').length, 1, `exactly one page drives after the restart (${modes})`);
+    const driver = modes[0] === 'driving' ? a : b;
+    // The pages resync from the cloud as soon as it is back; the edge redials on its own back-off
+    // and may come later. A feed pressed before it is there is answered E_EDGE_DOWN (and not
+    // retried, as a user would see), so press it once the edge is connected again.
+    await waitFor(async () => ((await nodeStats(sys.cloud)).edge || {}).connections >= 1, 60000, 'the edge connected to the restarted cloud');
+    const g1 = after.ng;
+    await driver.page.click('#feed-good');
+    await waitSnapshot(a.page, (x) => x.counts.good === g1 + 1, 120000);
+    await waitSnapshot(b.page, (x) => x.counts.good === g1 + 1, 60000);
+    await driver.page.click('#stop');
+    await waitSnapshot(a.page, (x) => !x.lamps.green, 30000);
+  } catch (err) {
+    await dumpPages(t, { a, b, v });
+    t.diagnostic(`the PLC: ${JSON.stringify(await sys.plc.values().catch((e) => e.message))}`);
+    throw err;
+  }
   for (const p of [a, b, v]) assert.deepEqual(p.errors, [], 'no errors in the page');
 });
