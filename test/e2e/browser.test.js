@@ -109,6 +109,7 @@ test('the browser twin: drive, sort, mirror, refuse a viewer, reconnect after a 
   } catch (err) {
     await dumpPages(t, { a, b, v });
     t.diagnostic(`the PLC: ${JSON.stringify(await sys.plc.values().catch((e) => e.message))}`);
+    for (const side of ['cloud', 'edge']) t.diagnostic(`the ${side}'s nodes: ${JSON.stringify(await nodeStats(sys[side]).catch((e) => e.message))}`);
     throw err;
   }
   for (const p of [a, b, v]) assert.deepEqual(p.errors, [], 'no errors in the page');

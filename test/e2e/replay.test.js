@@ -203,6 +203,7 @@ test('replay: a past window plays again in the 3D twin, commands marked with the
   } catch (err) {
     await dumpPages(t, pages);
     t.diagnostic(`the PLC: ${JSON.stringify(await sys.plc.values().catch((e) => e.message))}`);
+    for (const side of ['cloud', 'edge']) t.diagnostic(`the ${side}'s nodes: ${JSON.stringify(await nodeStats(sys[side]).catch((e) => e.message))}`);
     throw err;
   }
   for (const p of Object.values(pages)) assert.deepEqual(p.errors, [], 'no errors in the page');
