@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { STACKS } = require('./stacks');
-const { startCompanion } = require('./companion');
+const { startCompanion, PASSWORD_ENV } = require('./companion');
 const { startCapture, splitByWindows } = require('./capture');
 const loads = require('./loads');
 const { readProc, readMachine } = require('../lib/cost');
@@ -27,6 +27,17 @@ const { startMosquitto } = require('../../system/brokers/mosquitto');
 
 const READY_MS = 120000; // a companion's start (rospy and node-opcua take seconds on a loaded machine)
 const RUN_MS = 30 * 60000; // one ping or chain run, bounded
+
+/**
+ * A broker's login for a companion: the username as an option, the password in its environment,
+ * never on a command line (where `ps` shows it, and where a random one starting with '-', as
+ * base64url may, is taken for an option: the companion then refuses its arguments).
+ * @param {{username: string, password: string}} credentials
+ * @returns {{args: string[], env: object}}
+ */
+function brokerLogin(credentials) {
+  return { args: [`--username=${credentials.username}`], env: { [PASSWORD_ENV]: credentials.password } };
+}
 
 /** What a stack's processes need around them: a master, environment, the ports to dial. */
 async function environment(stack, tmp, participants) {
@@ -43,7 +54,9 @@ async function environment(stack, tmp, participants) {
     extra.push('--port', String(line.port));
   } else if (stack.master === 'mosquitto') {
     const mq = await startMosquitto({});
-    extra.push('--port', String(mq.port), '--username', mq.credentials.username, '--password', mq.credentials.password);
+    const login = brokerLogin(mq.credentials);
+    extra.push('--port', String(mq.port), ...login.args);
+    Object.assign(env, login.env);
     master = { name: 'mosquitto', pid: mq.pid, stop: mq.stop };
   } else if (stack.id === 'dds') {
     const file = path.join(tmp, 'cyclonedds.xml');
@@ -198,4 +211,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { runCell };
+module.exports = { runCell, brokerLogin };

@@ -10,6 +10,8 @@ const { spawn } = require('node:child_process');
 const readline = require('node:readline');
 
 const STOP_GRACE_MS = 5000; // after stdin closes, then SIGTERM, then SIGKILL
+/** A broker's password reaches a companion in this environment variable, never on its command line. */
+const PASSWORD_ENV = 'S7T_STUDY_PASSWORD';
 
 /**
  * @param {{cmd:string, args:string[]}} command
@@ -72,4 +74,4 @@ function startCompanion(command, o) {
   return { pid: child.pid, name: o.name, lines, next, write, log: () => err, stop, exited };
 }
 
-module.exports = { startCompanion };
+module.exports = { startCompanion, PASSWORD_ENV };

@@ -16,7 +16,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { startWsSystem, TOKENS } = require('../helpers/system');
+const { startWsSystem, dumpSystem, TOKENS } = require('../helpers/system');
 const { waitFor } = require('../../system/wait');
 const { nodeStats } = require('../helpers/nodered');
 const { launchChromium, openTwinPage, waitSnapshot, dumpPages } = require('../../bench/lib/browser');
@@ -108,8 +108,7 @@ test('the browser twin: drive, sort, mirror, refuse a viewer, reconnect after a 
     await waitSnapshot(a.page, (x) => !x.lamps.green, 30000);
   } catch (err) {
     await dumpPages(t, { a, b, v });
-    t.diagnostic(`the PLC: ${JSON.stringify(await sys.plc.values().catch((e) => e.message))}`);
-    for (const side of ['cloud', 'edge']) t.diagnostic(`the ${side}'s nodes: ${JSON.stringify(await nodeStats(sys[side]).catch((e) => e.message))}`);
+    await dumpSystem(t, sys);
     throw err;
   }
   for (const p of [a, b, v]) assert.deepEqual(p.errors, [], 'no errors in the page');

@@ -20,7 +20,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startWsSystem, TOKENS } = require('../helpers/system');
+const { startWsSystem, dumpSystem, TOKENS } = require('../helpers/system');
 const { waitFor } = require('../../system/wait');
 const { nodeStats } = require('../helpers/nodered');
 const { tokenId } = require('../../nodes/lib/access/auth');
@@ -199,11 +199,9 @@ test('replay: a past window plays again in the 3D twin, commands marked with the
     assert.deepEqual([s.counts.good, s.counts.rejected], [now.ng, now.nr], 'the live plant\'s counters');
     await a.page.click('#stop');
     await waitSnapshot(b.page, (x) => !x.lamps.green, 30000);
-
   } catch (err) {
     await dumpPages(t, pages);
-    t.diagnostic(`the PLC: ${JSON.stringify(await sys.plc.values().catch((e) => e.message))}`);
-    for (const side of ['cloud', 'edge']) t.diagnostic(`the ${side}'s nodes: ${JSON.stringify(await nodeStats(sys[side]).catch((e) => e.message))}`);
+    await dumpSystem(t, sys);
     throw err;
   }
   for (const p of Object.values(pages)) assert.deepEqual(p.errors, [], 'no errors in the page');

@@ -9,6 +9,7 @@ const { createPlcProcess } = require('../../system/plc');
 const { s7Connect } = require('../../system/s7');
 const { freePort } = require('../../plc/net');
 const tags = require('../../nodes/lib/core/io-table').demoTable();
+const { nodeStats } = require('./nodered');
 
 const TOKENS = { twin: 'test-twin-token', edge: 'test-edge-token', viewer: 'test-viewer-token' };
 
@@ -104,4 +105,15 @@ async function wholeFlowEnv(role) {
   return env;
 }
 
-module.exports = { startWsSystem, startPlcProcess, wholeFlowEnv, TOKENS };
+/**
+ * For a failed test's output: the PLC's values and every node's counters of the cloud and the
+ * edge, as they are now (what could not be read says why).
+ * @param {{diagnostic(line: string): void}} t the test context
+ * @param {{plc: object, cloud: object, edge: object}} sys a system of startWsSystem()
+ */
+async function dumpSystem(t, sys) {
+  t.diagnostic(`the PLC: ${JSON.stringify(await sys.plc.values().catch((e) => e.message))}`);
+  for (const side of ['cloud', 'edge']) t.diagnostic(`the ${side}'s nodes: ${JSON.stringify(await nodeStats(sys[side]).catch((e) => e.message))}`);
+}
+
+module.exports = { startWsSystem, startPlcProcess, wholeFlowEnv, dumpSystem, TOKENS };

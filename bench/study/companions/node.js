@@ -17,7 +17,8 @@
  *   mqtt       broker | echo | ping | forward | chain: MQTT 3.1.1 at QoS 0 through aedes (the
  *              engine inside s7twin-mqtt-broker, run here without its users and payload checks,
  *              which tie topics to plants) and mqtt.js clients, TCP_NODELAY everywhere; the
- *              clients also dial another broker (Mosquitto) with --username and --password
+ *              clients also dial another broker (Mosquitto) with --username and the password in
+ *              S7T_STUDY_PASSWORD (or --password=…; the bench never puts it on a command line)
  *   opcua      echo | ping: node-opcua (the stack of the bundle's OPC UA nodes), no security,
  *              anonymous; mode echo calls a method that returns its string argument, mode ack
  *              writes a String variable (the WriteResponse is the acknowledgement)
@@ -32,6 +33,7 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { parseArgs } = require('node:util');
 const envelope = require('../../../nodes/lib/core/envelope');
+const { PASSWORD_ENV } = require('../companion');
 
 const REPLY_TIMEOUT_MS = 1000; // a round trip longer than this counts as lost (a dropped datagram never comes back)
 const MATCH_TIMEOUT_MS = 60000; // the first answer after start
@@ -373,7 +375,7 @@ async function main() {
     stack, role, host: values.host, port: Number(values.port), mode: values.mode,
     sizes: values.sizes.split(',').filter(Boolean).map(Number), count: Number(values.count), warmup: Number(values.warmup), prewarm: Number(values.prewarm),
     inTopic: values['in-topic'], outTopic: values['out-topic'],
-    username: values.username, password: values.password,
+    username: values.username, password: values.password === undefined ? process.env[PASSWORD_ENV] : values.password,
     streams: Number(values.streams), hops: Number(values.hops), rounds: Number(values.rounds), size: Number(values.size),
   };
   process.stdin.on('end', () => process.exit(0));
