@@ -106,3 +106,47 @@ test('an attempt nobody answers is given up after its lifetime plus the slack: t
   assert.equal(stats.answerTimeouts, 1);
   assert.equal(a.inFlight, 0);
 });
+
+test('atOnce: while the edge or the PLC is away (or the cloud full), a resync goes after downResyncMs or on the next state, not at once', async () => {
+  const stats = {};
+  const resent = [];
+  let seq = 10;
+  let edgeUp = false;
+  // The cloud as it answers: at once, E_EDGE_DOWN while no edge is connected.
+  const a = createAnswers({
+    stats,
+    atOnce: true,
+    downResyncMs: 40,
+    canSend: () => true,
+    resend: (d) => {
+      resent.push({ d, at: Date.now() });
+      seq += 1;
+      const s = seq;
+      a.sent(s, d);
+      setImmediate(() => (edgeUp ? a.answered(s) : a.answered(s, 'E_EDGE_DOWN', 'no edge')));
+    },
+  });
+  a.resyncFrom({ se: 0, st: 0 });
+  a.sent(1, { se: 1, st: 0 });
+  a.answered(1, 'E_EDGE_DOWN', 'no edge');
+  assert.deepEqual(resent, [], 'not at once: the same answer would come back');
+  await new Promise((r) => setTimeout(r, 210));
+  // About one attempt per 40 ms (a timer may fire late on a loaded machine, never early); before,
+  // each refusal was sent again at once: thousands in 210 ms, until the cloud cut the page off.
+  assert.ok(resent.length >= 1 && resent.length <= 6, `${resent.length} resyncs in 210 ms`);
+  for (let i = 1; i < resent.length; i += 1) assert.ok(resent[i].at - resent[i - 1].at >= 35, 'spaced by downResyncMs');
+  assert.ok(resent.every((r) => r.d.se === 1 && !('st' in r.d)), 'only what the PLC shows differently');
+  // The edge is back: its snapshot comes, and the owed input goes out at once and is acknowledged.
+  edgeUp = true;
+  const before = resent.length;
+  a.resyncFrom({ se: 0 });
+  await new Promise((r) => setImmediate(r));
+  assert.ok(resent.length === before + 1 || a.inFlight === 0, 'on the snapshot, at once (unless one was in flight)');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(a.inFlight, 0);
+  const settled = resent.length;
+  a.resyncFrom({ se: 1 });
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(resent.length, settled, 'nothing owed any more');
+  a.close();
+});
