@@ -119,11 +119,23 @@ function createPlant(opts = {}) {
     },
     /**
      * A watching model (the browser twin's mirror and replay): the real plant's sensors that came on
-     * (sk, sd, p1f); a box a little behind moves up to where the sensor saw it (./plant/mechanics.js).
-     * @param {{sk?: number, sd?: number, p1f?: number}} rose
-     * @returns {number} boxes moved
+     * (sk, sd, p1f, p2f, p3f), and its DetectSensor now where the PLC's state carries it; the boxes
+     * and pistons keep with the real ones (./plant/mechanics.js alignToSensors, strokesDone).
+     * @param {{sk?: number, sd?: number, p1f?: number, p2f?: number, p3f?: number}} rose
+     * @param {{sd?: number}} [real]
+     * @returns {number} boxes moved or taken
      */
-    align: (rose) => m.alignToSensors(s, cfg, rose || {}),
+    align(rose, real) {
+      const moved = m.alignToSensors(s, cfg, rose || {}, real || {});
+      const taken = m.strokesDone(s, cfg, rose || {});
+      for (const [fate, box] of taken) finishBox(box, fate);
+      return moved + taken.length;
+    },
+    /**
+     * The model drives the plant from now on (a watching page took the lease): it no longer
+     * follows the real sensors, and its boxes no longer wait for the real DetectSensor.
+     */
+    drive() { s.detect = null; },
     /** Where everything is now, for drawing (copies: the caller may keep them); see ./plant/view.js. */
     scene: () => sceneOf(s),
     /** Every input's current value (sent whole on connect and reconnect). */

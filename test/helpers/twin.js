@@ -18,16 +18,24 @@ const pick = (o, keys = STREAMED) => Object.fromEntries(keys.map((k) => [k, o[k]
 /**
  * Run plant and PLC program on one simulated clock.
  * @param {object} plant a twin/plant.js plant
- * @param {{scanMs?:number, tickMs?:number, latencyMs?:number, maxMs?:number, start?:boolean,
- *   onScan?:(t:number, inputs:object, outputs:object)=>void}} [opts] onScan: after every scan, the PLC's input image and
- *   streamed outputs (what an edge reading the PLC would see then)
+ * @param {{scanMs?:number, tickMs?:number, latencyMs?:number|Function, maxMs?:number, start?:boolean, stalled?:Function, maxDtMs?:number,
+ *   onScan?:(t:number, inputs:object, outputs:object)=>void}} [opts] latencyMs: one way, or `(way, t) => ms` per
+ *   message (way 'toPlc' or 'toTwin'; the link keeps the order: a message never overtakes the one before);
+ *   onScan: after every scan, the PLC's input image and streamed outputs (what an edge reading the PLC would see then);
+ *   stalled: `(t) => boolean`, the twin's event loop is held at t: it neither takes outputs nor ticks, and then
+ *   ticks at most maxDtMs (default 50) at once, as the browser twin's session and twin/run.js do: its plant
+ *   time falls behind
  * @returns {{summary:object, frames:number, scans:number, time:number, outputs:object}}
  */
 function runLockStep(plant, opts = {}) {
   const scanMs = opts.scanMs || 10;
   const tickMs = opts.tickMs || 1;
-  const latency = opts.latencyMs || 0;
+  const oneWay = typeof opts.latencyMs === 'function' ? opts.latencyMs : () => opts.latencyMs || 0;
+  let latency = 0; // the longest one-way latency so far (the settling time after the last box)
+  const latencyOf = (way, at) => { const ms = oneWay(way, at); latency = Math.max(latency, ms); return ms; };
   const maxMs = opts.maxMs || 60000;
+  const maxDtMs = opts.maxDtMs || 50;
+  let held = 0; // how long the twin's event loop has been held (opts.stalled)
   let state = program.initialState();
   let image = {}; // PLC input image (what was delivered so far)
   let lastOut = {};
@@ -37,7 +45,7 @@ function runLockStep(plant, opts = {}) {
   let scans = 0;
   let t = 0;
   let nextScan = 0;
-  const send = (vals) => { frames += 1; toPlc.push([t + latency, vals]); };
+  const send = (vals) => { frames += 1; toPlc.push([t + latencyOf('toPlc', t), vals]); };
   plant.on('inputs', send);
   send(plant.inputs());
   if (opts.start !== false) plant.press('st');
@@ -52,11 +60,16 @@ function runLockStep(plant, opts = {}) {
       const ch = tags.diff(lastOut, pick(r.outputs));
       lastOut = pick(r.outputs);
       if (opts.onScan) opts.onScan(t, { ...image }, lastOut);
-      if (Object.keys(ch).length) toTwin.push([t + latency, ch]);
+      if (Object.keys(ch).length) toTwin.push([t + latencyOf('toTwin', t), ch]);
       nextScan += scanMs;
     }
-    while (toTwin.length && toTwin[0][0] <= t) plant.applyOutputs(toTwin.shift()[1]);
-    plant.tick(tickMs);
+    if (opts.stalled && opts.stalled(t)) {
+      held += tickMs;
+    } else {
+      while (toTwin.length && toTwin[0][0] <= t) plant.applyOutputs(toTwin.shift()[1]);
+      plant.tick(Math.min(tickMs + held, maxDtMs));
+      held = 0;
+    }
     t += tickMs;
   }
   return { summary: plant.summary(), frames, scans, time: t, outputs: lastOut };

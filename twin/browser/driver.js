@@ -33,6 +33,7 @@ function createDriver(o) {
   function becomeDriver(why) {
     if (driving) return;
     driving = true;
+    o.plant.drive(); // a model that watched followed the real sensors; now it is the plant
     // The PLC learns the whole plant at once, as the headless twin's first frame does.
     const all = o.plant.inputs();
     o.recorder.sent(all, o.now());

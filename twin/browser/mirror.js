@@ -48,8 +48,9 @@ function createMirror(plant, counters) {
         counters.followed += 1;
       }
       plant.tick(0); // a box whose entry is free arrives now, before the piston starts to move
-      const seen = { p1f: rose('p1f') ? 1 : 0, sd: rose('sd') ? 1 : 0, sk: rose('sk') ? 1 : 0 };
-      if (seen.p1f || seen.sd || seen.sk) counters.aligned = (counters.aligned || 0) + plant.align(seen);
+      const seen = Object.fromEntries(['p1f', 'p2f', 'p3f', 'sd', 'sk'].map((k) => [k, rose(k) ? 1 : 0]));
+      const sd = 'sd' in values ? values.sd : prev.sd; // the real DetectSensor now, where the state carries it
+      counters.aligned = (counters.aligned || 0) + plant.align(seen, { sd: sd === 1 || sd === 0 ? sd : undefined });
       if (values.dmg === 1 || rose('p2fw')) markAtDetector();
     },
     /** The scene with the damage the PLC showed (the shadow's own plan knows nothing of it). */

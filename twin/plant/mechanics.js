@@ -36,6 +36,7 @@ function createState() {
     out: Object.fromEntries(OUTPUTS.map((k) => [k, 0])), // last PLC outputs seen
     counts: { arrived: 0, packed: 0, rejected: 0, missorted: 0 },
     boxes: [], // every box that arrived
+    detect: null, // a watching model that follows the real DetectSensor: {sd, pending} (alignToSensors)
   };
 }
 
@@ -50,12 +51,15 @@ function movePiston(s, name, fw, bw, strokeMs, blockedAt) {
   return before < 1 && p >= 1;
 }
 
-/** Run a belt one tick: boxes move together, queue behind each other (boxMm apart), stop at endX. */
-function moveBelt(belt, speedMmS, dtMs, endX, boxMm) {
+/**
+ * Run a belt one tick: boxes move together, queue behind each other (boxMm apart), stop at endX
+ * and at `hold(box)` where given (a watching model's box waits for the real plant's sensor).
+ */
+function moveBelt(belt, speedMmS, dtMs, endX, boxMm, hold) {
   const step = (speedMmS * dtMs) / 1000;
   for (let i = 0; i < belt.length; i++) {
     const b = belt[i];
-    const x = Math.min(b.x + step, i === 0 ? endX : belt[i - 1].x - boxMm);
+    const x = Math.min(b.x + step, i === 0 ? endX : belt[i - 1].x - boxMm, hold ? hold(b) : Infinity);
     b.x = Math.max(b.x, x);
   }
 }
@@ -78,12 +82,19 @@ function pushEntry(s, cfg) {
   const B = cfg.boxMm;
   const landingFree = s.c1.length === 0 || s.c1[s.c1.length - 1].x - B / 2 >= landingSpacing(cfg);
   const blockAt = s.entry && !landingFree ? 0.9 : undefined;
-  if (movePiston(s, 'p1', s.out.p1fw, s.out.p1bw, cfg.p1StrokeMs, blockAt) && s.entry) {
-    s.entry.x = B / 2;
-    s.entry.where = 'c1';
-    s.c1.push(s.entry);
-    s.entry = null;
+  if (movePiston(s, 'p1', s.out.p1fw, s.out.p1bw, cfg.p1StrokeMs, blockAt) && s.entry) land(s, B);
+}
+
+/** The entry box lands on conveyor 1 (seen by the detection unit already where the real one was: alignToSensors). */
+function land(s, B) {
+  s.entry.x = B / 2;
+  s.entry.where = 'c1';
+  if (s.detect && s.detect.pending > 0) {
+    s.entry.detected = true;
+    s.detect.pending -= 1;
   }
+  s.c1.push(s.entry);
+  s.entry = null;
 }
 
 /**
@@ -92,7 +103,11 @@ function pushEntry(s, cfg) {
  * @returns {object|null} the box it took off conveyor 1
  */
 function rejectAtDetector(s, cfg) {
-  if (!movePiston(s, 'p2', s.out.p2fw, !s.out.p2fw, cfg.p2StrokeMs)) return null;
+  return movePiston(s, 'p2', s.out.p2fw, !s.out.p2fw, cfg.p2StrokeMs) ? takeAtDetector(s, cfg) : null;
+}
+
+/** Piston 2 at the front: the box it takes off conveyor 1, if one is in its reach. */
+function takeAtDetector(s, cfg) {
   let best = -1;
   let bestDist = Infinity;
   s.c1.forEach((b, i) => {
@@ -108,14 +123,47 @@ function rejectAtDetector(s, cfg) {
  * @returns {object|null} the box it took off conveyor 2
  */
 function packAtEnd(s, cfg) {
-  if (!movePiston(s, 'p3', s.out.p3fw, !s.out.p3fw, cfg.p3StrokeMs)) return null;
+  return movePiston(s, 'p3', s.out.p3fw, !s.out.p3fw, cfg.p3StrokeMs) ? takeAtEnd(s, cfg) : null;
+}
+
+/** Piston 3 at the front: the box it takes off conveyor 2, if one is at the end stop. */
+function takeAtEnd(s, cfg) {
   return s.c2.length && s.c2[0].x >= cfg.c2LengthMm - cfg.boxMm ? s.c2.shift() : null;
+}
+
+/**
+ * A watching model is told that the real piston 2 or 3 reached the front (a rising Piston2Front or
+ * Piston3Front): its own, still on the way, gets there now and takes its box. A driving page that
+ * was held ticks up to maxDtMs at once, a whole stroke at the fast profile, and the PLC may take
+ * the valve back before the shadow's piston, on the edge's timing, got to the front.
+ * @param {object} s the state
+ * @param {object} cfg
+ * @param {{p2f?: number, p3f?: number}} rose
+ * @returns {Array<[string, object]>} [fate, box] for each box taken ('rejected' | 'packed')
+ */
+function strokesDone(s, cfg, rose) {
+  const out = [];
+  const done = (name, take, fate) => {
+    if (s.piston[name] >= 1) return;
+    s.piston[name] = 1;
+    const b = take(s, cfg);
+    if (b) out.push([fate, b]);
+  };
+  if (rose.p2f === 1) done('p2', takeAtDetector, 'rejected');
+  if (rose.p3f === 1) done('p3', takeAtEnd, 'packed');
+  return out;
 }
 
 /** Both belts one tick; at its end conveyor 1 hands a box over once the start of conveyor 2 is free. */
 function runBelts(s, cfg) {
   const B = cfg.boxMm;
-  if (s.out.c1) moveBelt(s.c1, cfg.c1SpeedMmS, s.dt, cfg.c1LengthMm - B / 2, B);
+  if (s.out.c1) moveBelt(s.c1, cfg.c1SpeedMmS, s.dt, cfg.c1LengthMm - B / 2, B, s.detect ? heldAtDetector(s, cfg) : null);
+  // A model that does not follow the real DetectSensor (it drives, or its path streams outputs
+  // only) has its boxes seen by its own unit: should it follow later, they are not waited for.
+  if (!s.detect) {
+    const zoneStart = cfg.detectorAtMm - cfg.detectorMm / 2 - B / 2;
+    for (const b of s.c1) if (!b.detected && b.x > zoneStart) { b.detected = true; b.passed = true; }
+  }
   if (s.c1.length && s.c1[0].x >= cfg.c1LengthMm - B / 2 && (s.c2.length === 0 || s.c2[s.c2.length - 1].x >= 1.5 * B)) {
     const b = s.c1.shift();
     b.x = B / 2;
@@ -150,34 +198,103 @@ function arrive(s, cfg, plan, total, running) {
  * DetectSensor or Piston1Front in the PLC's state): a box of its own that is a little behind
  * (at most one box length) moves up to where the sensor saw it, and an entry box piston 1 has
  * pushed to the front lands. A shadow whose box ran a few milliseconds behind the real one would
- * otherwise see conveyor 2 stop just short of the end stop, and piston 3 push thin air. Boxes
- * only move forward, never past the box in front.
+ * otherwise see conveyor 2 stop just short of the end stop, and piston 3 push thin air.
+ *
+ * Where the PLC's state carries DetectSensor (`real.sd`), the shadow's boxes also wait for it:
+ * a box the real unit has not seen yet stops short of the unit, and the box it saw stays in the
+ * unit until the real sensor goes off. A shadow runs ahead when the real plant's clock fell
+ * behind (a driving page whose event loop was held ticks at most maxDtMs at once) or when the
+ * shadow is timed by the edge and the driver by its own link (the replay): at the fast profile's
+ * 1.5 m/s, 0.3 s ahead carries a box past piston 2's reach before conveyor 1 stops, and the
+ * shadow packs a box the PLC rejected. When DetectSensor comes on, the front box of conveyor 1
+ * the unit has not seen is the one it saw: it moves to the unit's start, back from further on,
+ * or up from a box length short of it; a shadow whose box is still at the entry lands it seen.
+ * Boxes never pass the box in front.
  * @param {object} s the state
  * @param {object} cfg
  * @param {{sk?: number, sd?: number, p1f?: number}} rose the sensors that came on
+ * @param {{sd?: number}} [real] the real DetectSensor now, where the PLC's state carries it
  * @returns {number} boxes moved
  */
-function alignToSensors(s, cfg, rose) {
+function alignToSensors(s, cfg, rose, real = {}) {
   const B = cfg.boxMm;
+  const zone = cfg.detectorMm / 2 + B / 2;
   let moved = 0;
+  if (real.sd === 0 || real.sd === 1) {
+    s.detect = s.detect || { sd: 0, pending: 0 };
+    s.detect.sd = real.sd;
+    if (real.sd === 0) moved += passed(s.c1, cfg.detectorAtMm + zone, B);
+  }
   if (rose.p1f === 1 && s.entry) {
     s.piston.p1 = 1;
-    s.entry.x = B / 2;
-    s.entry.where = 'c1';
-    s.c1.push(s.entry);
-    s.entry = null;
+    land(s, B);
     moved += 1;
   }
-  const reach = (belt, at) => { // the front box behind `at`, within a box length: moved up to it
-    const i = belt.findIndex((b) => b.x < at);
-    if (i < 0 || at - belt[i].x > B || (i > 0 && belt[i - 1].x - B < at)) return 0;
-    belt[i].x = at;
-    return 1;
-  };
-  const zone = cfg.detectorMm / 2 + B / 2;
-  if (rose.sd === 1 && !s.c1.some((b) => Math.abs(b.x - cfg.detectorAtMm) < zone)) moved += reach(s.c1, cfg.detectorAtMm - zone + 0.5);
-  if (rose.sk === 1 && !(s.c2.length && s.c2[0].x >= cfg.c2LengthMm - B)) moved += reach(s.c2, cfg.c2LengthMm - B);
+  if (rose.sd === 1) moved += detected(s, cfg.detectorAtMm - zone + 0.5, B);
+  // PackSensor: the front box of conveyor 2 is the one at the end stop; with none, the front box
+  // of conveyor 1 past piston 2's reach, not handed over yet.
+  const end = cfg.c2LengthMm - B;
+  if (rose.sk === 1 && !s.c2.length && s.c1.length && s.c1[0].x > cfg.detectorAtMm + zone + cfg.rejectReachMm) {
+    const b = s.c1.shift();
+    b.where = 'c2';
+    b.x = end;
+    s.c2.push(b);
+    moved += 1;
+  } else if (rose.sk === 1 && s.c2.length && s.c2[0].x < end) {
+    s.c2[0].x = end;
+    moved += 1;
+  }
   return moved;
+}
+
+/**
+ * DetectSensor went off: the box the unit saw has left it; one still inside moves up to `at`, the
+ * unit's end (where the box in front leaves room), and every box it saw may ride on.
+ * @returns {number} boxes moved
+ */
+function passed(c1, at, B) {
+  let moved = 0;
+  c1.forEach((b, i) => {
+    if (!b.detected || b.passed) return;
+    b.passed = true;
+    if (b.x < at && (i === 0 || c1[i - 1].x - B >= at)) {
+      b.x = at;
+      moved += 1;
+    }
+  });
+  return moved;
+}
+
+/**
+ * DetectSensor came on: the front box of conveyor 1 the unit has not seen yet is the one it saw.
+ * It goes to `at`, the unit's start: back from further on, up from at most a box length short
+ * (where the box in front leaves room); it is marked seen. None on the belt: the entry box lands
+ * seen.
+ * @returns {number} 1 when a box moved
+ */
+function detected(s, at, B) {
+  const i = s.c1.findIndex((b) => !b.detected);
+  if (i < 0) {
+    if (s.entry && s.detect) s.detect.pending += 1;
+    return 0;
+  }
+  const b = s.c1[i];
+  b.detected = true;
+  if (b.x === at || (b.x < at && i > 0 && s.c1[i - 1].x - B < at)) return 0;
+  b.x = at;
+  return 1;
+}
+
+/**
+ * Where a watching model's box on conveyor 1 waits for the real DetectSensor: short of the unit
+ * until the unit saw it, inside it until the real sensor went off.
+ * @returns {(box: object) => number} the furthest the box may go
+ */
+function heldAtDetector(s, cfg) {
+  const zone = cfg.detectorMm / 2 + cfg.boxMm / 2;
+  return (b) => {
+    return b.detected ? Infinity : cfg.detectorAtMm - zone;
+  };
 }
 
 /** Every input's current value: the sensors and buttons as the PLC reads them. */
@@ -200,5 +317,5 @@ function sensors(s, cfg) {
 
 module.exports = {
   INPUTS, OUTPUTS, MIN_CLEARANCE_MM,
-  createState, movePiston, moveBelt, landingSpacing, pushEntry, rejectAtDetector, packAtEnd, runBelts, arrive, alignToSensors, sensors,
+  createState, movePiston, moveBelt, landingSpacing, pushEntry, rejectAtDetector, packAtEnd, runBelts, arrive, alignToSensors, strokesDone, sensors,
 };

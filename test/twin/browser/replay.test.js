@@ -8,7 +8,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { createPlant } = require('../../../twin/plant');
+const { createPlant, rng } = require('../../../twin/plant');
 const { runLockStep } = require('../../helpers/twin');
 const { createPlayer, createReplay, createReplayTransport, stepFor, SPEEDS } = require('../../../twin/browser/replay');
 const tags = require('../../../nodes/lib/core/io-table').demoTable();
@@ -21,11 +21,12 @@ const INPUTS = tags.inputs.map((t) => t.short);
  * scan's changes of the streamed tags (the inputs the PLC saw and its outputs) as one frame, the
  * first a snapshot.
  */
-function recordedHistory({ boxes = 6, damaged = [0, 1, 0, 0, 1, 0] } = {}) {
-  const plant = createPlant({ profile: 'fast', boxes, damaged, seed: 3 });
+function recordedHistory({ boxes = 6, damaged = [0, 1, 0, 0, 1, 0], seed = 3, link = {} } = {}) {
+  const plant = createPlant({ profile: 'fast', boxes, damaged, seed });
   const frames = [];
   let last = {};
   const run = runLockStep(plant, {
+    ...link,
     onScan(t, image, outputs) {
       const now = { ...Object.fromEntries(INPUTS.filter((k) => k in image).map((k) => [k, Number(image[k])])), ...outputs };
       const d = frames.length ? tags.diff(last, now) : now;
@@ -173,6 +174,31 @@ test('a real history replayed: the boxes move and are sorted as they were, at 1Ã
   r.seek(h.end);
   assert.deepEqual([r.state().counters.packed, r.state().counters.rejected], [h.summary.packed, h.summary.rejected]);
   assert.deepEqual(r.scene(), fast.r.scene());
+});
+
+test('a driving page held up and links that jitter: the replay sorts as the real plant did', () => {
+  // The driving page's event loop held for up to 0.4 s at random (its plant time falls behind:
+  // it ticks at most 50 ms at once), and each message held 5â€“25 ms on the link, one in ten up
+  // to 145 ms. The history has the PLC's times, as the edge reads them; the replay runs on them.
+  const missed = [];
+  for (let seed = 1; seed <= 40; seed += 1) {
+    const r = rng(seed);
+    const stalls = [];
+    for (let t = 0; t < 60000; t += 100) if (r() < 0.08) stalls.push([t, t + 400 * r()]);
+    const link = {
+      latencyMs: () => 5 + (r() < 0.1 ? 140 * r() : 20 * r()),
+      stalled: (t) => stalls.some(([a, b]) => t >= a && t < b),
+    };
+    const h = recordedHistory({ boxes: 12, damaged: 0.3, seed, link });
+    assert.deepEqual([h.summary.done, h.summary.missorted], [true, 0], `seed ${seed}: the real plant sorted every box`);
+    const x = createReplay({ frames: h.frames, start: T0, from: T0, to: h.end, plant: { profile: 'fast' } });
+    x.seek(h.end);
+    const c = x.state().counters;
+    if (c.packed !== h.summary.packed || c.rejected !== h.summary.rejected) {
+      missed.push(`seed ${seed}: real ${h.summary.packed} packed, ${h.summary.rejected} rejected; replayed ${c.packed}, ${c.rejected}`);
+    }
+  }
+  assert.deepEqual(missed, []);
 });
 
 test('a window that starts mid-production: the lead-in puts the boxes already on the belts there', () => {

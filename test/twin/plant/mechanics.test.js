@@ -110,32 +110,102 @@ test('sensors: what the PLC reads, for every input of the I/O table', () => {
   assert.deepEqual(v, { st: 0, sp: 0, se: 0, p1f: 1, p1b: 0, sd: 1, dmg: 1, p2f: 0, sk: 1, p3f: 0 });
 });
 
-test('a watching model aligns to the real plant\'s sensors: a box a little behind moves up, never far, never past another', () => {
-  const zoneStart = cfg.detectorAtMm - (cfg.detectorMm / 2 + B / 2);
+test('a watching model aligns to the real plant\'s sensors: PackSensor and Piston1Front move boxes up, never past another', () => {
   const end = cfg.c2LengthMm - B;
-  // PackSensor came on: the front box of conveyor 2, 30 mm short of it, moves up; the sensor of the shadow then agrees.
-  let s = state({ c2: [box(1, end - 30)] });
+  // PackSensor came on: the front box of conveyor 2, short of the end stop, is the one there.
+  let s = state({ c2: [box(1, end - 30), box(2, end - 400)] });
   assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 1);
-  assert.equal(s.c2[0].x, end);
+  assert.deepEqual(s.c2.map((b) => b.x), [end, end - 400], 'the front box moved, the one behind did not');
   assert.equal(m.sensors(s, cfg).sk, 1);
-  s = state({ c2: [box(1, end - B - 1)] });
-  assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 0, 'more than a box length behind: not this box');
+  s = state({ c2: [box(1, end - 3 * B)] });
+  assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 1, 'further behind: the front box all the same');
+  assert.equal(s.c2[0].x, end);
   s = state({ c2: [box(1, end + 10)] });
   assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 0, 'there already: never backwards');
   assert.equal(s.c2[0].x, end + 10);
-  // DetectSensor came on: the box just short of the detection unit moves into it.
-  s = state({ c1: [box(1, 1100), box(2, zoneStart - 40)] });
-  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }), 1);
-  assert.equal(m.sensors(s, cfg).sd, 1);
-  assert.equal(s.c1[0].x, 1100, 'the box in front stays where it is');
-  s = state({ c1: [box(1, zoneStart + 10), box(2, zoneStart - 40)] });
-  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }), 0, 'a box is in the unit already');
-  s = state({ c1: [box(1, zoneStart + 0.5 + B - 10), box(2, zoneStart - 40)] });
-  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }), 0, 'no room behind the box in front');
+  // No box on conveyor 2 yet: the front box of conveyor 1, past piston 2's reach, is handed over.
+  const pastReach = cfg.detectorAtMm + cfg.detectorMm / 2 + B / 2 + cfg.rejectReachMm;
+  s = state({ c1: [box(1, pastReach + 20), box(2, 200)] });
+  assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 1);
+  assert.deepEqual([s.c1.map((b) => b.id), s.c2.map((b) => [b.id, b.x, b.where])], [[2], [[1, end, 'c2']]]);
+  s = state({ c1: [box(1, pastReach - 20)] });
+  assert.equal(m.alignToSensors(s, cfg, { sk: 1 }), 0, 'a box piston 2 may still take stays on conveyor 1');
   // Piston1Front came on with a box still at the entry: it landed.
   s = state({ entry: { id: 3, x: 0, damaged: false, where: 'entry' }, c1: [box(1, 300)] });
   s.piston.p1 = 0.9;
   assert.equal(m.alignToSensors(s, cfg, { p1f: 1 }), 1);
   assert.deepEqual([s.entry, s.piston.p1, s.c1.map((b) => [b.id, b.x])], [null, 1, [[1, 300], [3, B / 2]]]);
   assert.equal(m.alignToSensors(state(), cfg, { p1f: 1, sd: 1, sk: 1 }), 0, 'nothing to move: nothing moves');
+});
+
+test('a watching model follows DetectSensor: the box the unit saw goes to its start, from behind or ahead; unseen boxes wait short of it', () => {
+  const zone = cfg.detectorMm / 2 + B / 2;
+  const zoneStart = cfg.detectorAtMm - zone;
+  const at = zoneStart + 0.5;
+  // The front box the unit has not seen: a little behind, moved up; the box in front stays.
+  let s = state({ c1: [box(1, 1100), box(2, zoneStart - 40)] });
+  s.c1[0].detected = true;
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }, { sd: 1 }), 1);
+  assert.deepEqual(s.c1.map((b) => b.x), [1100, at]);
+  assert.equal(m.sensors(s, cfg).sd, 1);
+  assert.equal(s.c1[1].detected, true, 'marked seen');
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }, { sd: 1 }), 0, 'seen once: a second rising edge moves no box');
+  // Ahead of the real box (the driving page's clock fell behind): moved back to the unit's start.
+  s = state({ c1: [box(1, cfg.detectorAtMm + zone + 100)] });
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }, { sd: 1 }), 1);
+  assert.equal(s.c1[0].x, at);
+  // No room behind the box in front: it stays, seen.
+  s = state({ c1: [box(1, at + B - 10), box(2, zoneStart - 40)] });
+  s.c1[0].detected = true;
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }, { sd: 1 }), 0);
+  assert.equal(s.c1[1].detected, true);
+  // DetectSensor went off: the box it saw, still inside the unit, moves up to its end.
+  s = state({ c1: [box(1, at + 50)] });
+  s.c1[0].detected = true;
+  assert.equal(m.alignToSensors(s, cfg, {}, { sd: 0 }), 1);
+  assert.deepEqual([s.c1[0].x, s.c1[0].passed], [cfg.detectorAtMm + zone, true]);
+  // Where the state carries DetectSensor, a box the unit has not seen waits short of it.
+  s = state({ c1: [box(1, zoneStart - 5)] });
+  m.alignToSensors(s, cfg, {}, { sd: 0 });
+  s.out.c1 = 1;
+  m.runBelts(s, cfg);
+  assert.equal(s.c1[0].x, zoneStart, 'held at the unit\'s start');
+  assert.equal(m.sensors(s, cfg).sd, 0);
+  m.alignToSensors(s, cfg, { sd: 1 }, { sd: 1 });
+  m.runBelts(s, cfg);
+  assert.ok(s.c1[0].x > at, 'seen: it rides on');
+  // Where the state does not carry it (outputs only), boxes are never held.
+  s = state({ c1: [box(1, zoneStart - 5)] });
+  s.out.c1 = 1;
+  m.runBelts(s, cfg);
+  assert.ok(s.c1[0].x > zoneStart);
+  // The unit saw a box while the shadow's is still at the entry: it lands seen.
+  s = state({ entry: { id: 3, x: 0, damaged: false, where: 'entry' } });
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }, { sd: 1 }), 0);
+  m.alignToSensors(s, cfg, { p1f: 1 }, { sd: 1 });
+  assert.equal(s.c1[0].detected, true);
+});
+
+test('a watching model\'s piston 2 and 3 reach the front with the real ones and take their box', () => {
+  const s = state({ c1: [box(1, cfg.detectorAtMm + 20, true)], c2: [box(2, cfg.c2LengthMm - B)] });
+  s.piston.p2 = 0.5;
+  s.piston.p3 = 0.75;
+  const taken = m.strokesDone(s, cfg, { p2f: 1, p3f: 1 });
+  assert.deepEqual(taken.map(([fate, b]) => [fate, b.id]), [['rejected', 1], ['packed', 2]]);
+  assert.deepEqual([s.piston.p2, s.piston.p3, s.c1.length, s.c2.length], [1, 1, 0, 0]);
+  assert.deepEqual(m.strokesDone(s, cfg, { p2f: 1, p3f: 1 }), [], 'at the front already: its own stroke took the box');
+});
+
+test('boxes a model moved past the detection unit on its own are seen: should it follow the real DetectSensor later, they ride on', () => {
+  const zoneStart = cfg.detectorAtMm - (cfg.detectorMm / 2 + B / 2);
+  const s = state({ c1: [box(1, zoneStart - 5)] });
+  s.out.c1 = 1;
+  m.runBelts(s, cfg); // it drives: its own unit sees the box
+  assert.deepEqual([s.c1[0].detected, s.c1[0].passed], [true, true]);
+  // It watches now (its lease was taken), the real unit sees the next box: this one stays where it is and rides on.
+  const x = s.c1[0].x;
+  assert.equal(m.alignToSensors(s, cfg, { sd: 1 }, { sd: 1 }), 0);
+  assert.equal(s.c1[0].x, x);
+  m.runBelts(s, cfg);
+  assert.ok(s.c1[0].x > x);
 });
