@@ -31,11 +31,13 @@ test('while the edge is away an owed input is tried twice a second, not flooded;
   assert.ok(away.sent <= 10, `${away.sent} commands in 3 s with the edge away`);
   assert.equal(away.errorCodes.E_RATE_LIMIT, undefined, 'not cut off by the rate limit');
   assert.equal(away.reconnects, 0);
+  assert.equal(away.plcAway, 'E_EDGE_DOWN', 'the transport says the PLC cannot hear it (a driving page holds its plant)');
 
   await sys.startEdge();
   await waitFor(async () => (await sys.plc.values()).se === 1, 60000, 'the owed input in the PLC');
   const back = tr.stats();
   assert.equal(back.reconnects, 0);
   assert.equal(back.inFlight, 0);
+  assert.equal(back.plcAway, '', 'back');
   t.diagnostic(`with the edge away: ${away.sent} commands in 3 s; after it came back: ${back.sent} in all, ${back.acks} acknowledged`);
 });

@@ -26,6 +26,7 @@ function connectionOf(ts) {
     sent: ts.sent || 0,
     received: ts.received || 0,
     acks: ts.acks || 0,
+    plcAway: ts.plcAway || '',
   };
 }
 
@@ -45,6 +46,7 @@ function connectionOf(ts) {
  * @param {number} p.pending round trips not closed yet
  * @param {object} p.counters
  * @param {object[]} p.log recent lines
+ * @param {string} [p.waits] why the driving page's plant waits ('' while it runs)
  */
 function panelSnapshot(p) {
   const { plc } = p;
@@ -65,6 +67,7 @@ function panelSnapshot(p) {
     rtt: p.rtt,
     pending: p.pending,
     counters: { ...p.counters },
+    waits: p.waits || '',
     log: p.log.slice(),
   };
 }
@@ -81,7 +84,8 @@ function summaryText(s) {
   const run = s.lamps.green ? 'Plant running, green lamp on' : 'Plant stopped, green lamp off';
   const red = s.lamps.red ? 'red lamp on: rejecting a damaged box' : 'red lamp off';
   const counts = s.counts.good === null ? 'counters not known yet' : `${s.counts.good} good, ${s.counts.rejected} rejected`;
-  return `${conn}; ${who}. ${run}, ${red}. ${counts}.`;
+  const waits = s.waits ? ` The plant waits: ${s.waits}.` : '';
+  return `${conn}; ${who}. ${run}, ${red}. ${counts}.${waits}`;
 }
 
 module.exports = { LABEL, panelSnapshot, summaryText, connectionOf };

@@ -106,7 +106,9 @@ function createSession(o) {
   const recorder = createRecorder({ protocol: o.protocol || '', timeoutMs: opt.timeoutMs, now, keepSamples: false });
   const chart = createChart(VARIABLES, { spanMs: opt.chartSpanMs });
   const plc = {}; // every value the PLC's state and snapshots said, outputs and (WebSocket–S7) inputs
-  const counters = { frames: 0, snaps: 0, states: 0, fed: 0, refused: 0, expired: 0, leaseLost: 0, takeovers: 0, followed: 0, markedDamaged: 0 };
+  const counters = {
+    frames: 0, snaps: 0, states: 0, fed: 0, refused: 0, expired: 0, leaseLost: 0, takeovers: 0, followed: 0, markedDamaged: 0, waitedMs: 0,
+  };
   const logBook = createLog(opt.logLines);
   const log = logBook.add;
   let ticker = null;
@@ -126,10 +128,33 @@ function createSession(o) {
   });
   const controls = createControls({ plant, transport, timers: T, counters, log, role: driver, protocol: o.protocol, maxWaiting: opt.maxWaiting });
 
+  let waits = ''; // why the driving page's plant waits ('' while it runs)
+
+  /**
+   * Why a driving page's plant cannot run now: the PLC cannot hear it. A box moving then would
+   * pass its sensors unseen (the PLC gets only the inputs' last values once it hears the page
+   * again), and a damaged one would never be rejected; so the plant's clock stops, as a held page's
+   * does, until the link is up and the edge and the PLC are back.
+   */
+  function waitingFor(ts) {
+    if (ts.connected === false) return 'no link to the cloud';
+    if (ts.plcAway === 'E_EDGE_DOWN') return 'the edge is away (E_EDGE_DOWN)';
+    if (ts.plcAway === 'E_PLC_DOWN') return 'the PLC is away (E_PLC_DOWN)';
+    return '';
+  }
+
   function tick() {
     const t = now();
     const dt = Math.min(t - last, opt.maxDtMs);
     last = t;
+    const why = driver.driving ? waitingFor(transport.stats()) : '';
+    if (why !== waits) log(why ? `the plant waits: ${why}` : 'the plant runs again');
+    waits = why;
+    if (why) {
+      counters.waitedMs += Math.max(0, dt);
+      counters.expired += recorder.sweep();
+      return;
+    }
     const batch = plant.tick(Math.max(0, dt));
     if (driver.driving && Object.keys(batch).length) {
       recorder.sent(timedPart(batch, plc), now());
@@ -230,7 +255,7 @@ function createSession(o) {
       return panelSnapshot({
         protocol: o.protocol || '', driving: driver.driving, readOnly: driver.readOnly, holder: driver.holder,
         transportStats: transport.stats(), own: plant.inputs(), plc, summary: plant.summary(), auto: controls.auto,
-        rtt: chart.stats(), pending: recorder.pending, counters, log: logBook.lines,
+        rtt: chart.stats(), pending: recorder.pending, counters, log: logBook.lines, waits,
       });
     },
   };

@@ -57,7 +57,9 @@ const DEFAULTS = {
 /**
  * @param {object} o
  * @param {object} o.stats the transport's stats; lostWithConnection, resyncs, unexpectedAnswers,
- *   answerTimeouts are counted there
+ *   answerTimeouts are counted there, and plcAway is kept there: the code of the last answer that
+ *   said the edge or the PLC is away (E_EDGE_DOWN, E_PLC_DOWN), '' once an ack, a state or a snap
+ *   says it is back (the browser twin's driving page holds its plant meanwhile)
  * @param {(d: object) => void} o.resend sends a fresh command with these values
  * @param {() => boolean} o.canSend whether the connection is open
  * @param {boolean} [o.atOnce] resync right after a doubtful answer, not only on the next state
@@ -75,6 +77,7 @@ function createAnswers(o) {
   let later = null; // the timer of a resync that waits (see WAIT_CODES)
   let closed = false;
   for (const k of ['lostWithConnection', 'resyncs', 'unexpectedAnswers', 'answerTimeouts']) o.stats[k] = o.stats[k] || 0;
+  o.stats.plcAway = ''; // E_EDGE_DOWN or E_PLC_DOWN: the last answer said the PLC cannot hear this twin (until an ack, a state or a snap)
   // A later command (or a change made while down) carries one of cmd's inputs: cmd is no longer
   // the one that owes it, so an attempt of cmd may not write it back.
   const superseded = (cmd) => Object.keys(cmd.d).some((k) => { const e = owed.get(k); return !e || e.cmd !== cmd; });
@@ -91,6 +94,8 @@ function createAnswers(o) {
       else if (RESYNC_CODES.has(a.code)) e.cmd = null; // not written, or not known to be: owed
       else owed.delete(k); // refused for good (a bad value): sending it again changes nothing
     }
+    if (a.code === 'E_EDGE_DOWN' || a.code === 'E_PLC_DOWN') o.stats.plcAway = a.code;
+    else if (a.ok) o.stats.plcAway = '';
     const dl = cmd.dl !== undefined ? cmd.dl : a.dl;
     for (const cb of cbs) cb({ seq: cmd.seq, ok: Boolean(a.ok), code: a.code, msg: a.msg, dl, repeat: a.repeat, attempts: cmd.attempts });
     if (!o.atOnce) return;
@@ -198,6 +203,7 @@ function createAnswers(o) {
     /** A state or snap came: after a doubtful answer, send the owed inputs the PLC shows differently. */
     resyncFrom(d) {
       Object.assign(known, d);
+      o.stats.plcAway = ''; // the PLC's state reaches the twin again
       resyncAgainst();
     },
     /** cb({seq, ok, code, msg, dl, repeat, attempts}) once per command sent. */

@@ -179,3 +179,81 @@ test('a page that replays the past is held: it gives the plant up, sends nothing
   await a.hold(false);
   assert.deepEqual([claims, a.driving], [before + 1, true], 'let go: it asked and got the free plant');
 });
+
+test('a page that watched the WebSocket–S7 path and then drives: its boxes ride on its own model, not the sensors it watched', async () => {
+  // The edge streams the inputs the PLC sees as well: a watching page's boxes wait for the real
+  // DetectSensor. Once it drives, its model is the plant: nothing may hold its boxes.
+  let deliver = null;
+  const sent = [];
+  const transport = {
+    connect: async () => {}, send: (v) => { sent.push(v); return true; }, onValues: (cb) => { deliver = cb; }, close: async () => {},
+    stats: () => ({ state: 'connected', connected: true }), inFlight: 0,
+  };
+  let granted = false;
+  const lease = { claim: async () => ({ granted, holder: { id: granted ? 'me' : 'other', label: 'other' } }), release: async () => {} };
+  let clock = 0;
+  const timers = { setInterval: () => 0, clearInterval: () => {}, setTimeout: (f) => setTimeout(f, 0), clearTimeout: () => {} };
+  const s = createSession({ transport, protocol: 'ws', lease, plant: { profile: 'fast' }, now: () => clock, timers });
+  await s.start();
+  assert.equal(s.driving, false, 'another page drives');
+  deliver({
+    st: 0, sp: 0, se: 0, p1f: 0, p1b: 1, sd: 0, dmg: 0, p2f: 0, sk: 0, p3f: 0,
+    c1: 1, c2: 1, grn: 1, p1fw: 0, p1bw: 0, p2fw: 0, p3fw: 0, red: 0, ng: 0, nr: 0, nb: 0,
+  }, 'snap');
+  granted = true;
+  await s.takeOver();
+  assert.equal(s.driving, true);
+  assert.equal(s.feed(false), true);
+  const run = (ms) => { for (const end = clock + ms; clock < end;) { clock += 10; s.tick(); } };
+  run(20);
+  assert.ok(sent.some((v) => v.se === 1), 'the box is at the entry');
+  deliver({ p1fw: 1 }, 'state'); // the PLC pushes it onto conveyor 1, which runs
+  run(60);
+  deliver({ p1fw: 0, p1bw: 1 }, 'state');
+  run(1000);
+  const sd = sent.slice(1).filter((v) => 'sd' in v).map((v) => v.sd); // after the whole image it sent on taking over
+  assert.deepEqual(sd, [1, 0], `the box rode through the detection unit: ${JSON.stringify(s.scene())}`);
+  await s.stop();
+});
+
+test('a driving page\'s plant waits while the PLC cannot hear it: no link, or the edge or the PLC away; then runs on', async () => {
+  let deliver = null;
+  const sent = [];
+  const ts = { state: 'connected', connected: true, plcAway: '' };
+  const transport = {
+    connect: async () => {}, send: (v) => { sent.push(v); return true; }, onValues: (cb) => { deliver = cb; }, close: async () => {},
+    stats: () => ({ ...ts }), inFlight: 0,
+  };
+  let clock = 0;
+  const timers = { setInterval: () => 0, clearInterval: () => {}, setTimeout: (f) => setTimeout(f, 0), clearTimeout: () => {} };
+  const s = createSession({ transport, protocol: 'ws', plant: { profile: 'fast' }, now: () => clock, timers });
+  await s.start();
+  assert.equal(s.driving, true, 'a page of its own');
+  deliver({ c1: 1, c2: 1, grn: 1, p1fw: 0, p1bw: 0, p2fw: 0, p3fw: 0, red: 0 }, 'snap');
+  const run = (ms) => { for (const end = clock + ms; clock < end;) { clock += 10; s.tick(); } };
+  run(50);
+  const at = s.plant.time;
+  for (const [why, set] of [
+    ['no link to the cloud', () => { ts.connected = false; }],
+    ['the edge is away (E_EDGE_DOWN)', () => { ts.connected = true; ts.plcAway = 'E_EDGE_DOWN'; }],
+    ['the PLC is away (E_PLC_DOWN)', () => { ts.plcAway = 'E_PLC_DOWN'; }],
+  ]) {
+    set();
+    const frames = sent.length;
+    s.feed(false);
+    run(500);
+    assert.equal(s.plant.time, at, `${why}: the plant's clock stands still`);
+    assert.equal(sent.length, frames, 'no box arrives, no input changes, nothing goes out');
+    assert.equal(s.snapshot().waits, why);
+  }
+  assert.deepEqual(s.snapshot().log.filter((l) => /waits/.test(l.text)).map((l) => l.text),
+    ['the plant waits: no link to the cloud', 'the plant waits: the edge is away (E_EDGE_DOWN)', 'the plant waits: the PLC is away (E_PLC_DOWN)']);
+  assert.equal(s.counters.waitedMs, 1500);
+  ts.plcAway = '';
+  run(50);
+  assert.ok(s.plant.time > at, 'back: the plant runs on');
+  assert.ok(sent.some((v) => v.se === 1), 'and the box fed meanwhile arrives at the entry, seen by the PLC');
+  assert.equal(s.snapshot().waits, '');
+  assert.match(s.snapshot().log.at(-1).text, /the plant runs again/);
+  await s.stop();
+});

@@ -153,3 +153,22 @@ test('atOnce: while the edge or the PLC is away (or the cloud full), a resync go
   assert.equal(resent.length, settled, 'nothing owed any more');
   a.close();
 });
+
+test('plcAway: an answer that says the edge or the PLC is away is kept until an ack, a state or a snap says it is back', () => {
+  const { a, stats } = book(false);
+  assert.equal(stats.plcAway, '');
+  a.sent(1, { se: 1 });
+  a.answered(1, 'E_EDGE_DOWN', 'no edge');
+  assert.equal(stats.plcAway, 'E_EDGE_DOWN');
+  a.sent(2, { se: 1 });
+  a.answered(2, 'E_RANGE', 'a bad value');
+  assert.equal(stats.plcAway, 'E_EDGE_DOWN', 'a refusal for another reason says nothing of the PLC');
+  a.resyncFrom({ se: 0 });
+  assert.equal(stats.plcAway, '', 'the edge\'s snapshot: back');
+  a.sent(3, { se: 1 });
+  a.answered(3, 'E_PLC_DOWN', 'no PLC');
+  assert.equal(stats.plcAway, 'E_PLC_DOWN');
+  a.sent(4, { se: 1 });
+  a.answered(4);
+  assert.equal(stats.plcAway, '', 'written: back');
+});
