@@ -5,9 +5,9 @@
  * appears at its entry when the PLC's state shows the driver's box there (EntrySensor, or
  * Piston1Forward where the path streams outputs only), and is marked damaged when the PLC's state
  * does (DamageSensor, or Piston2Forward). Where the PLC's state carries the sensors (WebSocket–S7,
- * HTTP, the replay's history), a shadow box a little behind where PackSensor, DetectSensor or
- * Piston1Front saw the driver's box moves up to it (plant.align). The signals are the demo plant's
- * (box sorting). Browser-safe.
+ * HTTP, the replay's history), the shadow's boxes and pistons keep with what PackSensor,
+ * DetectSensor, Piston1Front, Piston2Front and Piston3Front saw of the driver's (plant.align:
+ * behind or ahead). The signals are the demo plant's (box sorting). Browser-safe.
  */
 
 /**

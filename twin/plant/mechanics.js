@@ -157,7 +157,7 @@ function strokesDone(s, cfg, rose) {
 /** Both belts one tick; at its end conveyor 1 hands a box over once the start of conveyor 2 is free. */
 function runBelts(s, cfg) {
   const B = cfg.boxMm;
-  if (s.out.c1) moveBelt(s.c1, cfg.c1SpeedMmS, s.dt, cfg.c1LengthMm - B / 2, B, s.detect ? heldAtDetector(s, cfg) : null);
+  if (s.out.c1) moveBelt(s.c1, cfg.c1SpeedMmS, s.dt, cfg.c1LengthMm - B / 2, B, s.detect ? heldAtDetector(cfg) : null);
   // A model that does not follow the real DetectSensor (it drives, or its path streams outputs
   // only) has its boxes seen by its own unit: should it follow later, they are not waited for.
   if (!s.detect) {
@@ -195,21 +195,22 @@ function arrive(s, cfg, plan, total, running) {
 
 /**
  * A watching model is told that the real plant's sensors saw a box (a rising PackSensor,
- * DetectSensor or Piston1Front in the PLC's state): a box of its own that is a little behind
- * (at most one box length) moves up to where the sensor saw it, and an entry box piston 1 has
- * pushed to the front lands. A shadow whose box ran a few milliseconds behind the real one would
- * otherwise see conveyor 2 stop just short of the end stop, and piston 3 push thin air.
+ * DetectSensor or Piston1Front in the PLC's state), and where the PLC's state carries it, what
+ * the real DetectSensor shows now; its boxes keep with the real ones:
+ * - Piston1Front: an entry box piston 1 has pushed to the front lands;
+ * - DetectSensor on: the front box of conveyor 1 the unit has not seen yet is the one it saw. It
+ *   goes to the unit's start, up from behind or back from further on (a shadow whose box is still
+ *   at the entry lands it seen); DetectSensor off: a box it saw that is still inside goes to the
+ *   unit's end. Until the unit saw it, a box waits short of the unit (runBelts);
+ * - PackSensor: the front box of conveyor 2 goes to the end stop (handed over from conveyor 1 when
+ *   conveyor 2 has none and it is past piston 2's reach).
  *
- * Where the PLC's state carries DetectSensor (`real.sd`), the shadow's boxes also wait for it:
- * a box the real unit has not seen yet stops short of the unit, and the box it saw stays in the
- * unit until the real sensor goes off. A shadow runs ahead when the real plant's clock fell
- * behind (a driving page whose event loop was held ticks at most maxDtMs at once) or when the
- * shadow is timed by the edge and the driver by its own link (the replay): at the fast profile's
- * 1.5 m/s, 0.3 s ahead carries a box past piston 2's reach before conveyor 1 stops, and the
- * shadow packs a box the PLC rejected. When DetectSensor comes on, the front box of conveyor 1
- * the unit has not seen is the one it saw: it moves to the unit's start, back from further on,
- * or up from a box length short of it; a shadow whose box is still at the entry lands it seen.
- * Boxes never pass the box in front.
+ * A shadow runs behind the real plant by its link, and ahead of it when the real plant's clock
+ * fell behind (a driving page whose event loop was held ticks at most maxDtMs at once) or when
+ * the shadow is timed by the edge and the driver by its own link (the replay). At the fast
+ * profile's speeds a few milliseconds behind let conveyor 2 stop just short of the end stop and
+ * piston 3 push thin air, and 0.3 s ahead carried a box past piston 2's reach before conveyor 1
+ * stopped: the shadow packed a box the PLC rejected. Boxes never pass the box in front.
  * @param {object} s the state
  * @param {object} cfg
  * @param {{sk?: number, sd?: number, p1f?: number}} rose the sensors that came on
@@ -267,9 +268,8 @@ function passed(c1, at, B) {
 
 /**
  * DetectSensor came on: the front box of conveyor 1 the unit has not seen yet is the one it saw.
- * It goes to `at`, the unit's start: back from further on, up from at most a box length short
- * (where the box in front leaves room); it is marked seen. None on the belt: the entry box lands
- * seen.
+ * It goes to `at`, the unit's start: back from further on, or up (where the box in front leaves
+ * room); it is marked seen. None on the belt: the entry box lands seen.
  * @returns {number} 1 when a box moved
  */
 function detected(s, at, B) {
@@ -286,15 +286,13 @@ function detected(s, at, B) {
 }
 
 /**
- * Where a watching model's box on conveyor 1 waits for the real DetectSensor: short of the unit
- * until the unit saw it, inside it until the real sensor went off.
+ * Where a box on conveyor 1 of a model that follows the real DetectSensor waits: short of the
+ * unit until the real unit saw it.
  * @returns {(box: object) => number} the furthest the box may go
  */
-function heldAtDetector(s, cfg) {
-  const zone = cfg.detectorMm / 2 + cfg.boxMm / 2;
-  return (b) => {
-    return b.detected ? Infinity : cfg.detectorAtMm - zone;
-  };
+function heldAtDetector(cfg) {
+  const start = cfg.detectorAtMm - cfg.detectorMm / 2 - cfg.boxMm / 2;
+  return (b) => (b.detected ? Infinity : start);
 }
 
 /** Every input's current value: the sensors and buttons as the PLC reads them. */
