@@ -54,11 +54,10 @@ function createPeerSet(o) {
   }, o.tickMs);
   keepalive.unref?.();
 
-  function updateDepth() {
-    let n = 0;
-    for (const c of peers.values()) n += c.outbox.depth;
-    counters.queueDepth = n;
-  }
+  // Every peer's outbox, in one counter: each peer tells its change. Summed over every peer at
+  // each change, a thousand twins leaving at once (a k6 run's end) held the cloud's event loop
+  // 20 ms in these sums alone: a million outbox reads.
+  const updateDepth = (delta) => { counters.queueDepth += delta; };
 
   return {
     get size() { return peers.size; },
@@ -89,10 +88,9 @@ function createPeerSet(o) {
         counters.errors += 1;
       });
       conn.on('close', (code) => {
-        c.dispose();
+        c.dispose(); // its outbox's depth leaves the total
         peers.delete(id);
         counters.connections = peers.size;
-        updateDepth();
         o.onGone(c, code);
       });
       return c;

@@ -29,7 +29,8 @@ const POLICY_CLOSE = 1008; // WebSocket close code: policy violation
  * @param {number} o.drainPollMs how often a congested peer is looked at again
  * @param {number} o.closeGraceMs how long an expelled peer gets to answer the close
  * @param {object} o.counters the endpoint's: framesOut, bytesOut, coalesced, dropped
- * @param {() => void} [o.onQueue] the outbox's depth changed
+ * @param {(delta: number) => void} [o.onQueue] the outbox's depth changed by `delta` (to 0 when the
+ *   peer is disposed): the endpoint keeps one total without going over every peer
  */
 function createPeer(o) {
   const { conn, counters } = o;
@@ -37,6 +38,11 @@ function createPeer(o) {
   let drainTimer = null;
   let killTimer = null;
   const onQueue = o.onQueue || (() => {});
+  let told = 0; // the outbox's depth as onQueue last learnt it
+  const tell = () => {
+    const d = outbox.depth;
+    if (d !== told) { onQueue(d - told); told = d; }
+  };
 
   function write(env, text) {
     const t = text || (conn.codec ? conn.codec.encode(env) : envelope.stringify(env));
@@ -51,7 +57,7 @@ function createPeer(o) {
     if (!conn.open) return;
     outbox.flush((e) => write(e), () => conn.buffered <= o.highWaterBytes);
     if (outbox.empty) { clearInterval(drainTimer); drainTimer = null; }
-    onQueue();
+    tell();
   }
 
   const peer = {
@@ -90,7 +96,7 @@ function createPeer(o) {
       outbox.push(env);
       counters.coalesced += outbox.stats.coalesced - before;
       counters.dropped += outbox.stats.dropped - droppedBefore;
-      onQueue();
+      tell();
       if (!drainTimer) drainTimer = setInterval(drain, o.drainPollMs);
     },
     /**
@@ -112,6 +118,7 @@ function createPeer(o) {
       drainTimer = null;
       clearTimeout(killTimer);
       outbox.clear();
+      tell();
     },
   };
   return peer;

@@ -50,14 +50,41 @@ test('connections become numbered peers of their plant; frames, errors and close
   assert.equal(s.counters.accepted, 2);
 });
 
-test('the queue depth of all peers is one counter', () => {
+test('the queue depth of all peers is one counter: each peer adds its change, a peer that goes takes its own away', async () => {
   const s = setup();
   const a = fakeConnection();
-  const c = s.set.add(a, { plant: 'p1' });
+  const b = fakeConnection();
+  const ca = s.set.add(a, { plant: 'p1' });
+  const cb = s.set.add(b, { plant: 'p1' });
   a.buffered = 1000;
-  c.deliver({ v: 1, k: 'ack', src: 'x', seq: 1, ts: 1, ref: { src: 'y', seq: 1 } });
-  c.deliver({ v: 1, k: 'ack', src: 'x', seq: 2, ts: 1, ref: { src: 'y', seq: 2 } });
-  assert.equal(s.counters.queueDepth, 2);
+  b.buffered = 1000;
+  const ack = (seq) => ({ v: 1, k: 'ack', src: 'x', seq, ts: 1, ref: { src: 'y', seq } });
+  ca.deliver(ack(1));
+  ca.deliver(ack(2));
+  cb.deliver(ack(3));
+  assert.equal(s.counters.queueDepth, 3);
+  a.terminate();
+  await waitFor(() => s.gone.length === 1);
+  assert.equal(s.counters.queueDepth, 1, 'b\'s frame is still waiting');
+  b.buffered = 0;
+  await waitFor(() => cb.outbox.empty);
+  assert.equal(s.counters.queueDepth, 0);
+  return s.set.close(0);
+});
+
+test('peers leaving at once read no other peer\'s outbox (summed over every peer at each change, 10,000 leaving held the loop 3 s)', async () => {
+  const s = setup();
+  const conns = Array.from({ length: 200 }, () => fakeConnection());
+  let reads = 0;
+  for (const conn of conns) {
+    const c = s.set.add(conn, { plant: 'p1' });
+    const own = Object.getOwnPropertyDescriptor(c.outbox, 'depth').get;
+    Object.defineProperty(c.outbox, 'depth', { get() { reads += 1; return own.call(this); } });
+  }
+  for (const conn of conns) conn.terminate();
+  await waitFor(() => s.counters.connections === 0);
+  assert.ok(reads <= 2 * conns.length, `${reads} outbox reads for ${conns.length} peers leaving`);
+  assert.equal(s.counters.queueDepth, 0);
   return s.set.close(0);
 });
 

@@ -20,7 +20,8 @@ const state = (seq, d) => ({ v: 1, k: 'state', src: 'edge-1', seq, ts: 1, d });
 test('frames go out at once while the connection takes them; congested, states coalesce and drain in order later', async (t) => {
   const conn = fakeConnection();
   const queued = [];
-  const c = make(conn, { onQueue: () => queued.push(c.outbox.depth) });
+  let total = 0;
+  const c = make(conn, { onQueue: (delta) => { total += delta; queued.push(total); } });
   t.after(() => c.dispose());
   c.deliver(state(1, { grn: 1 }));
   assert.equal(conn.sent.length, 1);
@@ -37,6 +38,7 @@ test('frames go out at once while the connection takes them; congested, states c
   assert.equal(merged.seq, 3);
   assert.equal(ack.k, 'ack');
   assert.ok(queued.length > 0 && queued[queued.length - 1] === 0, 'the endpoint was told of every depth change');
+  assert.equal(Math.max(...queued), 2, 'its changes add up to the outbox\'s depth');
 });
 
 test('nothing is written to a connection that is not open', () => {
