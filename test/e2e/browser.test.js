@@ -4,8 +4,9 @@
  * system: the virtual PLC, the edge and the cloud Node-RED with the project's flows (the
  * WebSocket–S7 tab and the browser twin's tab). A user opens the page, types the token, presses
  * Start and feeds boxes; the boxes are sorted and the counters rise; a round trip shows; a second
- * page sees the same plant and mirrors it; a viewer's command is refused; the cloud restarts and
- * the pages reconnect and resync. A screenshot is kept in results/test-artifacts/.
+ * page sees the same plant and mirrors it; a viewer's command is refused; the cloud restarts (the
+ * driving page's plant waits meanwhile, and the page says why) and the pages reconnect and resync.
+ * A screenshot is kept in results/test-artifacts/.
  *
  * Every wait is for a condition, with generous limits: the page renders WebGL in software and the
  * machine is shared.
@@ -84,7 +85,10 @@ test('the browser twin: drive, sort, mirror, refuse a viewer, reconnect after a 
     // two twin-token pages drives again.
     const snaps = (await a.page.evaluate(() => window.s7twin.snapshot())).counters.snaps;
     await sys.cloud.stop();
-    await waitSnapshot(a.page, (x) => !x.connection.connected, 60000);
+    // Page a drives: its plant waits while the PLC cannot hear it, and the page says so.
+    const down = await waitSnapshot(a.page, (x) => !x.connection.connected && (x.mode !== 'driving' || x.waits !== ''), 60000);
+    assert.deepEqual([down.mode, down.waits], ['driving', 'no link to the cloud']);
+    await a.page.waitForFunction(() => /which waits: no link to the cloud/.test(document.getElementById('mode').textContent), null, { timeout: 30000 });
     await sys.startCloud();
     s = await waitSnapshot(a.page, (x) => x.connection.connected && x.connection.reconnects >= 1 && x.counters.snaps > snaps, 120000);
     const after = await sys.plc.values();

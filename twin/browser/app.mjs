@@ -254,9 +254,10 @@ function refresh() {
   }
   const c = s.connection;
   if (!replaying) {
-    if (c.connected) setBadge('on', `${LABEL[s.protocol]} · ${drive ? 'driving' : 'watching'}`);
+    if (c.connected) setBadge(s.waits ? 'wait' : 'on', `${LABEL[s.protocol]} · ${drive ? (s.waits ? 'driving, the plant waits' : 'driving') : 'watching'}`);
     else setBadge(c.state === 'closed' ? 'off' : 'wait', `${LABEL[s.protocol]} · ${c.state === 'waiting' ? 'reconnecting' : c.state}`);
     $('mode').textContent = s.readOnly ? 'Watching with a viewer token: the cloud refuses this page\'s commands.'
+      : drive && s.waits ? `This page drives the plant, which waits: ${s.waits}. Boxes fed meanwhile wait in the feed.`
       : drive ? 'This page drives the plant: its model sends the sensor inputs, and it may feed boxes.'
         : `Watching: ${s.holder ? `${s.holder.label || 'another page'} drives the plant` : 'no page drives the plant'}. Start and Stop still work from here.`;
   }
