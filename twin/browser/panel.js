@@ -26,7 +26,6 @@ function connectionOf(ts) {
     sent: ts.sent || 0,
     received: ts.received || 0,
     acks: ts.acks || 0,
-    plcAway: ts.plcAway || '',
   };
 }
 

@@ -138,9 +138,8 @@ function createSession(o) {
    */
   function waitingFor(ts) {
     if (ts.connected === false) return 'no link to the cloud';
-    if (ts.plcAway === 'E_EDGE_DOWN') return 'the edge is away (E_EDGE_DOWN)';
-    if (ts.plcAway === 'E_PLC_DOWN') return 'the PLC is away (E_PLC_DOWN)';
-    return '';
+    if (!ts.plcAway) return '';
+    return `the ${ts.plcAway === 'E_EDGE_DOWN' ? 'edge' : 'PLC'} is away (${ts.plcAway})`;
   }
 
   function tick() {

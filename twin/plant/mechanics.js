@@ -36,7 +36,7 @@ function createState() {
     out: Object.fromEntries(OUTPUTS.map((k) => [k, 0])), // last PLC outputs seen
     counts: { arrived: 0, packed: 0, rejected: 0, missorted: 0 },
     boxes: [], // every box that arrived
-    detect: null, // a watching model that follows the real DetectSensor: {sd, pending} (alignToSensors)
+    detect: null, // a watching model that follows the real DetectSensor: {pending} (alignToSensors)
   };
 }
 
@@ -222,8 +222,7 @@ function alignToSensors(s, cfg, rose, real = {}) {
   const zone = cfg.detectorMm / 2 + B / 2;
   let moved = 0;
   if (real.sd === 0 || real.sd === 1) {
-    s.detect = s.detect || { sd: 0, pending: 0 };
-    s.detect.sd = real.sd;
+    s.detect = s.detect || { pending: 0 }; // pending: DetectSensor saw boxes still at the shadow's entry
     if (real.sd === 0) moved += passed(s.c1, cfg.detectorAtMm + zone, B);
   }
   if (rose.p1f === 1 && s.entry) {

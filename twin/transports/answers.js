@@ -33,12 +33,14 @@ const { createRetries } = require('./retries');
 
 /** Answers after which the PLC may not hold what the twin sent: resync from the next state. */
 const RESYNC_CODES = new Set(['E_EXPIRED', 'E_OUTCOME_UNKNOWN', 'E_EDGE_DOWN', 'E_PLC_DOWN', 'E_BUSY', 'E_KEY_STORE']);
+/** Of those, the answers that say the PLC cannot hear the twin: the edge or the PLC is away (stats.plcAway). */
+const AWAY_CODES = new Set(['E_EDGE_DOWN', 'E_PLC_DOWN']);
 /**
- * Of those, the answers that the same command sent again at once would get again: the edge or the
- * PLC is not there, or the cloud has no room. With `atOnce` their resync waits `downResyncMs` (or
- * the next state or snap: an edge that is back sends its snapshot) instead of going at once.
+ * The answers that the same command sent again at once would get again: the edge or the PLC is
+ * not there, or the cloud has no room. With `atOnce` their resync waits `downResyncMs` (or the
+ * next state or snap: an edge that is back sends its snapshot) instead of going at once.
  */
-const WAIT_CODES = new Set(['E_EDGE_DOWN', 'E_PLC_DOWN', 'E_BUSY']);
+const WAIT_CODES = new Set([...AWAY_CODES, 'E_BUSY']);
 
 const DEFAULTS = {
   // The wait for an answer beyond the command's lifetime (a command without a ttl: the longest an
@@ -94,7 +96,7 @@ function createAnswers(o) {
       else if (RESYNC_CODES.has(a.code)) e.cmd = null; // not written, or not known to be: owed
       else owed.delete(k); // refused for good (a bad value): sending it again changes nothing
     }
-    if (a.code === 'E_EDGE_DOWN' || a.code === 'E_PLC_DOWN') o.stats.plcAway = a.code;
+    if (AWAY_CODES.has(a.code)) o.stats.plcAway = a.code;
     else if (a.ok) o.stats.plcAway = '';
     const dl = cmd.dl !== undefined ? cmd.dl : a.dl;
     for (const cb of cbs) cb({ seq: cmd.seq, ok: Boolean(a.ok), code: a.code, msg: a.msg, dl, repeat: a.repeat, attempts: cmd.attempts });
@@ -225,4 +227,4 @@ function createAnswers(o) {
   };
 }
 
-module.exports = { RESYNC_CODES, WAIT_CODES, DEFAULTS, createAnswers };
+module.exports = { RESYNC_CODES, AWAY_CODES, WAIT_CODES, DEFAULTS, createAnswers };

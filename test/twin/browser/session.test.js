@@ -180,21 +180,31 @@ test('a page that replays the past is held: it gives the plant up, sends nothing
   assert.deepEqual([claims, a.driving], [before + 1, true], 'let go: it asked and got the free plant');
 });
 
-test('a page that watched the WebSocket–S7 path and then drives: its boxes ride on its own model, not the sensors it watched', async () => {
-  // The edge streams the inputs the PLC sees as well: a watching page's boxes wait for the real
-  // DetectSensor. Once it drives, its model is the plant: nothing may hold its boxes.
+/**
+ * A page on an injected clock with a stand-in transport: what it sends is kept, the PLC's frames
+ * are delivered by the test, its stats are `ts`; `run(ms)` ticks it 10 ms at a time.
+ */
+async function pageOnClock({ ts = { state: 'connected', connected: true }, lease } = {}) {
   let deliver = null;
   const sent = [];
   const transport = {
     connect: async () => {}, send: (v) => { sent.push(v); return true; }, onValues: (cb) => { deliver = cb; }, close: async () => {},
-    stats: () => ({ state: 'connected', connected: true }), inFlight: 0,
+    stats: () => ({ ...ts }), inFlight: 0,
   };
-  let granted = false;
-  const lease = { claim: async () => ({ granted, holder: { id: granted ? 'me' : 'other', label: 'other' } }), release: async () => {} };
   let clock = 0;
   const timers = { setInterval: () => 0, clearInterval: () => {}, setTimeout: (f) => setTimeout(f, 0), clearTimeout: () => {} };
   const s = createSession({ transport, protocol: 'ws', lease, plant: { profile: 'fast' }, now: () => clock, timers });
   await s.start();
+  const run = (ms) => { for (const end = clock + ms; clock < end;) { clock += 10; s.tick(); } };
+  return { s, sent, run, deliver: (values, kind) => deliver(values, kind) };
+}
+
+test('a page that watched the WebSocket–S7 path and then drives: its boxes ride on its own model, not the sensors it watched', async () => {
+  // The edge streams the inputs the PLC sees as well: a watching page's boxes wait for the real
+  // DetectSensor. Once it drives, its model is the plant: nothing may hold its boxes.
+  let granted = false;
+  const lease = { claim: async () => ({ granted, holder: { id: granted ? 'me' : 'other', label: 'other' } }), release: async () => {} };
+  const { s, sent, run, deliver } = await pageOnClock({ lease });
   assert.equal(s.driving, false, 'another page drives');
   deliver({
     st: 0, sp: 0, se: 0, p1f: 0, p1b: 1, sd: 0, dmg: 0, p2f: 0, sk: 0, p3f: 0,
@@ -204,7 +214,6 @@ test('a page that watched the WebSocket–S7 path and then drives: its boxes rid
   await s.takeOver();
   assert.equal(s.driving, true);
   assert.equal(s.feed(false), true);
-  const run = (ms) => { for (const end = clock + ms; clock < end;) { clock += 10; s.tick(); } };
   run(20);
   assert.ok(sent.some((v) => v.se === 1), 'the box is at the entry');
   deliver({ p1fw: 1 }, 'state'); // the PLC pushes it onto conveyor 1, which runs
@@ -217,20 +226,10 @@ test('a page that watched the WebSocket–S7 path and then drives: its boxes rid
 });
 
 test('a driving page\'s plant waits while the PLC cannot hear it: no link, or the edge or the PLC away; then runs on', async () => {
-  let deliver = null;
-  const sent = [];
   const ts = { state: 'connected', connected: true, plcAway: '' };
-  const transport = {
-    connect: async () => {}, send: (v) => { sent.push(v); return true; }, onValues: (cb) => { deliver = cb; }, close: async () => {},
-    stats: () => ({ ...ts }), inFlight: 0,
-  };
-  let clock = 0;
-  const timers = { setInterval: () => 0, clearInterval: () => {}, setTimeout: (f) => setTimeout(f, 0), clearTimeout: () => {} };
-  const s = createSession({ transport, protocol: 'ws', plant: { profile: 'fast' }, now: () => clock, timers });
-  await s.start();
+  const { s, sent, run, deliver } = await pageOnClock({ ts });
   assert.equal(s.driving, true, 'a page of its own');
   deliver({ c1: 1, c2: 1, grn: 1, p1fw: 0, p1bw: 0, p2fw: 0, p3fw: 0, red: 0 }, 'snap');
-  const run = (ms) => { for (const end = clock + ms; clock < end;) { clock += 10; s.tick(); } };
   run(50);
   const at = s.plant.time;
   for (const [why, set] of [
