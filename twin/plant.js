@@ -126,6 +126,12 @@ function createPlant(opts = {}) {
      * @returns {number} boxes moved or taken
      */
     align(rose, real) {
+      // The real piston 1 reached the front with a box this model was told of but has not at its
+      // entry yet (its own piston was not home when the box came): the box is there now, and lands.
+      if (rose && rose.p1f === 1) {
+        const arrived = m.arrive(s, cfg, plan, total, running, true);
+        if (arrived) emit('box', 'arrived', arrived);
+      }
       const moved = m.alignToSensors(s, cfg, rose || {}, real || {});
       const taken = m.strokesDone(s, cfg, rose || {});
       for (const [fate, box] of taken) finishBox(box, fate);

@@ -215,3 +215,18 @@ test('the plant\'s inputs and outputs are the I/O table\'s (no list of its own)'
   assert.deepEqual(OUTPUTS, tags.outputs.filter((t) => !t.noStream).map((t) => t.short));
   assert.ok(!OUTPUTS.includes('scn'), 'the diagnostic scan counter is never streamed');
 });
+
+test('a watching model: a box it was told of that has not arrived (its piston was not home) lands when the real Piston1Front comes on', () => {
+  const p = createPlant({ profile: 'fast', boxes: 0, feedWhileStopped: true, arrivalMs: 0 });
+  p.applyOutputs({ p1fw: 1, c1: 1 });
+  p.tick(20); // its piston is on its way forward, no box
+  p.feed(false); // the real entry sensor showed a box
+  p.tick(0);
+  assert.equal(p.scene().entry, null, 'not at its entry: the piston is not home');
+  const arrived = [];
+  p.on('box', (ev, b) => arrived.push([ev, b.id]));
+  p.align({ p1f: 1 });
+  assert.deepEqual(arrived, [['arrived', 1]]);
+  assert.deepEqual(p.scene().c1.map((b) => b.id), [1], 'it landed on conveyor 1');
+  assert.equal(p.align({ p1f: 1 }), 0, 'nothing more was fed: nothing more arrives');
+});

@@ -180,10 +180,13 @@ function runBelts(s, cfg) {
  * @param {boolean[]} plan which boxes are damaged
  * @param {number} total boxes to produce
  * @param {() => boolean} running whether the line runs (boxes arrive only then)
+ * @param {boolean} [now] a watching model: the real piston 1 pushed a box, so the next planned box
+ *   is at the entry whatever this model's piston and clock say
  * @returns {object|null} the box that arrived
  */
-function arrive(s, cfg, plan, total, running) {
-  const due = !s.entry && s.counts.arrived < total && s.piston.p1 === 0 && s.time - s.lastArrival >= cfg.arrivalMs && running();
+function arrive(s, cfg, plan, total, running, now = false) {
+  const due = !s.entry && s.counts.arrived < total
+    && (now || (s.piston.p1 === 0 && s.time - s.lastArrival >= cfg.arrivalMs && running()));
   if (!due) return null;
   const box = { id: s.counts.arrived + 1, damaged: plan[s.counts.arrived], arrivedAt: s.time, where: 'entry', x: 0 };
   s.counts.arrived += 1;
