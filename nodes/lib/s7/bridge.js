@@ -16,6 +16,7 @@ const envelope = require('../core/envelope');
 const { tableOf } = require('../core/io-table');
 const { createStateDiffer } = require('./edge');
 const { createProbeTracker } = require('./probes');
+const { MAX_ITEMS } = require('./job');
 const { createRequests, lateness, answerFields } = require('./requests');
 const { createKeyedCommands } = require('./keyed');
 const { createKeyStore } = require('./key-store');
@@ -114,7 +115,8 @@ function createS7Bridge(b) {
     emit(env, client);
   };
   const probes = createProbeTracker({
-    reads: conn, timeoutMs: b.probeTimeoutMs || PROBE_TIMEOUT_MS, counters,
+    reads: conn, responseDb: tableOf(b.table).TABLE.plc.probeResponseDb,
+    maxRanges: Math.max(1, MAX_ITEMS - conn.ioAddrs.length), timeoutMs: b.probeTimeoutMs || PROBE_TIMEOUT_MS, counters,
     onAnswer: (f) => emit(sender.make('probe-res', { d: f.got, ...answerFields(f.about) }), f.client),
     onFail: (f, code, message) => answerErr({ code, message }, f.about, f.client),
   });
@@ -190,7 +192,7 @@ function createS7Bridge(b) {
     input,
     /** The counters and what waits, for the /s7twin/stats registry. */
     stats: () => ({
-      ...counters, pendingProbes: probes.pendingSlots, probeBlocks: probes.blocksRead, src: b.src, seq: sender.seq,
+      ...counters, pendingProbes: probes.pendingSlots, probeRanges: probes.rangesRead, src: b.src, seq: sender.seq,
       keys: keyStore.size, keyStore: { ...keyStore.counters },
     }),
     /** Stop listening to the connection and forget every probe (their blocks leave the read). */

@@ -75,6 +75,12 @@ const DEFAULTS = {
   // back: one twin probing 26 times a second cost the edge 30 % of a core instead of 17, the PLC
   // 17 % instead of 9 (docs/bridge.md).
   chaseMs: 15,
+  // Reads start at least this far apart, unless one is asked for (connect, a snapshot): the
+  // probe answers change once a scan, and a read of one PDU takes a fraction of a millisecond. At
+  // 1,000 twins, chasing back to back made 6,000 reads a second, costing the edge and the PLC
+  // more CPU than reading 4 KB in five PDUs 300 times (docs/bridge.md). A scan's answers wait at
+  // most this long for the read that sees them.
+  readGapMs: 2,
   // A read that spans several PDUs (the probe blocks of hundreds of twins, a round trip per PDU)
   // is followed by a rest, so that such reads take at most this share of the time. Back to back,
   // they kept the edge and the PLC busy re-reading answers that change once per scan: at 1,000 WAN
@@ -113,6 +119,7 @@ const DEFAULTS = {
 function newCounters() {
   return {
     connects: 0, reconnects: 0, reads: 0, readErrors: 0, writes: 0, writeErrors: 0, refused: 0,
+    readPdus: 0, // requests the cyclic reads took (readPdus / reads = requests per read)
     lastReadMs: 0, batched: 0, // writes that went out merged with others in one job
     writeJobs: 0, // write requests sent (writes / writeJobs = writes per request)
     chaseReads: 0, // reads made back to back in a chase window after a write
@@ -165,8 +172,7 @@ function createS7Connection(opts) {
     onConnecting: () => setState('connecting'),
     onUp(client) {
       maxPdu = client.maxPdu;
-      client.setItems(reads.list());
-      reads.clean();
+      reads.touch(); // a new client: the first read hands it the list
       session = createSession({
         client, queue, pacer, reads, counters, timeoutMs: o.timeoutMs, ioAddrs, once,
         onData: (io, extra) => ee.emit('data', areasOf(io), extra),
@@ -241,6 +247,8 @@ function createS7Connection(opts) {
     /** Read `addr` (nodes7 syntax) with every cycle until unwatch(). */
     watch: reads.watch,
     unwatch: reads.unwatch,
+    /** Ask fn() right before every read for more addresses to read (lib/s7/read-list.js follow). */
+    follow: reads.follow,
     /**
      * Read byte ranges once, between the cyclic reads and the writes (one request in flight, as
      * ever): a signal's ring blocks (lib/stream/reader.js). nodes7 packs the ranges into as few

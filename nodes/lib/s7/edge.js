@@ -8,13 +8,6 @@
 const { demoTable, TagError, UDINT_MAX } = require('../core/io-table');
 const { writeItem } = require('./address');
 
-/**
- * Probe responses are read in blocks of this many slots (256 bytes, well inside one S7 PDU), one
- * read item per block with a pending probe: 1,000 twins cost 16 items, not 1,000. (nodes7 0.3.18
- * throws from its socket handler, killing Node-RED, when one read carries about 1,000 items.)
- */
-const PROBE_BLOCK = 64;
-
 const tagError = (code, message) => new TagError(code, message);
 
 /**
@@ -37,14 +30,14 @@ function commandItems(d, table = demoTable()) {
  * Check a `probe` frame's d ({slot: value}); all or nothing.
  * @param {object} d
  * @param {object} [table] the plant's I/O table: its probe blocks and slots (default: the demo plant's)
- * @returns {Array<{slot: number, value: number, addr: string, resAddr: string, resIndex: number}>}
- *   resAddr is the nodes7 array item of the response block holding the slot, resIndex its place
+ * @returns {Array<{slot: number, value: number, addr: string}>} addr: the request slot's nodes7
+ *   address (lib/s7/probes.js reads the response slots)
  * @throws {TagError} E_EMPTY, E_SLOT, E_TYPE, E_RANGE
  */
 function probeItems(d, table = demoTable()) {
   const keys = Object.keys(d || {});
   if (!keys.length) throw tagError('E_EMPTY', 'a probe must carry at least one slot');
-  const { probeRequestDb, probeResponseDb } = table.TABLE.plc;
+  const { probeRequestDb } = table.TABLE.plc;
   const slots = table.PROBE_SLOTS;
   return keys.map((k) => {
     const slot = Number(k);
@@ -52,12 +45,7 @@ function probeItems(d, table = demoTable()) {
     const value = d[k];
     if (typeof value !== 'number' || !Number.isInteger(value)) throw tagError('E_TYPE', `probe value of slot ${k} must be an integer`);
     if (!table.isProbeValue(value)) throw tagError('E_RANGE', `probe value ${value} outside 0..${UDINT_MAX}`);
-    const start = slot - (slot % PROBE_BLOCK);
-    const len = Math.min(PROBE_BLOCK, slots - start);
-    return {
-      slot, value, addr: `DB${probeRequestDb},DWORD${4 * slot}`,
-      resAddr: `DB${probeResponseDb},DWORD${4 * start}.${len}`, resIndex: slot - start,
-    };
+    return { slot, value, addr: `DB${probeRequestDb},DWORD${4 * slot}` };
   });
 }
 
@@ -84,4 +72,4 @@ function createStateDiffer(table = demoTable()) {
   };
 }
 
-module.exports = { commandItems, probeItems, createStateDiffer, UDINT_MAX, PROBE_BLOCK };
+module.exports = { commandItems, probeItems, createStateDiffer, UDINT_MAX };

@@ -11,6 +11,14 @@
  * failure tears it down completely (teardown(): its timers cleared, its socket destroyed), and
  * lib/s7/reconnector.js reconnects with our own exponential back-off.
  *
+ * Changing the items of the cyclic read is cheap here. nodes7 parses every address of a new list
+ * into an item with four 8 KiB buffers and clones each again for its request (a 16-item list cost
+ * more than reading it). The probe response ranges change with nearly every read under load
+ * (lib/s7/probes.js), so this file keeps the items: an address seen before reuses its item, a
+ * DWORD range (`DBn,DWORDo.len`) takes one freed by the last list and is re-aimed, and the read
+ * request is laid out here, one request item per address, at most MAX_ITEMS per PDU
+ * (fastPrepare). A list with an item larger than one PDU goes the stock nodes7 way.
+ *
  * Two things about a write happen here because only here can they be seen:
  * - the last deadline check. nodes7 builds a write request (several 8 KiB buffers per item; with
  *   the garbage collections they set off, 10-78 ms in a profile of the edge under load) before it
@@ -21,10 +29,45 @@
  *   PLC may still apply it when it resumes: the callback says `timedOut` then.
  */
 const NodeS7 = require('nodes7');
+const { MAX_ITEMS } = require('./job');
 
 const noop = () => {};
 const NODES7_TIMERS = ['reconnectTimer', 'rereadTimer', 'connectTimeout', 'PDUTimeout', 'resetTimeout', 'dropConnectionTimer'];
 const DEFAULT_PDU = 240; // the smallest PDU an S7 CPU offers, until the connection says otherwise
+const KEPT_ITEMS = 64; // items kept for addresses other than DWORD ranges (the I/O ranges): more go the stock way
+const DWORD_RANGE = /^DB(\d+),DWORD(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Lay out a read of `items` (nodes7 items, each read whole in one request item) into requests of
+ * at most one PDU and MAX_ITEMS items, as nodes7's prepareReadPacket would for items it neither
+ * merges nor splits: no item is cloned, each is its own block and its own request.
+ * @param {object} inst the NodeS7 object
+ * @param {object[]} items
+ */
+function fastPrepare(inst, items) {
+  inst.globalReadBlockList = items;
+  inst.readReqHeader.copy(inst.readReq, 0); // what nodes7's own layout does first
+  inst.clearReadPacketTimeouts();
+  inst.readPacketArray = [];
+  let packet = null;
+  let reply = 0;
+  items.forEach((it, i) => {
+    it.block = i;
+    it.parts = 1;
+    it.isOptimized = false;
+    it.itemReference = [it];
+    it.requestReference = [it];
+    const need = it.byteLengthWithFill + 4;
+    if (!packet || reply + need > inst.maxPDU || 12 + 12 * (packet.itemList.length + 1) > inst.maxPDU || packet.itemList.length >= MAX_ITEMS) {
+      packet = { seqNum: 0, itemList: [], reqTime: undefined, sent: false, rcvd: false, timeoutError: undefined, timeout: undefined };
+      inst.readPacketArray.push(packet);
+      reply = 14;
+    }
+    packet.itemList.push(it);
+    reply += need;
+  });
+  inst.readPacketValid = true;
+}
 
 /**
  * Stop everything a NodeS7 object has running (it keeps timers even after dropConnection).
@@ -56,6 +99,50 @@ function teardown(inst) {
 function createNodes7Client(o) {
   const inst = new NodeS7({ silent: true });
   let hasItems = false;
+  let fastItems = null; // the cyclic read's items when this file lays the read out, else null (nodes7's own way)
+  const kept = new Map(); // address -> its nodes7 item (addresses other than DWORD ranges)
+  const ranges = new Map(); // DWORD range address -> the item aimed at it now
+  const spare = []; // DWORD range items no list uses now, to be re-aimed
+  /** A nodes7 item parsed by nodes7 itself (not in its read list). */
+  function parsed(addr) {
+    const list = inst.polledReadBlockList;
+    inst.polledReadBlockList = [];
+    inst.addItemsNow(addr);
+    const item = inst.polledReadBlockList[0];
+    inst.polledReadBlockList = list;
+    return item;
+  }
+  /** The items for `addrs`, reused or re-aimed; null when one must go the stock way. */
+  function itemsFor(addrs) {
+    const want = new Set(addrs);
+    for (const [a, it] of ranges) if (!want.has(a)) { ranges.delete(a); if (spare.length < KEPT_ITEMS) spare.push(it); }
+    const out = [];
+    for (const a of addrs) {
+      let it = kept.get(a) || ranges.get(a);
+      const m = it ? null : DWORD_RANGE.exec(a);
+      if (m) {
+        it = spare.pop() || parsed(`DB${m[1]},DWORD0`);
+        const n = m[3] === undefined ? 1 : Number(m[3]);
+        Object.assign(it, {
+          addr: a, useraddr: a, dbNumber: Number(m[1]), offset: Number(m[2]), arrayLength: n, byteLength: 4 * n,
+          byteLengthWithFill: 4 * n, value: undefined, quality: undefined, valid: false, errCode: undefined,
+        });
+        ranges.set(a, it);
+      } else if (!it) {
+        if (kept.size >= KEPT_ITEMS) return null;
+        it = parsed(a);
+        if (!it) return null;
+        kept.set(a, it);
+      }
+      if (!it.byteLength || it.byteLengthWithFill + 18 > inst.maxPDU) return null; // more than one PDU
+      out.push(it);
+    }
+    return out;
+  }
+  inst.prepareReadPacket = function prepareReadPacket() {
+    if (fastItems) fastPrepare(this, fastItems);
+    else NodeS7.prototype.prepareReadPacket.call(this);
+  };
   let gate = null; // the write's last check, right before its bytes go out
   let refused = false; // the gate said no: nothing was sent
   let timedOut = false; // nodes7's packet timer answered the write, not the PLC
@@ -85,8 +172,19 @@ function createNodes7Client(o) {
         onDone();
       });
     },
-    /** The items every read asks for (call between requests only: see session.js). */
+    /**
+     * The items every read asks for (call between requests only: see session.js). Cheap for
+     * addresses seen before and for DWORD ranges, however often the list changes.
+     */
     setItems(addrs) {
+      fastItems = inst.maxPDU ? itemsFor(addrs) : null;
+      if (fastItems) {
+        inst.addRemoveArray = [];
+        inst.polledReadBlockList = fastItems;
+        inst.readPacketValid = false;
+        hasItems = true;
+        return;
+      }
       if (hasItems) inst.removeItems();
       inst.addItems(addrs);
       hasItems = true;

@@ -5,54 +5,90 @@
  * and the frame is answered once: `probe-res` when every slot shows its value in a read, else one
  * error (timeout, the PLC connection lost, or the slot probed again by a newer frame first).
  *
- * The response slots are read in blocks (lib/s7/edge.js PROBE_BLOCK): a block is watched while a
- * probe in it waits. A block whose last probe was answered stays in the read for `lingerMs`:
- * with many twins, blocks empty and refill all the time, and every change of nodes7's item list
- * re-parses and re-prepares the whole read (4.7 % of the edge's JS time at 1,000 twins). An idle
- * block costs 256 bytes more per read until it goes.
+ * Only the response slots with a probe pending are read: right before each read the tracker names
+ * the ranges of DB3 (the table's response DB) that cover them (coverRanges), at most `maxRanges`
+ * items, each within one PDU, neighbours a few slots apart read as one. With 1,000 twins about 25
+ * slots wait at any moment: one PDU of a few hundred bytes a read, where reading the response
+ * blocks whole took 4 KB in five PDUs (docs/bridge.md). nodes7 is handed a new item list nearly
+ * every read; lib/s7/nodes7-client.js makes that cheap.
  */
+const { MAX_ITEMS } = require('./job');
 
-const LINGER_MS = 2000; // an emptied probe response block stays in the read this long
+const RANGE_GAP = 3; // pending slots this few apart are read as one range (an item costs 16 bytes besides its data)
+const DEFAULT_PDU = 240;
+
+/**
+ * The ranges that read every slot given: neighbours at most RANGE_GAP apart join, then the two
+ * ranges closest together join until there are at most maxRanges; no range is longer than maxLen.
+ * @param {number[]} slots ascending, no repeats
+ * @param {number} maxRanges
+ * @param {number} maxLen slots per range at most
+ * @returns {Array<{start: number, len: number}>}
+ */
+function coverRanges(slots, maxRanges, maxLen) {
+  const out = [];
+  for (const s of slots) {
+    const r = out[out.length - 1];
+    if (r && s - (r.start + r.len) < RANGE_GAP && s - r.start < maxLen) r.len = s - r.start + 1;
+    else out.push({ start: s, len: 1 });
+  }
+  while (out.length > maxRanges) {
+    let best = -1;
+    for (let i = 0; i + 1 < out.length; i++) {
+      const gap = out[i + 1].start - (out[i].start + out[i].len);
+      const len = out[i + 1].start + out[i + 1].len - out[i].start;
+      if (len <= maxLen && (best < 0 || gap < out[best + 1].start - (out[best].start + out[best].len))) best = i;
+    }
+    if (best < 0) break; // every join would be too long: more items, more requests
+    out[best].len = out[best + 1].start + out[best + 1].len - out[best].start;
+    out.splice(best + 1, 1);
+  }
+  return out;
+}
 
 /**
  * @param {object} p
- * @param {{watch(addr: string): void, unwatch(addr: string): void}} p.reads the connection's read list
+ * @param {{follow(fn: () => string[]): () => void, maxPdu?: number|null}} p.reads the connection
+ *   (lib/s7/connection.js): asks the tracker for its ranges before every read
+ * @param {number} p.responseDb the data block of the response slots (the table's probeResponseDb)
+ * @param {number} [p.maxRanges] response items per read at most (default: what one request has
+ *   room for beside one I/O range)
  * @param {number} p.timeoutMs a frame whose slots do not all answer within this is failed
- * @param {number} [p.lingerMs] see LINGER_MS
  * @param {{probeRes: number, probeTimeouts: number, superseded: number}} p.counters incremented here
  * @param {(f: {about: object, client: *, got: object}) => void} p.onAnswer a frame fully answered
  * @param {(f: {about: object, client: *}, code: string, message: string) => void} p.onFail a frame failed
  * @param {() => number} [p.now] Date.now() by default
  */
 function createProbeTracker(p) {
-  const lingerMs = p.lingerMs ?? LINGER_MS;
   const now = p.now || Date.now;
-  const frames = new Map(); // "src seq" of a probe frame written -> {about, client, left: Map(slot -> item), got, deadline}
+  const maxRanges = p.maxRanges || MAX_ITEMS - 1;
+  const frames = new Map(); // "src seq" of a probe frame written -> {about, client, left: Map(slot -> value), got, deadline}
   const frameOfSlot = new Map(); // probe slot -> the key of the frame waiting on it
-  const blocks = new Map(); // response block read item -> pending probes in it
-  const lingering = new Map(); // block -> timer that unwatches it
+  let reading = new Map(); // address -> first slot, of the ranges the read under way asks for
+  let rangesRead = 0;
 
-  function watchBlock(addr) {
-    blocks.set(addr, (blocks.get(addr) || 0) + 1);
-    if (blocks.get(addr) !== 1) return;
-    if (lingering.has(addr)) { clearTimeout(lingering.get(addr)); lingering.delete(addr); return; }
-    p.reads.watch(addr);
+  /** The response ranges for the next read (the read list asks right before it). */
+  function ranges() {
+    reading = new Map();
+    if (!frameOfSlot.size) return [];
+    const maxLen = Math.floor(((p.reads.maxPdu || DEFAULT_PDU) - 18) / 4);
+    const slots = [...frameOfSlot.keys()].sort((a, b) => a - b);
+    const out = [];
+    for (const r of coverRanges(slots, maxRanges, maxLen)) {
+      const addr = `DB${p.responseDb},DWORD${4 * r.start}.${r.len}`;
+      reading.set(addr, r.start);
+      out.push(addr);
+    }
+    rangesRead += out.length;
+    return out;
   }
-  function unwatchBlock(addr) {
-    const n = (blocks.get(addr) || 1) - 1;
-    if (n > 0) { blocks.set(addr, n); return; }
-    blocks.delete(addr);
-    if (lingering.has(addr)) return;
-    lingering.set(addr, setTimeout(() => { lingering.delete(addr); p.reads.unwatch(addr); }, lingerMs));
-  }
-  /** Forget a frame (its slots no longer watched) and answer it with an error. */
+  const unfollow = p.reads.follow(ranges);
+
+  /** Forget a frame (its slots no longer read) and answer it with an error. */
   function fail(key, code, message) {
     const f = frames.get(key);
     frames.delete(key);
-    for (const [slot, item] of f.left) {
-      frameOfSlot.delete(slot);
-      unwatchBlock(item.resAddr);
-    }
+    for (const slot of f.left.keys()) frameOfSlot.delete(slot);
     p.onFail(f, code, message);
   }
 
@@ -62,7 +98,7 @@ function createProbeTracker(p) {
      * fails that frame (E_PROBE_SUPERSEDED): a new probe on a slot replaces the one waiting there.
      * @param {{src: string, seq: number, cid?: *, dl?: *}} about the frame, for its answer
      * @param {*} client who sent it (msg._client)
-     * @param {Array<{slot: number, value: number, resAddr: string, resIndex: number}>} items lib/s7/edge.js probeItems
+     * @param {Array<{slot: number, value: number}>} items lib/s7/edge.js probeItems
      */
     track(about, client, items) {
       const key = `${about.src} ${about.seq}`;
@@ -73,25 +109,28 @@ function createProbeTracker(p) {
           p.counters.superseded += 1;
           fail(prev, 'E_PROBE_SUPERSEDED', `probe slot ${i.slot} was probed again before it answered`);
         }
-        f.left.set(i.slot, i);
+        f.left.set(i.slot, i.value);
         frameOfSlot.set(i.slot, key);
-        watchBlock(i.resAddr);
       }
       frames.set(key, f);
     },
 
-    /** A read came back (`extra`: the watched blocks' values): answer what it shows, expire the rest. */
+    /** A read came back (`extra`: the values of the ranges it asked for): answer what it shows, expire the rest. */
     seen(extra) {
       if (!frames.size) return;
+      const shown = new Map(); // slot -> value the read shows
+      for (const [addr, start] of reading) {
+        const v = extra[addr];
+        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) shown.set(start + i, v[i]);
+        else if (typeof v === 'number') shown.set(start, v);
+      }
       const t = now();
       for (const [key, f] of frames) {
-        for (const [slot, item] of f.left) {
-          const block = extra[item.resAddr];
-          if (!Array.isArray(block) || block[item.resIndex] !== item.value) continue;
-          f.got[slot] = item.value;
+        for (const [slot, value] of f.left) {
+          if (shown.get(slot) !== value) continue;
+          f.got[slot] = value;
           f.left.delete(slot);
           frameOfSlot.delete(slot);
-          unwatchBlock(item.resAddr);
         }
         if (f.left.size === 0) {
           frames.delete(key);
@@ -99,7 +138,7 @@ function createProbeTracker(p) {
           p.onAnswer(f);
         } else if (t >= f.deadline) {
           p.counters.probeTimeouts += 1;
-          const slots = [...f.left].map(([slot, i]) => `${slot}=${i.value}`).join(', ');
+          const slots = [...f.left].map(([slot, v]) => `${slot}=${v}`).join(', ');
           fail(key, 'E_PROBE_TIMEOUT', `probe slot(s) ${slots} did not answer within ${p.timeoutMs} ms`);
         }
       }
@@ -112,21 +151,19 @@ function createProbeTracker(p) {
       }
     },
 
-    /** Stop: unwatch every block now, forget every frame (unanswered: the node is going away). */
+    /** Stop: no more ranges in the reads, forget every frame (unanswered: the node is going away). */
     close() {
-      for (const addr of blocks.keys()) p.reads.unwatch(addr);
-      for (const [addr, timer] of lingering) { clearTimeout(timer); p.reads.unwatch(addr); }
-      lingering.clear();
-      blocks.clear();
+      unfollow();
       frames.clear();
       frameOfSlot.clear();
+      reading = new Map();
     },
 
     /** Slots waiting for their answer. */
     get pendingSlots() { return frameOfSlot.size; },
-    /** Response blocks in the read (waited on or lingering). */
-    get blocksRead() { return blocks.size + lingering.size; },
+    /** Response ranges read so far, over every read (divided by the reads: ranges per read). */
+    get rangesRead() { return rangesRead; },
   };
 }
 
-module.exports = { createProbeTracker, LINGER_MS };
+module.exports = { createProbeTracker, coverRanges, RANGE_GAP };

@@ -54,7 +54,7 @@ function createSession(s) {
   function tick() {
     tickTimer = null;
     if (stopped || busy) return;
-    const now = Date.now();
+    const now = performance.now();
     // A read of several PDUs is not followed by another before its rest is over, whatever asks.
     if (pacer.readFirst(now)) { read(); return; }
     if (queue.length) queue.dropExpired();
@@ -66,13 +66,9 @@ function createSession(s) {
   }
 
   function read() {
-    const started = Date.now();
-    const t0 = performance.now();
-    if (reads.dirty) {
-      client.setItems(reads.list());
-      reads.clean();
-      pacer.itemsChanged();
-    }
+    const started = performance.now(); // the pacer's clock: monotonic, and finer than Date.now()'s milliseconds
+    const items = reads.take();
+    if (items) client.setItems(items);
     pacer.readStarted();
     busy = { kind: 'read' };
     guard('read');
@@ -86,9 +82,10 @@ function createSession(s) {
         return;
       }
       counters.reads += 1;
-      const now = Date.now();
-      counters.lastReadMs = now - started;
-      pacer.readDone({ started, tookMs: performance.now() - t0, pdus, values, now });
+      counters.readPdus += pdus;
+      const now = performance.now();
+      counters.lastReadMs = Math.round((now - started) * 10) / 10;
+      pacer.readDone({ started, tookMs: now - started, pdus, values, now });
       try {
         s.onData(s.ioAddrs.map((a) => Buffer.from(values[a])), reads.extra(values));
       } finally {
@@ -144,7 +141,7 @@ function createSession(s) {
       if (job.merged) counters.batched += job.merged;
       job.resolve();
     }
-    pacer.writeDone(!bad, Date.now());
+    pacer.writeDone(!bad, performance.now());
     tick();
   }
 

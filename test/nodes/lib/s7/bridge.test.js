@@ -13,11 +13,12 @@ const { createS7Bridge, createScanMerger, statusOf, newCounters } = require('../
 function fakeConn() {
   const conn = new EventEmitter();
   Object.assign(conn, {
-    state: 'connected', connected: true, writes: [], reads: 0, watched: new Set(),
+    state: 'connected', connected: true, writes: [], reads: 0, followers: new Set(), ioAddrs: ['DB1,BYTE0.16'], maxPdu: 960,
     write(items, opts) { conn.writes.push({ items, opts }); return Promise.resolve(); },
     readSoon() { conn.reads += 1; },
-    watch(a) { conn.watched.add(a); },
-    unwatch(a) { conn.watched.delete(a); },
+    follow(fn) { conn.followers.add(fn); return () => conn.followers.delete(fn); },
+    /** The addresses the next read would ask for besides the I/O ranges. */
+    extraAddrs() { return [...conn.followers].flatMap((fn) => fn()); },
   });
   return conn;
 }
@@ -83,16 +84,15 @@ test('a probe is answered with probe-res once a read shows its slot', async () =
   const s = setup();
   const p = env('probe', { 5: 4242 });
   await s.input({ payload: p });
-  assert.deepEqual([...s.conn.watched], ['DB3,DWORD0.64']);
-  const slots = new Array(64).fill(0);
-  slots[5] = 4242;
-  s.conn.emit('data', block({}), { 'DB3,DWORD0.64': slots });
+  assert.deepEqual(s.conn.extraAddrs(), ['DB3,DWORD20.1'], 'the pending response slot is read');
+  s.conn.emit('data', block({}), { 'DB3,DWORD20.1': 4242 });
   const res = s.out.find((m) => m.payload.k === 'probe-res');
   assert.deepEqual(res.payload.d, { 5: 4242 });
   assert.deepEqual(res.payload.ref, { src: 'twin', seq: p.seq });
   assert.equal(s.bridge.stats().pendingProbes, 0);
+  assert.deepEqual(s.conn.extraAddrs(), [], 'answered: no longer read');
   s.bridge.close();
-  assert.equal(s.conn.watched.size, 0, 'close takes the lingering block out of the read');
+  assert.equal(s.conn.followers.size, 0, 'close stops naming ranges');
 });
 
 test('a bad envelope fails the message (done(err)) and is answered; a wrong kind is refused E_KIND', async () => {

@@ -21,14 +21,11 @@ test('commandItems is all or nothing: one bad value refuses the whole frame with
   assert.throws(() => commandItems({}), { code: 'E_EMPTY' });
 });
 
-test('probeItems checks slot and UDInt range and addresses DB2/DB3', () => {
+test('probeItems checks slot and UDInt range and addresses the DB2 request slots', () => {
   assert.deepEqual(probeItems({ 0: 7, 1023: 4294967295 }), [
-    { slot: 0, value: 7, addr: 'DB2,DWORD0', resAddr: 'DB3,DWORD0.64', resIndex: 0 },
-    { slot: 1023, value: 4294967295, addr: 'DB2,DWORD4092', resAddr: 'DB3,DWORD3840.64', resIndex: 63 },
+    { slot: 0, value: 7, addr: 'DB2,DWORD0' },
+    { slot: 1023, value: 4294967295, addr: 'DB2,DWORD4092' },
   ]);
-  // Responses are read a block of 64 slots per item: slots 64..127 share one item.
-  assert.equal(probeItems({ 70: 1 })[0].resAddr, 'DB3,DWORD256.64');
-  assert.equal(probeItems({ 70: 1 })[0].resIndex, 6);
   assert.throws(() => probeItems({ 1024: 1 }), { code: 'E_SLOT' });
   assert.throws(() => probeItems({ '-1': 1 }), { code: 'E_SLOT' });
   assert.throws(() => probeItems({ x: 1 }), { code: 'E_SLOT' });

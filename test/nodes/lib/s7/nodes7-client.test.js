@@ -57,3 +57,51 @@ test('a write\'s gate is asked right before its bytes go to the socket: closed, 
   assert.equal(srv.values().se, 0);
   assert.equal(srv.io()[0] & 0x08, 0x08, 'the next write went out');
 });
+
+test('item lists that change with every read come back right from the real PLC: DWORD ranges re-aimed, '
+  + 'the I/O range reused, a list too large for one PDU the stock way', async (t) => {
+  const { startPlc, s7Connect } = require('../../../helpers/plc');
+  const plc = await startPlc({ opcua: false, modbus: false });
+  t.after(() => plc.stop());
+  const s7 = await s7Connect(plc.ports.s7);
+  t.after(() => s7.close());
+  // Requests in DB2 slots 0..299; the PLC's program copies them to the response slots in DB3.
+  const want = Array.from({ length: 300 }, (_, i) => (0x1000 * i + 7) >>> 0);
+  for (let i = 0; i < 300; i += 100) await s7.write({ [`DB2,DWORD${4 * i}.100`]: want.slice(i, i + 100) });
+  const last = 'DB3,DWORD1196';
+  for (let k = 0; k < 200 && (await s7.read([last]))[last] !== want[299]; k++) await new Promise((r) => setTimeout(r, 10));
+
+  const client = createNodes7Client({ host: '127.0.0.1', port: plc.ports.s7, rack: 0, slot: 1, timeoutMs: 2000, parallelJobs: 1 });
+  t.after(() => client.destroy());
+  assert.equal(await new Promise((resolve) => client.connect(resolve, () => {})), undefined);
+  const read = (addrs) => {
+    client.setItems(addrs);
+    return new Promise((resolve) => client.read((bad, values, pdus) => resolve({ bad, values, pdus })));
+  };
+  let seed = 7;
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  const pdus = [];
+  for (let k = 0; k < 60; k++) {
+    const ranges = Array.from({ length: 1 + rnd(24) }, () => { const start = rnd(290); return { start, n: 1 + rnd(Math.min(40, 300 - start)) }; });
+    const addrs = ['DB1,BYTE0.16', ...new Set(ranges.map((r) => `DB3,DWORD${4 * r.start}${r.n > 1 || rnd(2) ? `.${r.n}` : ''}`))];
+    const { bad, values, pdus: p } = await read(addrs);
+    assert.equal(bad, false, `read ${k}: ${JSON.stringify(values).slice(0, 400)} ${addrs}`);
+    pdus.push(p);
+    assert.equal(values['DB1,BYTE0.16'].length, 16);
+    for (const a of addrs.slice(1)) {
+      const [, off, n] = /DWORD(\d+)(?:\.(\d+))?/.exec(a);
+      const start = Number(off) / 4;
+      const expect = want.slice(start, start + Number(n || 1));
+      assert.deepEqual([].concat(values[a]), expect, `${a} in read ${k}`);
+    }
+  }
+  assert.ok(pdus.every((p) => p >= 1) && pdus.some((p) => p > 1), `lists of more than one PDU's bytes or 20 items take several requests: ${pdus}`);
+  // One item larger than a PDU: nodes7's own packetizer splits it; then the quick way again.
+  const big = await read(['DB1,BYTE0.16', 'DB3,DWORD0.300']);
+  assert.equal(big.bad, false);
+  assert.deepEqual(big.values['DB3,DWORD0.300'], want);
+  assert.ok(big.pdus >= 2);
+  const again = await read(['DB1,BYTE0.16', 'DB3,DWORD40.2']);
+  assert.deepEqual(again.values['DB3,DWORD40.2'], want.slice(10, 12));
+  assert.equal(again.pdus, 1);
+});

@@ -4,7 +4,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createReadPacer, sameValue } = require('../../../../nodes/lib/s7/read-pacer');
 
-const O = { cycleMs: 10, chaseMs: 15, readDuty: 1 / 3, maxRestMs: 5 };
+const O = { cycleMs: 10, chaseMs: 15, readGapMs: 2, readDuty: 1 / 3, maxRestMs: 5 };
 function setup(o = {}) {
   const counters = { chaseReads: 0, chaseEnds: 0, rests: 0 };
   return { p: createReadPacer({ ...O, ...o }, counters), counters };
@@ -34,18 +34,34 @@ test('a requested read goes first, ahead of writes', () => {
   assert.equal(p.readFirst(101), false);
 });
 
-test('after a write, reads follow back to back until the values change', () => {
+test('after a write, reads follow readGapMs apart until the values change', () => {
   const { p, counters } = setup();
   p.writeDone(true, 100);
-  assert.equal(p.readFirst(100), true, 'the reaction is read at once');
+  assert.equal(p.readFirst(100), true, 'the reaction is read at once: no read for long');
   read(p, 100, { a: 1 }); // the chase's first read: the base
-  assert.equal(p.waitMs(101), 0, 'next read right away');
-  read(p, 101, { a: 1 }); // unchanged: no scan yet
-  assert.equal(p.waitMs(102), 0);
-  read(p, 102, { a: 2 }); // the PLC scanned: the chase ends
+  assert.equal(p.readFirst(101), false);
+  assert.equal(p.waitMs(101), 1, 'the next read 2 ms after this one started');
+  assert.equal(p.readFirst(102), true, 'a due read goes ahead of queued writes');
+  read(p, 102, { a: 1 }); // unchanged: no scan yet
+  assert.equal(p.waitMs(103), 1);
+  read(p, 104, { a: 2 }); // the PLC scanned: the chase ends
   assert.equal(counters.chaseReads, 2);
   assert.equal(counters.chaseEnds, 1);
-  assert.equal(p.waitMs(103), 9, 'back to the cycle');
+  assert.equal(p.waitMs(105), 9, 'back to the cycle');
+});
+
+test('writes right after a read wait for the gap: a stream of writes is read every readGapMs, not after each', () => {
+  const { p } = setup({ chaseMs: 0 });
+  read(p, 100, { a: 1 });
+  p.writeDone(true, 100.5);
+  assert.equal(p.readFirst(100.5), false, 'the last read started 0.5 ms ago');
+  p.writeDone(true, 101);
+  assert.equal(p.readFirst(101.9), false);
+  assert.equal(p.readFirst(102), true);
+  read(p, 102, { a: 1 });
+  assert.equal(p.waitMs(103), 9, 'no write since: the cycle');
+  p.requestRead(); // asked for (a snapshot): no gap
+  assert.equal(p.readFirst(103), true);
 });
 
 test('a write the PLC never reacts to is chased for chaseMs, then the cycle resumes', () => {
@@ -60,6 +76,7 @@ test('a write the PLC never reacts to is chased for chaseMs, then the cycle resu
 test('a failed write or chaseMs 0 starts no chase, but still asks for a read', () => {
   for (const [o, ok] of [[{}, false], [{ chaseMs: 0 }, true]]) {
     const { p, counters } = setup(o);
+    read(p, 90, { a: 1 });
     p.writeDone(ok, 100);
     assert.equal(p.readFirst(100), true);
     read(p, 100, { a: 1 });
@@ -68,14 +85,14 @@ test('a failed write or chaseMs 0 starts no chase, but still asks for a read', (
   }
 });
 
-test('new read items restart the chase comparison', () => {
+test('a chase compares the items both reads asked for: new or dropped items are no change', () => {
   const { p, counters } = setup();
   p.writeDone(true, 100);
-  read(p, 100, { a: 1 });
-  p.itemsChanged();
-  read(p, 101, { a: 1, b: 5 }); // a new base, not a change
+  read(p, 100, { a: 1, r1: 7 }); // the base
+  read(p, 102, { a: 1, r2: 5 }); // another probe range: not a change
+  read(p, 104, { a: 1 });
   assert.equal(counters.chaseEnds, 0);
-  read(p, 102, { a: 1, b: 6 });
+  read(p, 106, { a: 2, r3: 1 }); // the I/O range (its scan counter) moved: the PLC scanned
   assert.equal(counters.chaseEnds, 1);
 });
 
