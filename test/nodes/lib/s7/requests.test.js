@@ -68,14 +68,14 @@ test('a command whose write fails is answered with the write\'s code and counted
   }
 });
 
-test('a probe is written as independent slot writes, then tracked and read soon; no answer yet', async () => {
+test('a probe is written as independent slot writes, then tracked; no read asked for out of turn, no answer yet', async () => {
   const s = setup();
   await s.run('probe', env('probe', { 5: 55 }, { cid: 'p', dl: 3 }), { _client: 'tw' });
   assert.deepEqual(s.writes, [{ items: [{ addr: 'DB2,DWORD20', value: 55 }], opts: { independent: true } }]);
   assert.equal(s.tracked.length, 1);
   assert.deepEqual(s.tracked[0][0], { src: 'twin', seq: 7, cid: 'p', dl: 3 });
   assert.equal(s.tracked[0][1], 'tw');
-  assert.equal(s.readSoon(), 1);
+  assert.equal(s.readSoon(), 0, 'the connection reads readGapMs after its last read, as after any write');
   assert.equal(s.answers.length, 0, 'the probe-res comes from the tracker');
 });
 
