@@ -11,13 +11,15 @@
  * failure tears it down completely (teardown(): its timers cleared, its socket destroyed), and
  * lib/s7/reconnector.js reconnects with our own exponential back-off.
  *
- * Changing the items of the cyclic read is cheap here. nodes7 parses every address of a new list
- * into an item with four 8 KiB buffers and clones each again for its request (a 16-item list cost
- * more than reading it). The probe response ranges change with nearly every read under load
- * (lib/s7/probes.js), so this file keeps the items: an address seen before reuses its item, a
- * DWORD range (`DBn,DWORDo.len`) takes one freed by the last list and is re-aimed, and the read
- * request is laid out here, one request item per address, at most MAX_ITEMS per PDU
- * (fastPrepare). A list with an item larger than one PDU goes the stock nodes7 way.
+ * Changing the items of a read or a write is cheap here. nodes7 parses every address of a new
+ * list into an item with four zero-filled 8 KiB buffers and clones each again for its request
+ * (a read of 16 small ranges cost more than reading 4 KB; a write item cost 96 KiB). The probe
+ * response ranges change with nearly every read under load (lib/s7/probes.js) and every write
+ * job names other probe slots, so this file keeps the items (createItemPool): an address seen
+ * before reuses its item, a DWORD range (`DBn,DWORDo.len`) takes one no longer in use and is
+ * re-aimed. A read request is laid out here, one request item per address, at most MAX_ITEMS per
+ * PDU (fastPrepare); a write's items are cloned shallow. A list nodes7's own way would split over
+ * several requests goes that way.
  *
  * Two things about a write happen here because only here can they be seen:
  * - the last deadline check. nodes7 builds a write request (several 8 KiB buffers per item; with
@@ -34,8 +36,52 @@ const { MAX_ITEMS } = require('./job');
 const noop = () => {};
 const NODES7_TIMERS = ['reconnectTimer', 'rereadTimer', 'connectTimeout', 'PDUTimeout', 'resetTimeout', 'dropConnectionTimer'];
 const DEFAULT_PDU = 240; // the smallest PDU an S7 CPU offers, until the connection says otherwise
-const KEPT_ITEMS = 64; // items kept for addresses other than DWORD ranges (the I/O ranges): more go the stock way
+const KEPT_ITEMS = 256; // items kept per pool for addresses other than DWORD ranges (I/O ranges, tags written): more go the stock way
 const DWORD_RANGE = /^DB(\d+),DWORD(\d+)(?:\.(\d+))?$/;
+
+/** An S7Item's clone without S7Item's four fresh 8 KiB buffers (prepareWritePacket replaces them by slices). */
+function shallowClone() { return { ...this }; }
+
+/**
+ * Items kept by address for a connection, so a list that changes does not make nodes7 parse every
+ * address into a new item: an address seen before gets its item back, a DWORD range
+ * (`DBn,DWORDo.len`) one no longer in use, re-aimed.
+ * @param {(addr: string) => object|undefined} parse nodes7's own parsing of an address
+ * @param {number} overhead bytes one item costs a request besides its data
+ * @returns {(addrs: string[], maxPdu: number) => object[]|null} the items, or null when one is not
+ *   kept (more than KEPT_ITEMS other addresses, one nodes7 cannot parse) or needs more than one PDU
+ */
+function createItemPool(parse, overhead) {
+  const kept = new Map(); // address -> its item (addresses other than DWORD ranges)
+  const ranges = new Map(); // DWORD range address -> the item aimed at it now
+  const spare = []; // DWORD range items no list uses now, to be re-aimed
+  return (addrs, maxPdu) => {
+    const want = new Set(addrs);
+    for (const [a, it] of ranges) if (!want.has(a)) { ranges.delete(a); if (spare.length < KEPT_ITEMS) spare.push(it); }
+    const out = [];
+    for (const a of addrs) {
+      let it = kept.get(a) || ranges.get(a);
+      const m = it ? null : DWORD_RANGE.exec(a);
+      if (m) {
+        it = spare.pop() || parse(`DB${m[1]},DWORD0`);
+        const n = m[3] === undefined ? 1 : Number(m[3]);
+        Object.assign(it, {
+          addr: a, useraddr: a, dbNumber: Number(m[1]), offset: Number(m[2]), arrayLength: n, byteLength: 4 * n,
+          byteLengthWithFill: 4 * n, value: undefined, quality: undefined, valid: false, errCode: undefined,
+        });
+        ranges.set(a, it);
+      } else if (!it) {
+        if (kept.size >= KEPT_ITEMS) return null;
+        it = parse(a);
+        if (!it) return null;
+        kept.set(a, it);
+      }
+      if (!it.byteLength || it.byteLengthWithFill + overhead > maxPdu) return null;
+      out.push(it);
+    }
+    return out;
+  };
+}
 
 /**
  * Lay out a read of `items` (nodes7 items, each read whole in one request item) into requests of
@@ -100,9 +146,6 @@ function createNodes7Client(o) {
   const inst = new NodeS7({ silent: true });
   let hasItems = false;
   let fastItems = null; // the cyclic read's items when this file lays the read out, else null (nodes7's own way)
-  const kept = new Map(); // address -> its nodes7 item (addresses other than DWORD ranges)
-  const ranges = new Map(); // DWORD range address -> the item aimed at it now
-  const spare = []; // DWORD range items no list uses now, to be re-aimed
   /** A nodes7 item parsed by nodes7 itself (not in its read list). */
   function parsed(addr) {
     const list = inst.polledReadBlockList;
@@ -112,33 +155,9 @@ function createNodes7Client(o) {
     inst.polledReadBlockList = list;
     return item;
   }
-  /** The items for `addrs`, reused or re-aimed; null when one must go the stock way. */
-  function itemsFor(addrs) {
-    const want = new Set(addrs);
-    for (const [a, it] of ranges) if (!want.has(a)) { ranges.delete(a); if (spare.length < KEPT_ITEMS) spare.push(it); }
-    const out = [];
-    for (const a of addrs) {
-      let it = kept.get(a) || ranges.get(a);
-      const m = it ? null : DWORD_RANGE.exec(a);
-      if (m) {
-        it = spare.pop() || parsed(`DB${m[1]},DWORD0`);
-        const n = m[3] === undefined ? 1 : Number(m[3]);
-        Object.assign(it, {
-          addr: a, useraddr: a, dbNumber: Number(m[1]), offset: Number(m[2]), arrayLength: n, byteLength: 4 * n,
-          byteLengthWithFill: 4 * n, value: undefined, quality: undefined, valid: false, errCode: undefined,
-        });
-        ranges.set(a, it);
-      } else if (!it) {
-        if (kept.size >= KEPT_ITEMS) return null;
-        it = parsed(a);
-        if (!it) return null;
-        kept.set(a, it);
-      }
-      if (!it.byteLength || it.byteLengthWithFill + 18 > inst.maxPDU) return null; // more than one PDU
-      out.push(it);
-    }
-    return out;
-  }
+  // Two pools: a read's items keep their values while a write goes out, and the other way round.
+  const readItems = createItemPool(parsed, 18); // a read item's data + 4 bytes + the 14 of the reply header
+  const writeItems = createItemPool(parsed, 30); // a write item's data + 16 bytes + the 14 of the request header
   inst.prepareReadPacket = function prepareReadPacket() {
     if (fastItems) fastPrepare(this, fastItems);
     else NodeS7.prototype.prepareReadPacket.call(this);
@@ -153,6 +172,27 @@ function createNodes7Client(o) {
   inst.sendWritePacket = function sendWritePacket() {
     if (gate && !gate()) { refused = true; return undefined; }
     return NodeS7.prototype.sendWritePacket.call(this);
+  };
+  // A write of items from the pool: nodes7's writeItems() without parsing (stringToS7Addr), and
+  // its two clones per item in prepareWritePacket() shallow (the request items get slices of the
+  // item's buffers there anyway). A write whose items are not all pooled, or that names an
+  // address twice, goes nodes7's own way.
+  inst.writeItems = function pooledWriteItems(arg, value, cb) {
+    if (this.isWriting() || this.writeInQueue) return 1;
+    const items = Array.isArray(arg) && Array.isArray(value) && arg.length === value.length && new Set(arg).size === arg.length && this.maxPDU
+      ? writeItems(arg, this.maxPDU) : null;
+    if (!items) return NodeS7.prototype.writeItems.call(this, arg, value, cb);
+    this.writeDoneCallback = typeof cb === 'function' ? cb : noop;
+    items.forEach((it, i) => {
+      it.writeValue = value[i];
+      it.writeQualityBuffer.fill(0xFF); // BAD until the PLC's answer says otherwise, whatever the last write left
+      it.clone = shallowClone;
+    });
+    this.instantWriteBlockList = items;
+    this.prepareWritePacket();
+    if (!this.isReading()) this.sendWritePacket();
+    else this.writeInQueue = true;
+    return 0;
   };
   inst.writeResponse = function writeResponse(data, index) {
     if (data === undefined) timedOut = true;
@@ -177,7 +217,7 @@ function createNodes7Client(o) {
      * addresses seen before and for DWORD ranges, however often the list changes.
      */
     setItems(addrs) {
-      fastItems = inst.maxPDU ? itemsFor(addrs) : null;
+      fastItems = inst.maxPDU ? readItems(addrs, inst.maxPDU) : null;
       if (fastItems) {
         inst.addRemoveArray = [];
         inst.polledReadBlockList = fastItems;

@@ -105,3 +105,49 @@ test('item lists that change with every read come back right from the real PLC: 
   assert.deepEqual(again.values['DB3,DWORD40.2'], want.slice(10, 12));
   assert.equal(again.pdus, 1);
 });
+
+test('writes of pooled items reach the real PLC as nodes7 would write them: ranges re-aimed, bits and words kept, a refused item BAD, '
+  + 'the next write judged on its own answer', async (t) => {
+  const { startPlc, s7Connect } = require('../../../helpers/plc');
+  const plc = await startPlc({ opcua: false, modbus: false });
+  t.after(() => plc.stop());
+  const s7 = await s7Connect(plc.ports.s7);
+  t.after(() => s7.close());
+  const client = createNodes7Client({ host: '127.0.0.1', port: plc.ports.s7, rack: 0, slot: 1, timeoutMs: 2000, parallelJobs: 1 });
+  t.after(() => client.destroy());
+  assert.equal(await new Promise((resolve) => client.connect(resolve, () => {})), undefined);
+  const write = (items) => new Promise((resolve) => {
+    assert.equal(client.write(items, (bad) => resolve(bad), () => true), 'sent');
+  });
+  let seed = 11;
+  const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+  const want = new Array(1024).fill(0);
+  for (let k = 0; k < 40; k++) {
+    // Up to 8 request-slot ranges a job, apart from each other, each 1-4 slots.
+    const items = [];
+    let slot = rnd(40);
+    for (let j = 0; j < 1 + rnd(8) && slot < 1000; j++) {
+      const n = 1 + rnd(4);
+      const values = Array.from({ length: n }, () => rnd(0xffffffff));
+      const one = n === 1 && rnd(2); // `DB2,DWORD8` and `DB2,DWORD8.1` both name one slot
+      items.push(one ? { addr: `DB2,DWORD${4 * slot}`, value: values[0] } : { addr: `DB2,DWORD${4 * slot}.${n}`, value: n === 1 ? values[0] : values });
+      values.forEach((v, i) => { want[slot + i] = v; });
+      slot += n + 1 + rnd(100);
+    }
+    assert.equal(await write(items), false, `write ${k}`);
+  }
+  const got = await s7.read(['DB2,DWORD0.200', 'DB2,DWORD800.200']);
+  assert.deepEqual(got['DB2,DWORD0.200'], want.slice(0, 200));
+  assert.deepEqual(got['DB2,DWORD800.200'], want.slice(200, 400));
+  const rest = await s7.read(['DB2,DWORD1600.224', 'DB2,DWORD2496.200']);
+  assert.deepEqual([...rest['DB2,DWORD1600.224'], ...rest['DB2,DWORD2496.200']], want.slice(400, 824));
+  // A bit and a word of the I/O block, twice each (the kept items), then the same address twice in one job (nodes7's own way).
+  for (const on of [true, false, true]) assert.equal(await write([{ addr: 'DB1,X0.3', value: on }, { addr: 'DB2,DWORD4000', value: on ? 1 : 2 }]), false);
+  assert.equal((await s7.read(['DB1,X0.3']))['DB1,X0.3'], true);
+  assert.equal(await write([{ addr: 'DB2,DWORD4', value: 5 }, { addr: 'DB2,DWORD4', value: 6 }]), false);
+  assert.equal((await s7.read(['DB2,DWORD4']))['DB2,DWORD4'], 6);
+  // A data block the PLC does not have: BAD; the pooled items of the next write are judged on their own answer.
+  assert.equal(await write([{ addr: 'DB99,DWORD0', value: 1 }, { addr: 'DB2,DWORD8', value: 7 }]), true, 'DB99 refused');
+  assert.equal(await write([{ addr: 'DB2,DWORD8', value: 8 }]), false);
+  assert.equal((await s7.read(['DB2,DWORD8']))['DB2,DWORD8'], 8);
+});
