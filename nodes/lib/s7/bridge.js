@@ -195,7 +195,7 @@ function createS7Bridge(b) {
       ...counters, pendingProbes: probes.pendingSlots, probeRanges: probes.rangesRead, src: b.src, seq: sender.seq,
       keys: keyStore.size, keyStore: { ...keyStore.counters },
     }),
-    /** Stop listening to the connection and forget every probe (their blocks leave the read). */
+    /** Stop listening to the connection and forget every probe (their ranges leave the read). */
     close() {
       for (const [ev, fn] of Object.entries(handlers)) conn.removeListener(ev, fn);
       merger.clear();

@@ -10,10 +10,11 @@
  *   tags lie close together: the demo plant's DB1 is one item `DB1,BYTE0.16`), all in one request
  *   while they fit one PDU (nodes7 packs the items of a read into as few PDUs as the negotiated
  *   size allows), at the PLC's scan period (default 10 ms), never two requests in flight;
- * - a read is started right after each write completes, and reads follow each other back to back
+ * - a read is started after each write completes, and reads follow each other `readGapMs` apart
  *   until the values change (the PLC has scanned since the write) or for at most `chaseMs`: the
- *   PLC reacts to a write within one scan, and the edge sees the reaction within one read (a
- *   fraction of a millisecond on a LAN) instead of up to a whole read cycle later;
+ *   PLC reacts to a write within one scan, and the edge sees the reaction within `readGapMs` of
+ *   that scan instead of up to a whole read cycle later;
+ * - of the probe response slots, only those with a probe waiting are read (lib/s7/probes.js);
  * - every value of one command is written in ONE multi-item write request, and queued writes go
  *   out together (lib/s7/batch.js: probe slots next to each other become one array item);
  * - writes are either done or refused: while the PLC is down write() rejects at once with
@@ -67,7 +68,7 @@ const DEFAULTS = {
   rack: 0,
   slot: 1,
   cycleMs: 10, // read period = the PLC's scan period; reads never overlap
-  // After a write, read back to back (one request in flight, never overlapping) until the values
+  // After a write, read readGapMs apart (one request in flight, never overlapping) until the values
   // differ from the first read after the write (the PLC has scanned since: its reaction is in),
   // but at most this long: a write the PLC does not react to changes nothing, and its reaction
   // appears within one scan, so one scan plus a margin. 0 = off. Chasing on after the reaction
@@ -122,7 +123,7 @@ function newCounters() {
     readPdus: 0, // requests the cyclic reads took (readPdus / reads = requests per read)
     lastReadMs: 0, batched: 0, // writes that went out merged with others in one job
     writeJobs: 0, // write requests sent (writes / writeJobs = writes per request)
-    chaseReads: 0, // reads made back to back in a chase window after a write
+    chaseReads: 0, // reads of a chase window after a write (readGapMs apart)
     chaseEnds: 0, // chases ended early: the PLC's scan after the write was seen
     rests: 0, // reads of several PDUs followed by a rest (readDuty)
     expired: 0, // writes whose deadline passed before their turn: rejected, never sent

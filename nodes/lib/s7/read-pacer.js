@@ -4,7 +4,7 @@
  * nodes7): the session (lib/s7/session.js) asks it before every request.
  *
  * - Reads follow each other every `cycleMs` (the PLC's scan period), never overlapping.
- * - After a write, reads follow each other back to back (a "chase") until the values differ from
+ * - After a write, reads follow each other `readGapMs` apart (a "chase") until the values differ from
  *   the chase's first read, that is until the PLC has scanned since the write and its reaction is
  *   in, but for at most `chaseMs`. A write the PLC does not react to changes nothing; one it reacts
  *   to shows within one scan. Chasing on after the reaction kept the edge and the PLC re-reading
@@ -41,14 +41,14 @@ function createReadPacer(o, counters) {
   let chasing = false; // the next read is one after a write (or a chase's next): due, it goes before queued writes
   let nextReadAt = 0; // the next cyclic (or chase) read
   let restAt = 0; // no read starts before then (after a read of several PDUs)
-  let chaseUntil = 0; // reads follow each other back to back until then (after a write)
+  let chaseUntil = 0; // reads follow each other readGapMs apart until then (after a write)
   let chaseBase = null; // values of the first read of the current chase
 
   /**
    * True once a chase has seen the PLC scan: a value differs from the chase's first read (of the
    * items both reads asked for: the probe ranges change from read to read, the I/O ranges and
-   * their scan counter stay). Every read of a chase started after the write completed, so the scan that changed them
-   * ended after the write. It may have begun before the write landed and not seen it: then its
+   * their scan counter stay). Every read of a chase started after the write completed, so the
+   * scan that changed them ended after the write. It may have begun before the write landed and not seen it: then its
    * reaction is in the next scan, which the next cyclic read (one scan period later) shows. Ending
    * here costs at most that one period; chasing until a second change would double the chase's
    * reads on every write.
@@ -77,7 +77,8 @@ function createReadPacer(o, counters) {
     /**
      * A read came back.
      * @param {{started: number, tookMs: number, pdus: number, values: object, now: number}} r
-     *   started and now in the session's clock (performance.now() ms), tookMs its duration, pdus the requests it took
+     *   started and now on the session's clock (performance.now() ms), tookMs its duration, pdus
+     *   the requests it took
      */
     readDone(r) {
       lastStarted = r.started;
