@@ -64,23 +64,34 @@ function createProbeTracker(p) {
   const maxRanges = p.maxRanges || MAX_ITEMS - 1;
   const frames = new Map(); // "src seq" of a probe frame written -> {about, client, left: Map(slot -> value), got, deadline}
   const frameOfSlot = new Map(); // probe slot -> the key of the frame waiting on it
-  let reading = new Map(); // address -> first slot, of the ranges the read under way asks for
+  // The ranges the read under way asks for: address and first slot, in slot order (a pending
+  // slot's value is found among at most maxRanges of them, without a table of every slot read).
+  const readingAddrs = [];
+  const readingStarts = [];
   let rangesRead = 0;
 
   /** The response ranges for the next read (the read list asks right before it). */
   function ranges() {
-    reading = new Map();
+    readingAddrs.length = 0;
+    readingStarts.length = 0;
     if (!frameOfSlot.size) return [];
     const maxLen = Math.floor(((p.reads.maxPdu || DEFAULT_PDU) - 18) / 4);
     const slots = [...frameOfSlot.keys()].sort((a, b) => a - b);
-    const out = [];
     for (const r of coverRanges(slots, maxRanges, maxLen)) {
-      const addr = `DB${p.responseDb},DWORD${4 * r.start}.${r.len}`;
-      reading.set(addr, r.start);
-      out.push(addr);
+      readingAddrs.push(`DB${p.responseDb},DWORD${4 * r.start}.${r.len}`);
+      readingStarts.push(r.start);
     }
-    rangesRead += out.length;
-    return out;
+    rangesRead += readingAddrs.length;
+    return readingAddrs.slice(); // the caller's to keep
+  }
+  /** What the read shows in `slot` (undefined: the read did not ask for it). */
+  function shown(extra, slot) {
+    let i = readingStarts.length - 1;
+    while (i >= 0 && readingStarts[i] > slot) i -= 1; // the last range starting at or before the slot
+    if (i < 0) return undefined;
+    const v = extra[readingAddrs[i]];
+    if (Array.isArray(v)) return v[slot - readingStarts[i]];
+    return slot === readingStarts[i] ? v : undefined;
   }
   const unfollow = p.reads.follow(ranges);
 
@@ -118,16 +129,10 @@ function createProbeTracker(p) {
     /** A read came back (`extra`: the values of the ranges it asked for): answer what it shows, expire the rest. */
     seen(extra) {
       if (!frames.size) return;
-      const shown = new Map(); // slot -> value the read shows
-      for (const [addr, start] of reading) {
-        const v = extra[addr];
-        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) shown.set(start + i, v[i]);
-        else if (typeof v === 'number') shown.set(start, v);
-      }
       const t = now();
       for (const [key, f] of frames) {
         for (const [slot, value] of f.left) {
-          if (shown.get(slot) !== value) continue;
+          if (shown(extra, slot) !== value) continue;
           f.got[slot] = value;
           f.left.delete(slot);
           frameOfSlot.delete(slot);
@@ -156,7 +161,8 @@ function createProbeTracker(p) {
       unfollow();
       frames.clear();
       frameOfSlot.clear();
-      reading = new Map();
+      readingAddrs.length = 0;
+      readingStarts.length = 0;
     },
 
     /** Slots waiting for their answer. */
