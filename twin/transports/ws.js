@@ -42,6 +42,7 @@ const { createCodec, offerFor, TIME_UNIT_US } = require('../../nodes/lib/core/co
 const { tableOf } = require('../../nodes/lib/core/io-table');
 const { createWireCounter } = require('./wire');
 const { createByteBook } = require('./ws/bytes');
+const { sparseObject } = require('../../nodes/lib/core/sparse');
 
 const DEFAULTS = {
   connectTimeoutMs: 10000, // connect() gives up after 10 s of failed attempts
@@ -203,8 +204,10 @@ function createTransport(opts = {}) {
     get inFlight() { return link.answers.inFlight; },
     /** Probe slot `slot` with `value` (load generator). Dropped and counted while down. */
     probe(slot, value) {
-      if (conn.isOpen) write(link.sender.make('probe', { d: { [slot]: value } }));
-      else stats.probesDropped += 1;
+      if (!conn.isOpen) { stats.probesDropped += 1; return; }
+      const d = sparseObject(); // a slot key on {} costs V8 room for that many elements (lib/core/sparse.js)
+      d[slot] = value;
+      write(link.sender.make('probe', { d }));
     },
     onProbe: link.onProbe,
     /** Close for good: no reconnect, every timer cleared. */

@@ -13,6 +13,7 @@
  * every read; lib/s7/nodes7-client.js makes that cheap.
  */
 const { MAX_ITEMS } = require('./job');
+const { sparseObject } = require('../core/sparse');
 
 const RANGE_GAP = 3; // pending slots this few apart are read as one range (an item costs 16 bytes besides its data)
 const DEFAULT_PDU = 240;
@@ -113,7 +114,7 @@ function createProbeTracker(p) {
      */
     track(about, client, items) {
       const key = `${about.src} ${about.seq}`;
-      const f = { about, client, left: new Map(), got: {}, deadline: now() + p.timeoutMs };
+      const f = { about, client, left: new Map(), got: sparseObject(), deadline: now() + p.timeoutMs };
       for (const i of items) {
         const prev = frameOfSlot.get(i.slot);
         if (prev !== undefined && prev !== key && frames.has(prev)) {

@@ -38,6 +38,7 @@
  * Browser-safe: the page gets MessagePack from @msgpack/msgpack's browser build.
  */
 const msgpack = require('@msgpack/msgpack');
+const { sparseObject } = require('../sparse');
 const envelope = require('../envelope');
 const { tagIds } = require('../tag-ids');
 
@@ -118,7 +119,7 @@ function encodeD(d, k, ids) {
  */
 function decodeD(arr, k, ids, peerKey) {
   if (!Array.isArray(arr) || arr.length % 2) throw fail('d must be an array of key, value pairs');
-  const d = {};
+  const d = SLOT_KINDS.has(k) ? sparseObject() : {}; // probe slots are number keys (lib/core/sparse.js)
   let mismatch = false;
   for (let i = 0; i < arr.length; i += 2) {
     const key = arr[i];
