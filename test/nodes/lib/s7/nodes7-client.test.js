@@ -58,22 +58,30 @@ test('a write\'s gate is asked right before its bytes go to the socket: closed, 
   assert.equal(srv.io()[0] & 0x08, 0x08, 'the next write went out');
 });
 
-test('item lists that change with every read come back right from the real PLC: DWORD ranges re-aimed, '
-  + 'the I/O range reused, a list too large for one PDU the stock way', async (t) => {
+/**
+ * The virtual PLC (S7 only), a plain nodes7 connection to check what it holds, and a client of
+ * this file connected to it; all stopped after the test.
+ */
+async function plcWithClients(t) {
   const { startPlc, s7Connect } = require('../../../helpers/plc');
   const plc = await startPlc({ opcua: false, modbus: false });
   t.after(() => plc.stop());
   const s7 = await s7Connect(plc.ports.s7);
   t.after(() => s7.close());
+  const client = createNodes7Client({ host: '127.0.0.1', port: plc.ports.s7, rack: 0, slot: 1, timeoutMs: 2000, parallelJobs: 1 });
+  t.after(() => client.destroy());
+  assert.equal(await new Promise((resolve) => client.connect(resolve, () => {})), undefined);
+  return { plc, s7, client };
+}
+
+test('item lists that change with every read come back right from the real PLC: DWORD ranges re-aimed, '
+  + 'the I/O range reused, a list too large for one PDU the stock way', async (t) => {
+  const { s7, client } = await plcWithClients(t);
   // Requests in DB2 slots 0..299; the PLC's program copies them to the response slots in DB3.
   const want = Array.from({ length: 300 }, (_, i) => (0x1000 * i + 7) >>> 0);
   for (let i = 0; i < 300; i += 100) await s7.write({ [`DB2,DWORD${4 * i}.100`]: want.slice(i, i + 100) });
   const last = 'DB3,DWORD1196';
   for (let k = 0; k < 200 && (await s7.read([last]))[last] !== want[299]; k++) await new Promise((r) => setTimeout(r, 10));
-
-  const client = createNodes7Client({ host: '127.0.0.1', port: plc.ports.s7, rack: 0, slot: 1, timeoutMs: 2000, parallelJobs: 1 });
-  t.after(() => client.destroy());
-  assert.equal(await new Promise((resolve) => client.connect(resolve, () => {})), undefined);
   const read = (addrs) => {
     client.setItems(addrs);
     return new Promise((resolve) => client.read((bad, values, pdus) => resolve({ bad, values, pdus })));
@@ -108,14 +116,7 @@ test('item lists that change with every read come back right from the real PLC: 
 
 test('writes of pooled items reach the real PLC as nodes7 would write them: ranges re-aimed, bits and words kept, a refused item BAD, '
   + 'the next write judged on its own answer', async (t) => {
-  const { startPlc, s7Connect } = require('../../../helpers/plc');
-  const plc = await startPlc({ opcua: false, modbus: false });
-  t.after(() => plc.stop());
-  const s7 = await s7Connect(plc.ports.s7);
-  t.after(() => s7.close());
-  const client = createNodes7Client({ host: '127.0.0.1', port: plc.ports.s7, rack: 0, slot: 1, timeoutMs: 2000, parallelJobs: 1 });
-  t.after(() => client.destroy());
-  assert.equal(await new Promise((resolve) => client.connect(resolve, () => {})), undefined);
+  const { s7, client } = await plcWithClients(t);
   const write = (items) => new Promise((resolve) => {
     assert.equal(client.write(items, (bad) => resolve(bad), () => true), 'sent');
   });
