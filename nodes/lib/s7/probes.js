@@ -7,9 +7,9 @@
  *
  * Only the response slots with a probe pending are read: right before each read the tracker names
  * the ranges of DB3 (the table's response DB) that cover them (coverRanges), at most `maxRanges`
- * items, each within one PDU, neighbours a few slots apart read as one. With 1,000 twins that is
- * one request a read (about 9 ranges at 800 reads a second), where reading the response blocks
- * whole took 4 KB in five (docs/bridge.md). nodes7 is handed a new item list nearly
+ * items, each within one PDU, neighbours a few slots apart read as one. With 1,000 twins nearly
+ * every read is one request (about 9 ranges at 800 reads a second), where reading the response
+ * blocks whole took 4 KB in five (docs/bridge.md). nodes7 is handed a new item list nearly
  * every read; lib/s7/nodes7-client.js makes that cheap.
  */
 const { MAX_ITEMS } = require('./job');
