@@ -245,9 +245,6 @@ function createS7Connection(opts) {
         if (queue.add(items, opts, resolve, reject)) session.kick();
       });
     },
-    /** Read `addr` (nodes7 syntax) with every cycle until unwatch(). */
-    watch: reads.watch,
-    unwatch: reads.unwatch,
     /** Ask fn() right before every read for more addresses to read (lib/s7/read-list.js follow). */
     follow: reads.follow,
     /**

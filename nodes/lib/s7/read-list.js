@@ -1,40 +1,37 @@
 'use strict';
 /**
  * What every read of the PLC asks for: the byte ranges of the I/O table's areas (one item per
- * range: the demo plant's DB1 is one), the items watched for a while, and the items a follower
- * names afresh for each read (the probe response ranges with a probe pending, lib/s7/probes.js).
- * The list outlives reconnects; the session hands it to nodes7 only between requests (changing
- * nodes7's item list while a read is in flight made that read come back with bad quality, and the
- * connection torn down), and only when it changed (take()).
+ * range: the demo plant's DB1 is one), and the items followers name afresh for each read (the
+ * probe response ranges with a probe pending, lib/s7/probes.js). The list outlives reconnects;
+ * the session hands it to nodes7 only between requests (changing nodes7's item list while a read
+ * is in flight made that read come back with bad quality, and the connection torn down), and only
+ * when it changed (take()).
  */
 
 /**
  * @param {string|string[]} ioAddrs the I/O ranges' nodes7 addresses (`DB1,BYTE0.16`)
- * @returns {{watch(addr: string): void, unwatch(addr: string): void, follow(fn: () => string[]): () => void,
- *   list(): string[], take(): string[]|null, touch(): void, extra(values: object): object}}
+ * @returns {{follow(fn: () => string[]): () => void, list(): string[], take(): string[]|null,
+ *   touch(): void, extra(values: object): object}}
  */
 function createReadList(ioAddrs) {
   const io = [].concat(ioAddrs);
-  const watched = new Set();
   const followers = new Set();
   let last = null; // the list nodes7 was last given (take); null: give it the list at the next read
 
   return {
-    /** Read `addr` (nodes7 syntax) with every read until unwatch(). */
-    watch(addr) { watched.add(addr); },
-    unwatch(addr) { watched.delete(addr); },
     /**
-     * Ask fn() for more addresses right before every read (its answer may change with each).
+     * Ask fn() for more addresses (nodes7 syntax) right before every read; its answer may change
+     * with each.
      * @returns {() => void} stops following
      */
     follow(fn) {
       followers.add(fn);
       return () => followers.delete(fn);
     },
-    /** Every address a read asks for now, the I/O ranges first. */
+    /** Every address a read asks for now, the I/O ranges first, each once. */
     list() {
-      const out = [...io, ...watched];
-      for (const fn of followers) for (const a of fn()) if (!watched.has(a)) out.push(a);
+      const out = [...io];
+      for (const fn of followers) for (const a of fn()) if (!out.includes(a)) out.push(a);
       return out;
     },
     /**

@@ -30,7 +30,8 @@ describe('s7-connection read pacing against the virtual PLC', () => {
     const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 1000, timeoutMs: 1000, ...opts });
     conn.start();
     try {
-      for (let b = 0; b < 16; b++) conn.watch(`DB3,DWORD${256 * b}.64`);
+      const blocks = Array.from({ length: 16 }, (_, b) => `DB3,DWORD${256 * b}.64`);
+      conn.follow(() => blocks);
       await waitFor(() => conn.connected && conn.counters.reads > 0, 10000, 'the S7 connection and its first read');
       const r0 = conn.counters.reads;
       const end = Date.now() + ms;
@@ -71,7 +72,7 @@ describe('s7-connection read pacing against the virtual PLC', () => {
     });
     conn.start();
     try {
-      conn.watch('DB3,DWORD0.64'); // probe slots 0-63: the PLC copies slot 5's request to its response every scan
+      conn.follow(() => ['DB3,DWORD0.64']); // probe slots 0-63: the PLC copies slot 5's request to its response every scan
       await waitFor(() => conn.connected, 10000, 'the S7 connection');
       await sleep(1200); // the first reads (and their cycle) are over
       const out = [];
@@ -175,7 +176,8 @@ describe('s7-connection read pacing against the virtual PLC', () => {
     conn.on('data', () => at.push(performance.now()));
     conn.start();
     try {
-      for (let b = 0; b < 16; b++) conn.watch(`DB3,DWORD${256 * b}.64`); // 4 KB: several PDUs
+      const blocks = Array.from({ length: 16 }, (_, b) => `DB3,DWORD${256 * b}.64`);
+      conn.follow(() => blocks); // 4 KB: several PDUs
       await waitFor(() => conn.connected && at.length > 20, 10000, 'reads through the relay');
       holdNext = true;
       const n0 = at.length;
@@ -254,12 +256,12 @@ describe('s7-connection over a stand-in client', () => {
     } finally { await conn.close(); }
   });
 
-  it('a watched item joins the read list between reads, never during one', async () => {
+  it('an item a follower names joins the read list between reads, never during one', async () => {
     const { conn, last } = setup();
     try {
       last().up();
       assert.deepEqual(last().itemLists, [['DB1,BYTE0.16']]);
-      conn.watch('DB3,DWORD0.64');
+      conn.follow(() => ['DB3,DWORD0.64']);
       assert.equal(last().itemLists.length, 1, 'a read is in flight');
       last().answerRead();
       conn.readSoon();

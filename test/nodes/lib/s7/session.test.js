@@ -44,7 +44,7 @@ function setup(o = {}) {
 test('starts with a read; a good read reaches onData as the I/O ranges\' Buffers with the watched items', (t) => {
   const s = setup();
   t.after(() => s.session.stop());
-  s.reads.watch('DB3,DWORD0.64');
+  s.reads.follow(() => ['DB3,DWORD0.64']);
   s.session.start();
   assert.equal(s.client.reads.length, 1);
   assert.deepEqual(s.client.itemLists, [[IO, 'DB3,DWORD0.64']], 'new items set before the read');
