@@ -62,4 +62,6 @@ VOLUME ["/data", "/results"]
 EXPOSE 1880 1881 1883 9001 4841 5021
 # GET /s7twin/health on Node-RED; a TCP connect to the S7 port on the virtual PLC (S7T_ROLE=plc).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "scripts/healthcheck.js"]
-CMD ["node", "node_modules/node-red/red.js", "--settings", "settings.js"]
+# Room for V8's old generation before its first full collection (system/nodered.js OLD_SPACE_MB:
+# under load, full collections every few seconds made the bursts of slow probes; docs/bench.md).
+CMD ["node", "--initial-old-space-size=512", "node_modules/node-red/red.js", "--settings", "settings.js"]

@@ -24,7 +24,7 @@ const single = require('./single');
 const fleet = require('./fleet');
 const start = require('./start');
 const flows = require('./flows');
-const { startNodeRed, NODE_RED_COMMAND } = require('./nodered');
+const { startNodeRed, nodeRedCommand } = require('./nodered');
 const { startPlc, createPlcProcess, startPlcInProcess, loopbackPlcOptions, PLC_COMMAND } = require('./plc');
 const { startRedis, findRedisServer, redisVersion } = require('./redis');
 const { startToxiproxy } = require('./toxiproxy');
@@ -52,7 +52,7 @@ module.exports = {
   withPathsDisabled: flows.withPathsDisabled,
   availablePaths: flows.availablePaths,
   startNodeRed,
-  NODE_RED_COMMAND,
+  nodeRedCommand,
   startPlc,
   createPlcProcess,
   startPlcInProcess,

@@ -14,8 +14,39 @@ const { spawnNode } = require('./proc');
 const ROOT = path.join(__dirname, '..');
 const RED = path.join(ROOT, 'node_modules', 'node-red', 'red.js');
 const SETTINGS = path.join(ROOT, 'settings.js');
-/** The command line of a Node-RED of this project (its role and ports come from the environment). */
-const NODE_RED_COMMAND = [RED, '--settings', SETTINGS];
+
+/**
+ * V8's old generation grows to this many MiB before its first full collection, and is not set
+ * lower after one (`--initial-old-space-size`; the Dockerfile's CMD gives the same). Under a
+ * thousand twins' probes a Node-RED of this project promotes about 3 MB a second into a heap of
+ * 120-160 MB live. V8 then sets its next full collection about a tenth above what is live: one
+ * every 5-20 s in each runtime, each holding its event loop 30-60 ms and taking a core's worth of
+ * marking beside it, and nearly every burst of slow probes in a k6 run fell on one
+ * (docs/bench.md, "Full collections"). With room to 512 MiB they come minutes apart.
+ * S7T_NODE_OLD_SPACE_MB sets it (0: V8's own sizing, for a machine short of memory).
+ */
+const OLD_SPACE_MB = 512;
+
+/**
+ * The node options of a Node-RED of this project.
+ * @param {object} [env] S7T_NODE_OLD_SPACE_MB
+ * @returns {string[]}
+ */
+function nodeOptions(env = process.env) {
+  const v = env.S7T_NODE_OLD_SPACE_MB;
+  const mb = v === undefined || v === '' ? OLD_SPACE_MB : Number(v);
+  if (!Number.isInteger(mb) || mb < 0) {
+    throw Object.assign(new Error(`S7T_NODE_OLD_SPACE_MB must be a whole number of MiB, 0 for V8's own sizing (got "${v}")`), { code: 'E_SYSTEM_ARGS' });
+  }
+  return mb ? [`--initial-old-space-size=${mb}`] : [];
+}
+
+/**
+ * The command line of a Node-RED of this project (its role and ports come from the environment).
+ * @param {object} [env] for nodeOptions
+ * @returns {string[]}
+ */
+const nodeRedCommand = (env = process.env) => [...nodeOptions(env), RED, '--settings', SETTINGS];
 /** The log line that says the flows run, and those that say they never will. */
 const READY = /Started flows/;
 const FATAL = /\[(?:info|warn|error)\] (?:Failed to start|Waiting for missing types)/;
@@ -48,7 +79,7 @@ async function startNodeRed(o) {
   try {
     p = await spawnNode({
       name: `Node-RED ${o.role}`,
-      args: NODE_RED_COMMAND,
+      args: nodeRedCommand({ ...process.env, ...(o.env || {}) }),
       env: {
         S7T_ROLE: o.role,
         PORT: String(port),
@@ -72,4 +103,4 @@ async function startNodeRed(o) {
   return { ...p, port, url: `http://127.0.0.1:${port}`, userDir, timerDir, stop };
 }
 
-module.exports = { startNodeRed, NODE_RED_COMMAND, READY };
+module.exports = { startNodeRed, nodeRedCommand, nodeOptions, OLD_SPACE_MB, READY };

@@ -12,7 +12,7 @@ const { createBackoff } = require('../nodes/lib/core/backoff');
 const { localEnv } = require('../nodes/lib/core/local');
 const paths = require('../nodes/lib/core/paths');
 const { spawnWithLifeline } = require('./lifeline');
-const { NODE_RED_COMMAND, READY } = require('./nodered');
+const { nodeRedCommand, READY } = require('./nodered');
 const { PLC_COMMAND } = require('./plc');
 const { plantIds, homeInstance, dialOrder, fleetTokens, fleetEdgeFlows } = require('./fleet');
 
@@ -60,8 +60,8 @@ function buildEnv(opts, env = process.env) {
 function services(env, opts) {
   const list = [];
   if (opts.plc) list.push({ name: 'plc', args: PLC_COMMAND, env: {}, ready: PLC_READY });
-  list.push({ name: 'cloud', args: NODE_RED_COMMAND, env: { S7T_ROLE: 'cloud', PORT: env.S7T_CLOUD_PORT }, ready: READY });
-  list.push({ name: 'edge', args: NODE_RED_COMMAND, env: { S7T_ROLE: 'edge', PORT: env.S7T_EDGE_PORT }, ready: READY });
+  list.push({ name: 'cloud', args: nodeRedCommand(env), env: { S7T_ROLE: 'cloud', PORT: env.S7T_CLOUD_PORT }, ready: READY });
+  list.push({ name: 'edge', args: nodeRedCommand(env), env: { S7T_ROLE: 'edge', PORT: env.S7T_EDGE_PORT }, ready: READY });
   return list;
 }
 
@@ -98,7 +98,7 @@ function fleetServices(env, opts) {
   for (let i = 0; i < n; i++) {
     list.push({
       name: `cloud${i + 1}`,
-      args: NODE_RED_COMMAND,
+      args: nodeRedCommand(env),
       env: {
         S7T_ROLE: 'cloud', PORT: cloudPort(i), S7T_CLOUD_PORT: cloudPort(i), S7T_USER_DIR: path.join(dirs, `cloud${i + 1}`),
         S7T_REDIS_URL: redisUrl, S7T_TOKENS: tokens, S7T_EDGE_TOKEN: '',
@@ -133,7 +133,7 @@ function fleetServices(env, opts) {
     });
     list.push({
       name: `edge-${plant}`,
-      args: NODE_RED_COMMAND,
+      args: nodeRedCommand(env),
       env: {
         S7T_ROLE: 'edge', PORT: nth(env.S7T_EDGE_PORT, k), S7T_USER_DIR: path.join(dirs, `edge-${plant}`), S7T_FLOW_FILE: flowFile,
         S7T_PLANT: plant, S7T_EDGE_TOKEN: edgeToken(plant),

@@ -11,6 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { buildEnv, services, fleetServices, supervise } = require('../../system/start');
+const { OLD_SPACE_MB } = require('../../system/nodered');
 const { waitFor } = require('../../system/wait');
 
 test('buildEnv: the local defaults, the user\'s settings win, the edge reaches the cloud on its ports', () => {
@@ -47,6 +48,30 @@ test('fleetServices: copies at +10, scoped tokens, every edge dials its own inst
   const flows = JSON.parse(fs.readFileSync(by['edge-plant3'].S7T_FLOW_FILE, 'utf8'));
   assert.deepEqual(flows.filter((n) => n.type === 'tab' && !n.disabled).map((n) => n.label), ['WebSocket–S7 path']);
   assert.equal(fleet.bridges, 2);
+});
+
+test('every Node-RED gets room for its old generation (S7T_NODE_OLD_SPACE_MB), as the image does', (t) => {
+  const flag = `--initial-old-space-size=${OLD_SPACE_MB}`;
+  const nodeReds = (list) => list.filter((s) => /^(cloud|edge)/.test(s.name));
+  for (const s of nodeReds(services(buildEnv({}, {}), { plc: true }))) {
+    assert.equal(s.args[0], flag, `${s.name}: a node option, before red.js`);
+    assert.match(s.args[1], /node-red[\\/]red\.js$/);
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-fleet-heap-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const fleet = nodeReds(fleetServices(buildEnv({}, { S7T_NODE_OLD_SPACE_MB: '1024' }), { instances: 2, plants: 2, dir }).list);
+  assert.equal(fleet.length, 4);
+  for (const s of fleet) assert.equal(s.args[0], '--initial-old-space-size=1024', s.name);
+  for (const s of nodeReds(services(buildEnv({}, { S7T_NODE_OLD_SPACE_MB: '0' }), { plc: false }))) {
+    assert.match(s.args[0], /node-red[\\/]red\.js$/, '0: V8\'s own sizing, no option');
+  }
+  for (const bad of ['lots', '-1', '1.5']) {
+    assert.throws(() => services(buildEnv({}, { S7T_NODE_OLD_SPACE_MB: bad }), { plc: false }),
+      (err) => err.code === 'E_SYSTEM_ARGS' && err.message.includes('S7T_NODE_OLD_SPACE_MB'), bad);
+  }
+  // The image runs Node-RED with the same room (Dockerfile CMD).
+  const cmd = /^CMD (\[.*\])$/m.exec(fs.readFileSync(path.join(__dirname, '..', '..', 'Dockerfile'), 'utf8'));
+  assert.deepEqual(JSON.parse(cmd[1]).slice(0, 3), ['node', flag, 'node_modules/node-red/red.js']);
 });
 
 test('supervise: a part that exits is restarted with back-off, stop() stops every part', async (t) => {
