@@ -16,14 +16,15 @@ const RED = path.join(ROOT, 'node_modules', 'node-red', 'red.js');
 const SETTINGS = path.join(ROOT, 'settings.js');
 
 /**
- * V8's old generation grows to this many MiB before its first full collection, and is not set
- * lower after one (`--initial-old-space-size`; the Dockerfile's CMD gives the same). Under a
- * thousand twins' probes a Node-RED of this project promotes about 3 MB a second into a heap of
- * 120-160 MB live. V8 then sets its next full collection about a tenth above what is live: one
- * every 5-20 s in each runtime, each holding its event loop 30-60 ms and taking a core's worth of
- * marking beside it, and nearly every burst of slow probes in a k6 run fell on one
- * (docs/bench.md, "Full collections"). With room to 512 MiB they come minutes apart.
- * S7T_NODE_OLD_SPACE_MB sets it (0: V8's own sizing, for a machine short of memory).
+ * V8's old generation grows to this many MiB before its first full collection, and was not set
+ * lower after one in the runs measured (`--initial-old-space-size`; the Dockerfile's CMD gives
+ * the same). Under a thousand twins' probes a Node-RED of this project promotes about 3 MB a
+ * second into a heap of 120-160 MB live. With V8's own sizing the next full collection came a
+ * fifth to three quarters above what was live: one every 7-9 s in the edge and 15-35 s in the
+ * cloud, each taking 30-75 ms of the main thread within about 100 ms and marking work beside it,
+ * and nearly every burst of slow probes in a k6 run fell on one (docs/bench.md, "Full
+ * collections"). With room to 512 MiB they come minutes apart. S7T_NODE_OLD_SPACE_MB sets it
+ * (0: V8's own sizing, for a machine short of memory).
  */
 const OLD_SPACE_MB = 512;
 
