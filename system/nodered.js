@@ -104,4 +104,4 @@ async function startNodeRed(o) {
   return { ...p, port, url: `http://127.0.0.1:${port}`, userDir, timerDir, stop };
 }
 
-module.exports = { startNodeRed, nodeRedCommand, nodeOptions, OLD_SPACE_MB, READY };
+module.exports = { startNodeRed, nodeRedCommand, OLD_SPACE_MB, READY };
