@@ -12,6 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { buildEnv, services, fleetServices, supervise } = require('../../system/start');
 const { OLD_SPACE_MB } = require('../../system/nodered');
+const { spawnWithLifeline } = require('../../system/lifeline');
 const { waitFor } = require('../../system/wait');
 
 test('buildEnv: the local defaults, the user\'s settings win, the edge reaches the cloud on its ports', () => {
@@ -72,6 +73,19 @@ test('every Node-RED gets room for its old generation (S7T_NODE_OLD_SPACE_MB), a
   // The image runs Node-RED with the same room (Dockerfile CMD).
   const cmd = /^CMD (\[.*\])$/m.exec(fs.readFileSync(path.join(__dirname, '..', '..', 'Dockerfile'), 'utf8'));
   assert.deepEqual(JSON.parse(cmd[1]).slice(0, 3), ['node', flag, 'node_modules/node-red/red.js']);
+});
+
+test('the room reaches V8: a child started the launcher\'s way, with the options before the script, runs with it', async () => {
+  const args = services(buildEnv({}, {}), { plc: false })[0].args;
+  const options = args.slice(0, args.findIndex((a) => /red\.js$/.test(a)));
+  assert.deepEqual(options, [`--initial-old-space-size=${OLD_SPACE_MB}`]);
+  // Node-RED renames its process (process.title), so its command line is not readable from outside.
+  const child = spawnWithLifeline([...options, '-e', 'process.stdout.write(JSON.stringify(process.execArgv))']);
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  assert.equal(code, 0, out);
+  assert.ok(JSON.parse(out).includes(`--initial-old-space-size=${OLD_SPACE_MB}`), out);
 });
 
 test('supervise: a part that exits is restarted with back-off, stop() stops every part', async (t) => {
