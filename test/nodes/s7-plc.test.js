@@ -71,8 +71,8 @@ describe('s7twin-s7 against the virtual PLC', () => {
   // The read cycle here is 2 s, so a probe answered within a second was seen by a chase read.
   // A chase ends at the first change it sees (lib/s7/read-pacer.js). The PLC pushes its scan
   // counter through its own S7 client, so a refresh from a scan that began before the probe landed
-  // can arrive during the chase and end it before the answer: then the answer waits for the next
-  // cyclic read, one scan later with the default cycleMs, 2 s here (a CI run saw 2018 ms). With
+  // can arrive during the chase and end it before the answer: then the answer is the follow-up
+  // read's, chaseMs later (before that read existed, the next cycle's: a CI run saw 2018 ms). With
   // the counter left alone (the plant is idle) the only change a chase can see is the answer.
   it('after a write it reads back to back for chaseMs: the answer is seen within the next scans, not the next cycle', async () => {
     await load({ cycleMs: 2000, chaseMs: 500 }, { scanCountEvery: 1e9 });

@@ -11,9 +11,10 @@
  *   while they fit one PDU (nodes7 packs the items of a read into as few PDUs as the negotiated
  *   size allows), at the PLC's scan period (default 10 ms), never two requests in flight;
  * - a read is started after each write completes, and reads follow each other `readGapMs` apart
- *   until the values change (the PLC has scanned since the write) or for at most `chaseMs`: the
- *   PLC reacts to a write within one scan, and the edge sees the reaction within `readGapMs` of
- *   that scan instead of up to a whole read cycle later;
+ *   until the values change (the PLC has scanned since the write) or for at most `chaseMs`, and
+ *   one more read follows an early end a scan later (lib/s7/read-pacer.js): the PLC reacts to a
+ *   write within one scan, and the edge sees the reaction within `readGapMs` of that scan instead
+ *   of up to a whole read cycle later;
  * - of the probe response slots, only those with a probe waiting are read (lib/s7/probes.js);
  * - every value of one command is written in ONE multi-item write request, and queued writes go
  *   out together (lib/s7/batch.js: probe slots next to each other become one array item);

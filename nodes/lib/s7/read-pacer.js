@@ -48,10 +48,11 @@ function createReadPacer(o, counters) {
    * True once a chase has seen the PLC scan: a value differs from the chase's first read (of the
    * items both reads asked for: the probe ranges change from read to read, the I/O ranges and
    * their scan counter stay). Every read of a chase started after the write completed, so the
-   * scan that changed them ended after the write. It may have begun before the write landed and not seen it: then its
-   * reaction is in the next scan, which the next cyclic read (one scan period later) shows. Ending
-   * here costs at most that one period; chasing until a second change would double the chase's
-   * reads on every write.
+   * scan that changed them ended after the write. It may have begun before the write landed and
+   * not seen it (the virtual PLC's scan counter reaches its data block through its own S7 client,
+   * a moment after its scan): then the reaction is in the next scan. So the read after an early
+   * end comes one scan later: `cycleMs`, or `chaseMs` where the cycle is longer (chaseMs is a scan
+   * plus a margin). Chasing until a second change would double the chase's reads on every write.
    */
   function chaseOver(values) {
     if (!chaseBase) { chaseBase = values; return false; }
@@ -86,12 +87,13 @@ function createReadPacer(o, counters) {
         restAt = r.started + r.tookMs + Math.min(o.maxRestMs, r.tookMs * (1 / o.readDuty - 1));
         counters.rests += 1;
       }
-      if (r.now < chaseUntil && !chaseOver(r.values)) {
+      const inChase = r.now < chaseUntil;
+      if (inChase && !chaseOver(r.values)) {
         counters.chaseReads += 1;
         nextReadAt = r.started + gap;
         chasing = true;
       } else {
-        nextReadAt = r.started + o.cycleMs;
+        nextReadAt = r.started + (inChase ? Math.min(o.cycleMs, o.chaseMs) : o.cycleMs);
       }
     },
     /** A write came back (ok: the PLC took it, so a chase starts). */

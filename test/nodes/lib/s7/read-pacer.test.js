@@ -50,6 +50,24 @@ test('after a write, reads follow readGapMs apart until the values change', () =
   assert.equal(p.waitMs(105), 9, 'back to the cycle');
 });
 
+test('a chase that ends early is followed by one read a scan later (chaseMs), where the cycle is longer', () => {
+  // The change that ended it may come from a scan that began before the write landed: its
+  // reaction is in the next scan, which a 2 s read cycle would show 2 s later.
+  const { p, counters } = setup({ cycleMs: 2000, chaseMs: 200 });
+  p.writeDone(true, 100);
+  read(p, 100, { a: 1 });
+  read(p, 102, { a: 2 }); // changed: the chase ends
+  assert.equal(counters.chaseEnds, 1);
+  assert.equal(p.waitMs(103), 199, 'the next read chaseMs after the last one started');
+  read(p, 302, { a: 2 });
+  assert.equal(p.waitMs(303), 1999, 'then the cycle');
+  const expired = setup({ cycleMs: 2000, chaseMs: 200 });
+  expired.p.writeDone(true, 100);
+  for (let t = 100; t < 300; t += 2) read(expired.p, t, { a: 1 });
+  read(expired.p, 300, { a: 1 }); // past chaseUntil: nothing changed, no follow-up
+  assert.equal(expired.p.waitMs(301), 1999);
+});
+
 test('writes right after a read wait for the gap: a stream of writes is read every readGapMs, not after each', () => {
   const { p } = setup({ chaseMs: 0 });
   read(p, 100, { a: 1 });
