@@ -74,7 +74,7 @@ describe('s7twin-s7 against the virtual PLC', () => {
   // can arrive during the chase and end it before the answer: then the answer is the follow-up
   // read's, chaseMs later (before that read existed, the next cycle's: a CI run saw 2018 ms). With
   // the counter left alone (the plant is idle) the only change a chase can see is the answer.
-  it('after a write it reads back to back for chaseMs: the answer is seen within the next scans, not the next cycle', async () => {
+  it('after a write it reads readGapMs apart for up to chaseMs: the answer is seen within the next scans, not the next cycle', async () => {
     await load({ cycleMs: 2000, chaseMs: 500 }, { scanCountEvery: 1e9 });
     const conn = helper.getNode('plc').conn;
     await new Promise((r) => setTimeout(r, 50)); // past the snapshot read and any chase it started
