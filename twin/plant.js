@@ -119,9 +119,9 @@ function createPlant(opts = {}) {
     },
     /**
      * A watching model (the browser twin's mirror and replay): the real plant's sensors that came on
-     * (sk, sd, p1f, p2f, p3f), and its DetectSensor now where the PLC's state carries it; the boxes
-     * and pistons keep with the real ones (./plant/mechanics.js alignToSensors, strokesDone).
-     * @param {{sk?: number, sd?: number, p1f?: number, p2f?: number, p3f?: number}} rose
+     * (sk, sd, p1f, p1b, p2f, p3f), and its DetectSensor now where the PLC's state carries it; the
+     * boxes and pistons keep with the real ones (./plant/mechanics.js alignToSensors, strokesDone).
+     * @param {{sk?: number, sd?: number, p1f?: number, p1b?: number, p2f?: number, p3f?: number}} rose
      * @param {{sd?: number}} [real]
      * @returns {number} boxes moved or taken
      */

@@ -6,7 +6,7 @@
  * Piston1Forward where the path streams outputs only), and is marked damaged when the PLC's state
  * does (DamageSensor, or Piston2Forward). Where the PLC's state carries the sensors (WebSocket–S7,
  * HTTP, the replay's history), the shadow's boxes and pistons keep with what PackSensor,
- * DetectSensor, Piston1Front, Piston2Front and Piston3Front saw of the driver's (plant.align:
+ * DetectSensor, Piston1Front, Piston1Back, Piston2Front and Piston3Front saw of the driver's (plant.align:
  * behind or ahead). The signals are the demo plant's (box sorting). Browser-safe.
  */
 
@@ -48,7 +48,7 @@ function createMirror(plant, counters) {
         counters.followed += 1;
       }
       plant.tick(0); // a box whose entry is free arrives now, before the piston starts to move
-      const seen = Object.fromEntries(['p1f', 'p2f', 'p3f', 'sd', 'sk'].map((k) => [k, rose(k) ? 1 : 0]));
+      const seen = Object.fromEntries(['p1f', 'p1b', 'p2f', 'p3f', 'sd', 'sk'].map((k) => [k, rose(k) ? 1 : 0]));
       const sd = 'sd' in values ? values.sd : prev.sd; // the real DetectSensor now, where the state carries it
       counters.aligned = (counters.aligned || 0) + plant.align(seen, { sd: sd === 1 || sd === 0 ? sd : undefined });
       if (values.dmg === 1 || rose('p2fw')) markAtDetector();

@@ -200,7 +200,8 @@ function arrive(s, cfg, plan, total, running, now = false) {
  * A watching model is told that the real plant's sensors saw a box (a rising PackSensor,
  * DetectSensor or Piston1Front in the PLC's state), and where the PLC's state carries it, what
  * the real DetectSensor shows now; its boxes keep with the real ones:
- * - Piston1Front: an entry box piston 1 has pushed to the front lands;
+ * - Piston1Front: an entry box piston 1 has pushed to the front lands; Piston1Back: piston 1 is
+ *   home;
  * - DetectSensor on: the front box of conveyor 1 the unit has not seen yet is the one it saw. It
  *   goes to the unit's start, up from behind or back from further on (a shadow whose box is still
  *   at the entry lands it seen); DetectSensor off: a box it saw that is still inside goes to the
@@ -216,7 +217,7 @@ function arrive(s, cfg, plan, total, running, now = false) {
  * stopped: the shadow packed a box the PLC rejected. Boxes never pass the box in front.
  * @param {object} s the state
  * @param {object} cfg
- * @param {{sk?: number, sd?: number, p1f?: number}} rose the sensors that came on
+ * @param {{sk?: number, sd?: number, p1f?: number, p1b?: number}} rose the sensors that came on
  * @param {{sd?: number}} [real] the real DetectSensor now, where the PLC's state carries it
  * @returns {number} boxes moved
  */
@@ -233,6 +234,11 @@ function alignToSensors(s, cfg, rose, real = {}) {
     land(s, B);
     moved += 1;
   }
+  // Piston1Back: the real piston 1 is home, and the PLC stops driving it back. A shadow behind
+  // the real plant would stop short of home and stay there (piston 1 is double-acting), with no
+  // new box let in until it is home: a watching page that took over the plant then waited for
+  // ever.
+  if (rose.p1b === 1) s.piston.p1 = 0;
   if (rose.sd === 1) moved += detected(s, cfg.detectorAtMm - zone + 0.5, B);
   // PackSensor: the front box of conveyor 2 is the one at the end stop; with none, the front box
   // of conveyor 1 past piston 2's reach, not handed over yet.

@@ -59,3 +59,26 @@ test('where the PLC\'s state carries the sensors, the shadow\'s boxes keep up wi
   for (let t = 0; t < 200; t += 5) plant.tick(5);
   assert.deepEqual(packed, ['packed'], 'piston 3 packs it');
 });
+
+test('the shadow\'s piston 1 is home when the driver\'s is: a page that takes over lets the next box in', () => {
+  // The shadow runs behind the driver: its piston 1 is still on its way back when the driver's
+  // reaches home and the PLC stops driving it back. Piston 1 is double-acting: left alone, the
+  // shadow's would stay short of home, and a page that took over the plant would let no box in.
+  const { plant, mirror } = shadow();
+  mirror.follow({}, { se: 1 });
+  mirror.follow({ se: 1 }, { p1fw: 1, c1: 1 });
+  plant.applyOutputs({ p1fw: 1, c1: 1 });
+  for (let t = 0; t < 2000 && plant.scene().entry; t += 5) plant.tick(5);
+  assert.equal(plant.scene().entry, null, 'the box landed');
+  plant.applyOutputs({ p1fw: 0, p1bw: 1 });
+  plant.tick(plant.config.p1StrokeMs / 4);
+  assert.ok(plant.scene().pistons.p1 > 0.5, `on its way back (${plant.scene().pistons.p1})`);
+  mirror.follow({ p1b: 0, p1bw: 1 }, { p1b: 1, p1bw: 0 }); // the driver's piston 1 is home
+  plant.applyOutputs({ p1bw: 0 });
+  assert.equal(plant.scene().pistons.p1, 0);
+  assert.equal(plant.inputs().p1b, 1, 'the shadow tells the PLC what the driver told it');
+  plant.drive(); // this page takes over
+  plant.feed(false);
+  for (let t = 0; t < 100 && !plant.scene().entry; t += 5) plant.tick(5);
+  assert.ok(plant.scene().entry, 'the next box arrives');
+});

@@ -136,6 +136,11 @@ test('a watching model aligns to the real plant\'s sensors: PackSensor and Pisto
   assert.equal(m.alignToSensors(s, cfg, { p1f: 1 }), 1);
   assert.deepEqual([s.entry, s.piston.p1, s.c1.map((b) => [b.id, b.x])], [null, 1, [[1, 300], [3, B / 2]]]);
   assert.equal(m.alignToSensors(state(), cfg, { p1f: 1, sd: 1, sk: 1 }), 0, 'nothing to move: nothing moves');
+  // Piston1Back came on: the real piston 1 is home, and so is this model's (no box moves).
+  s = state();
+  s.piston.p1 = 0.22;
+  assert.equal(m.alignToSensors(s, cfg, { p1b: 1 }), 0);
+  assert.deepEqual([s.piston.p1, m.sensors(s, cfg).p1b], [0, 1]);
 });
 
 test('a watching model follows DetectSensor: the box the unit saw goes to its start, from behind or ahead; unseen boxes wait short of it', () => {
