@@ -60,8 +60,9 @@ function buildEnv(opts, env = process.env) {
 function services(env, opts) {
   const list = [];
   if (opts.plc) list.push({ name: 'plc', args: PLC_COMMAND, env: {}, ready: PLC_READY });
-  list.push({ name: 'cloud', args: nodeRedCommand(env), env: { S7T_ROLE: 'cloud', PORT: env.S7T_CLOUD_PORT }, ready: READY });
-  list.push({ name: 'edge', args: nodeRedCommand(env), env: { S7T_ROLE: 'edge', PORT: env.S7T_EDGE_PORT }, ready: READY });
+  const nodeRed = nodeRedCommand(env);
+  list.push({ name: 'cloud', args: nodeRed, env: { S7T_ROLE: 'cloud', PORT: env.S7T_CLOUD_PORT }, ready: READY });
+  list.push({ name: 'edge', args: nodeRed, env: { S7T_ROLE: 'edge', PORT: env.S7T_EDGE_PORT }, ready: READY });
   return list;
 }
 
@@ -89,6 +90,7 @@ function fleetServices(env, opts) {
   const host = env.S7T_CLOUD_HOST;
   const cloudPort = (i) => nth(env.S7T_CLOUD_PORT, i);
   const edgeToken = (plant) => `${env.S7T_EDGE_TOKEN}-${plant}`;
+  const nodeRed = nodeRedCommand(env);
   // Set S7T_TOKENS yourself to choose other tokens.
   const tokens = env.S7T_TOKENS || fleetTokens({ twin: env.S7T_TWIN_TOKEN, viewer: env.S7T_VIEWER_TOKEN, edge: edgeToken, plants });
   const list = [];
@@ -98,7 +100,7 @@ function fleetServices(env, opts) {
   for (let i = 0; i < n; i++) {
     list.push({
       name: `cloud${i + 1}`,
-      args: nodeRedCommand(env),
+      args: nodeRed,
       env: {
         S7T_ROLE: 'cloud', PORT: cloudPort(i), S7T_CLOUD_PORT: cloudPort(i), S7T_USER_DIR: path.join(dirs, `cloud${i + 1}`),
         S7T_REDIS_URL: redisUrl, S7T_TOKENS: tokens, S7T_EDGE_TOKEN: '',
@@ -133,7 +135,7 @@ function fleetServices(env, opts) {
     });
     list.push({
       name: `edge-${plant}`,
-      args: nodeRedCommand(env),
+      args: nodeRed,
       env: {
         S7T_ROLE: 'edge', PORT: nth(env.S7T_EDGE_PORT, k), S7T_USER_DIR: path.join(dirs, `edge-${plant}`), S7T_FLOW_FILE: flowFile,
         S7T_PLANT: plant, S7T_EDGE_TOKEN: edgeToken(plant),
