@@ -9,12 +9,15 @@
  *      (e2e/, system/, editor/, package/, containers/, bench/), one file at a time: two of those
  *      at once on two cores slowed round trips past what the plant model allows (a box
  *      mis-sorted), and the fault suites judge each write against its deadline to the millisecond.
- * Both passes run even when the first fails; the exit code is the first failing one's.
+ * Both passes run even when the first fails; the exit code is the first failing one's. The
+ * failures of both passes are printed again at the very end (scripts/failures-reporter.js), so the
+ * tail of a long log names them.
  *   node scripts/run-tests.js            (npm test)
  *   node scripts/run-tests.js --serial   only the second pass
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
@@ -33,18 +36,73 @@ function passes(root) {
   return { parallel: all.filter((f) => !serial.has(f)), serial: [...serial].sort() };
 }
 
-function run(files, concurrency) {
+/**
+ * Run one pass: TAP (or, in a terminal, the spec reporter) on stdout, and each failure as a JSON
+ * line into `failuresFile`.
+ * @param {string[]} files test files, relative to ROOT
+ * @param {number} concurrency files at a time
+ * @param {string} failuresFile where scripts/failures-reporter.js writes
+ * @returns {number} the runner's exit code
+ */
+function run(files, concurrency, failuresFile) {
   if (!files.length) return 0;
-  const args = ['--test', `--test-concurrency=${concurrency}`, `--test-timeout=${TIMEOUT_MS}`, ...files];
+  const reporter = process.stdout.isTTY ? 'spec' : 'tap';
+  const args = [
+    '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${TIMEOUT_MS}`,
+    `--test-reporter=${reporter}`, '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(__dirname, 'failures-reporter.js')}`, `--test-reporter-destination=${failuresFile}`,
+    ...files,
+  ];
   const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
   return r.status === null ? 1 : r.status;
 }
 
-if (require.main === module) {
-  const { parallel, serial } = passes(ROOT);
-  const first = process.argv.includes('--serial') ? 0 : run(parallel, 2);
-  const second = run(serial, 1);
-  process.exit(first || second);
+/**
+ * The closing summary: every failure of a pass, with where it is and what it said.
+ * @param {string} label the pass
+ * @param {number} status its exit code
+ * @param {Array<{file: string|null, line: number|null, name: string, message: string}>} failures
+ * @returns {string[]} lines, each a TAP comment
+ */
+function summary(label, status, failures) {
+  if (!status && !failures.length) return [`# ${label}: every test passed`];
+  const lines = [`# ${label}: exit code ${status}, ${failures.length} failed test(s)`];
+  for (const f of failures) {
+    const where = f.file ? `${path.relative(ROOT, f.file) || f.file}${f.line ? `:${f.line}` : ''}` : '(no file)';
+    lines.push(`#   ${where}  ${f.name}`);
+    for (const l of f.message.split('\n')) lines.push(`#     ${l}`);
+  }
+  if (status && !failures.length) lines.push('#   no test reported a failure: the runner itself failed (see above)');
+  return lines;
 }
 
-module.exports = { passes, SERIAL };
+/**
+ * The failures one pass recorded.
+ * @param {string} file the reporter's output
+ * @returns {Array<object>} one record per failed test
+ */
+function readFailures(file) {
+  let text;
+  try { text = fs.readFileSync(file, 'utf8'); } catch { return []; }
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+if (require.main === module) {
+  const { parallel, serial } = passes(ROOT);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-tests-'));
+  const serialOnly = process.argv.includes('--serial');
+  const results = [];
+  if (!serialOnly) {
+    const file = path.join(dir, 'module-pass.jsonl');
+    results.push(['module and node tests (pass 1)', run(parallel, 2, file), file]);
+  }
+  const file = path.join(dir, 'serial-pass.jsonl');
+  results.push(['system, browser, container and benchmark tests (pass 2)', run(serial, 1, file), file]);
+  const lines = ['# ---- summary of both passes ----'];
+  for (const [label, status, f] of results) lines.push(...summary(label, status, readFailures(f)));
+  process.stdout.write(`${lines.join('\n')}\n`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exit(results.map((r) => r[1]).find((s) => s) || 0);
+}
+
+module.exports = { passes, summary, readFailures, SERIAL };

@@ -12,6 +12,7 @@ const assert = require('node:assert/strict');
 const net = require('node:net');
 const { createPlc } = require('../../../../plc');
 const { createS7Connection } = require('../../../../nodes/lib/s7/connection');
+const { createNodes7Client } = require('../../../../nodes/lib/s7/nodes7-client');
 const { waitFor } = require('../../../helpers/nodes');
 const { createFakeS7Client } = require('../../../helpers/fake-s7-client');
 
@@ -24,35 +25,67 @@ describe('s7-connection read pacing against the virtual PLC', () => {
 
   /**
    * Reads made in `ms` while a probe write goes out every 5 ms (each opens a chase window), with
-   * the whole probe response DB (4 KB: several PDUs) watched, as with hundreds of twins.
+   * the whole probe response DB (4 KB: several PDUs) watched, as with hundreds of twins. Each
+   * read's start and end on the real nodes7 client, and the PDUs it took, are recorded.
    */
   async function readsWhileWriting(opts, ms = 600) {
-    const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 1000, timeoutMs: 1000, ...opts });
+    const spans = [];
+    const createClient = (o) => {
+      const client = createNodes7Client(o);
+      const read = client.read.bind(client);
+      client.read = (cb) => {
+        const span = { start: performance.now() };
+        read((bad, values, pdus) => { Object.assign(span, { end: performance.now(), pdus }); spans.push(span); cb(bad, values, pdus); });
+      };
+      return client;
+    };
+    const conn = createS7Connection({ host: '127.0.0.1', port: plc.ports.s7, cycleMs: 1000, chaseMs: 1000, timeoutMs: 1000, createClient, ...opts });
     conn.start();
     try {
       const blocks = Array.from({ length: 16 }, (_, b) => `DB3,DWORD${256 * b}.64`);
       conn.follow(() => blocks);
       await waitFor(() => conn.connected && conn.counters.reads > 0, 10000, 'the S7 connection and its first read');
-      const r0 = conn.counters.reads;
+      const r0 = spans.length;
       const end = Date.now() + ms;
       let v = 1;
       while (Date.now() < end) {
         await conn.write([{ addr: 'DB2,DWORD8', value: v++ }]);
         await sleep(5); // the load: a probe write every 5 ms for `ms`
       }
-      return { reads: conn.counters.reads - r0, counters: { ...conn.counters } };
+      return { spans: spans.slice(r0), counters: { ...conn.counters } };
     } finally {
       await conn.close();
     }
   }
 
-  it('chases a write with back-to-back reads; a long read rests so reads take at most readDuty of the time', async () => {
+  /**
+   * Consecutive reads where the second started before the first's rest was over: a read of
+   * several PDUs that took t ms is followed by min(maxRestMs, t * (1 / readDuty - 1)) of no read.
+   * Times are the client's, inside the session's own, so a rest the session kept shows in full.
+   */
+  function restsBroken(spans, readDuty, maxRestMs) {
+    const out = [];
+    for (let i = 1; i < spans.length; i++) {
+      const a = spans[i - 1];
+      if (a.pdus < 2) continue;
+      const rest = Math.min(maxRestMs, (a.end - a.start) * (1 / readDuty - 1));
+      if (spans[i].start - a.end < rest - 0.01) out.push({ took: a.end - a.start, rest, idle: spans[i].start - a.end });
+    }
+    return out;
+  }
+
+  it('chases a write with reads; a read of several PDUs rests so reads take at most readDuty of the time', async () => {
+    // readDuty 0.01 and maxRestMs 20: a rest is 99 times its read (a read of 4 KB on loopback takes
+    // a fraction of a millisecond), far longer than the 2 ms between chase reads, so reads without
+    // their rests would break the rule whatever the machine's speed.
     const free = await readsWhileWriting({ readDuty: 1 });
-    const paced = await readsWhileWriting({ readDuty: 0.1 });
+    const paced = await readsWhileWriting({ readDuty: 0.01, maxRestMs: 20 });
     assert.ok(free.counters.chaseReads > 0, 'reads chase the writes');
     assert.equal(free.counters.rests, 0, 'readDuty 1: no rests');
-    assert.ok(paced.counters.rests > 0, 'readDuty 0.1: rests after reads');
-    assert.ok(paced.reads * 2 < free.reads, `paced reads ${paced.reads} should be well under free reads ${free.reads}`);
+    assert.ok(paced.counters.rests > 0, 'readDuty 0.01: rests after reads');
+    assert.ok(paced.spans.filter((r) => r.pdus > 1).length > 5, `reads of several PDUs: ${paced.spans.map((r) => r.pdus)}`);
+    assert.ok(restsBroken(free.spans, 0.01, 20).length > 0, 'without rests, reads come sooner than the rule allows');
+    assert.deepEqual(restsBroken(paced.spans, 0.01, 20), [], 'every read of several PDUs was followed by its rest');
     assert.equal(paced.counters.writeErrors + free.counters.writeErrors, 0, 'every write still went through');
   });
 
