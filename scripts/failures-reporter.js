@@ -6,6 +6,10 @@
  * names what failed, wherever in the run it was.
  *
  * A test that failed only because a subtest did is left out: the subtest is the line to read.
+ *
+ * At the end it writes one line per test file with the time its top-level tests and suites took
+ * (`{"file", "ms"}`; hooks outside a suite and loading the file are not in it), so the summary can
+ * name the slowest files.
  */
 
 /** Lines of an error's message kept per failure. */
@@ -46,11 +50,17 @@ function failureOf(data) {
  * @param {AsyncIterable<{type: string, data: any}>} source
  */
 async function* failuresReporter(source) {
+  const msByFile = new Map();
   for await (const event of source) {
-    if (event.type !== 'test:fail') continue;
-    const failure = failureOf(event.data);
+    const { type, data } = event;
+    if ((type === 'test:pass' || type === 'test:fail') && data.nesting === 0 && data.file) {
+      msByFile.set(data.file, (msByFile.get(data.file) || 0) + ((data.details && data.details.duration_ms) || 0));
+    }
+    if (type !== 'test:fail') continue;
+    const failure = failureOf(data);
     if (failure) yield `${JSON.stringify(failure)}\n`;
   }
+  for (const [file, ms] of msByFile) yield `${JSON.stringify({ file, ms: Math.round(ms) })}\n`;
 }
 
 module.exports = failuresReporter;

@@ -57,34 +57,44 @@ function run(files, concurrency, failuresFile) {
   return r.status === null ? 1 : r.status;
 }
 
+/** Files named per pass in the summary, slowest first. */
+const SLOWEST = 8;
+
 /**
- * The closing summary: every failure of a pass, with where it is and what it said.
+ * The closing summary: every failure of a pass, with where it is and what it said, and the
+ * slowest files.
  * @param {string} label the pass
  * @param {number} status its exit code
- * @param {Array<{file: string|null, line: number|null, name: string, message: string}>} failures
+ * @param {{failures: Array<{file: string|null, line: number|null, name: string, message: string}>,
+ *   files: Array<{file: string, ms: number}>}} recorded what scripts/failures-reporter.js wrote
  * @returns {string[]} lines, each a TAP comment
  */
-function summary(label, status, failures) {
-  if (!status && !failures.length) return [`# ${label}: every test passed`];
-  const lines = [`# ${label}: exit code ${status}, ${failures.length} failed test(s)`];
+function summary(label, status, { failures, files }) {
+  const rel = (f) => path.relative(ROOT, f) || f;
+  const lines = [];
+  if (!status && !failures.length) lines.push(`# ${label}: every test passed`);
+  else lines.push(`# ${label}: exit code ${status}, ${failures.length} failed test(s)`);
   for (const f of failures) {
-    const where = f.file ? `${path.relative(ROOT, f.file) || f.file}${f.line ? `:${f.line}` : ''}` : '(no file)';
+    const where = f.file ? `${rel(f.file)}${f.line ? `:${f.line}` : ''}` : '(no file)';
     lines.push(`#   ${where}  ${f.name}`);
     for (const l of f.message.split('\n')) lines.push(`#     ${l}`);
   }
   if (status && !failures.length) lines.push('#   no test reported a failure: the runner itself failed (see above)');
+  const slow = [...files].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST);
+  if (slow.length) lines.push(`#   slowest files: ${slow.map((f) => `${rel(f.file)} ${(f.ms / 1000).toFixed(1)} s`).join(', ')}`);
   return lines;
 }
 
 /**
- * The failures one pass recorded.
+ * What the reporter recorded for one pass.
  * @param {string} file the reporter's output
- * @returns {Array<object>} one record per failed test
+ * @returns {{failures: Array<object>, files: Array<{file: string, ms: number}>}}
  */
-function readFailures(file) {
+function readRecords(file) {
   let text;
-  try { text = fs.readFileSync(file, 'utf8'); } catch { return []; }
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  try { text = fs.readFileSync(file, 'utf8'); } catch { return { failures: [], files: [] }; }
+  const records = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return { failures: records.filter((r) => 'message' in r), files: records.filter((r) => 'ms' in r) };
 }
 
 if (require.main === module) {
@@ -99,10 +109,10 @@ if (require.main === module) {
   const file = path.join(dir, 'serial-pass.jsonl');
   results.push(['system, browser, container and benchmark tests (pass 2)', run(serial, 1, file), file]);
   const lines = ['# ---- summary of both passes ----'];
-  for (const [label, status, f] of results) lines.push(...summary(label, status, readFailures(f)));
+  for (const [label, status, f] of results) lines.push(...summary(label, status, readRecords(f)));
   process.stdout.write(`${lines.join('\n')}\n`);
   fs.rmSync(dir, { recursive: true, force: true });
   process.exit(results.map((r) => r[1]).find((s) => s) || 0);
 }
 
-module.exports = { passes, summary, readFailures, SERIAL };
+module.exports = { passes, summary, readRecords, SERIAL };

@@ -27,7 +27,7 @@ test('every test file runs in exactly one pass; system, browser, container and b
   assert.ok(parallel.every((f) => /^test\/(nodes|twin|plc|scripts|flows|docs)\//.test(f)), 'only module and node tests two at a time');
 });
 
-test('the failures reporter records each failed test with its file, line and message, not the parents that failed through it', () => {
+test('the failures reporter records each failed test with its file, line and message, not the parents that failed through it, and each file\'s time', () => {
   const { spawnSync } = require('node:child_process');
   const os = require('node:os');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 's7t-reporter-'));
@@ -48,19 +48,28 @@ test('the failures reporter records each failed test with its file, line and mes
     const r = spawnSync(process.execPath, ['--test', `--test-reporter=${path.join(ROOT, 'scripts', 'failures-reporter.js')}`,
       `--test-reporter-destination=${out}`, fixture], { cwd: dir, encoding: 'utf8', env: childEnv() });
     assert.equal(r.status, 1, r.stderr);
-    const { readFailures, summary } = require('../../scripts/run-tests');
-    const failures = readFailures(out);
+    const { readRecords, summary } = require('../../scripts/run-tests');
+    const recorded = readRecords(out);
+    const { failures } = recorded;
     assert.deepEqual(failures.map((f) => f.name), ['child fails', 'throws']);
     assert.ok(failures.every((f) => f.file === fixture), 'each names its file');
     assert.equal(failures[0].line, 5);
     assert.match(failures[0].message, /one is not two/);
     assert.match(failures[1].message, /thrown here/);
-    const lines = summary('pass 1', 1, failures);
+    assert.equal(recorded.files.length, 1, 'one time for the one file');
+    assert.equal(recorded.files[0].file, fixture);
+    assert.ok(Number.isInteger(recorded.files[0].ms) && recorded.files[0].ms >= 0);
+    const lines = summary('pass 1', 1, recorded);
     assert.match(lines[0], /pass 1: exit code 1, 2 failed test\(s\)/);
     assert.ok(lines.some((l) => l.includes('fixture.test.js:5  child fails')), lines.join('\n'));
+    assert.match(lines.at(-1), /slowest files: .*fixture\.test\.js \d+\.\d s/);
     assert.ok(lines.every((l) => l.startsWith('#')), 'TAP comments only');
-    assert.deepEqual(summary('pass 2', 0, []), ['# pass 2: every test passed']);
-    assert.match(summary('pass 2', 1, []).join('\n'), /the runner itself failed/);
+    const none = { failures: [], files: [] };
+    assert.deepEqual(summary('pass 2', 0, none), ['# pass 2: every test passed']);
+    assert.match(summary('pass 2', 1, none).join('\n'), /the runner itself failed/);
+    const files = Array.from({ length: 10 }, (_, i) => ({ file: path.join(ROOT, `f${i}.test.js`), ms: i * 1000 }));
+    const slowest = [9, 8, 7, 6, 5, 4, 3, 2].map((i) => `f${i}.test.js ${i}.0 s`).join(', ');
+    assert.equal(summary('pass 2', 0, { failures: [], files }).at(-1), `#   slowest files: ${slowest}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
