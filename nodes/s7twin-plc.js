@@ -33,6 +33,7 @@ module.exports = function register(RED) {
       slot: num(config.slot, 1),
       cycleMs: Math.max(1, num(config.cycleMs, 10)),
       chaseMs: Math.max(0, num(config.chaseMs, DEFAULTS.chaseMs)),
+      readGapMs: Math.max(0, num(config.readGapMs, DEFAULTS.readGapMs)),
       timeoutMs: Math.max(100, num(config.timeoutMs, 1500)),
       ranges: node.table.readRanges({ filter: () => true }),
       backoff: { maxMs: Math.max(200, num(config.backoffMaxMs, 5000)) },

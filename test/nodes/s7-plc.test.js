@@ -90,6 +90,28 @@ describe('s7twin-s7 against the virtual PLC', () => {
     assert.equal(conn.counters.rests, 0, 'a one-PDU read never rests');
   });
 
+  it('readGapMs from the editor spaces the chase reads: a PLC that must not be read every 2 ms', async () => {
+    // Cycle 5 s, chase 1 s, gap 200 ms; the plant idle and its scan counter left alone. After the
+    // probe's write a read comes at once, and the next one 200 ms after it (2 ms with the default
+    // gap); the answer is seen by one of them, long before the next cycle.
+    await load({ cycleMs: 5000, chaseMs: 1000, readGapMs: 200 }, { scanCountEvery: 1e9 });
+    const conn = helper.getNode('plc').conn;
+    await new Promise((r) => setTimeout(r, 50)); // past the snapshot read and any chase it started
+    const reads = [];
+    conn.on('data', () => reads.push(performance.now()));
+    const p = frame('probe', { 7: 777123 });
+    const t0 = performance.now();
+    helper.getNode('s7').receive({ payload: p });
+    const res = await next((e) => e.k === 'probe-res' && e.ref.seq === p.seq, 'the probe answer', 5000);
+    assert.equal(res.d[7], 777123);
+    assert.ok(performance.now() - t0 < 2500, `answered after ${Math.round(performance.now() - t0)} ms: by a chase read, not the 5 s cycle`);
+    await waitFor(() => reads.length >= 2, 5000, 'two reads after the write');
+    // Times are when reads came back: 200 ms between starts, less whatever the first took longer
+    // than the second (milliseconds on a busy machine).
+    const gaps = reads.slice(1).map((t, i) => t - reads[i]);
+    assert.ok(gaps.every((g) => g >= 150), `reads ${gaps.map((g) => g.toFixed(1))} ms apart: the gap is 200 ms`);
+  });
+
   it('chaseMs 0: no chase reads (the answer waits for the read cycle)', async () => {
     await load({ cycleMs: 300, chaseMs: 0 });
     const conn = helper.getNode('plc').conn;
