@@ -108,7 +108,7 @@ if (require.main === module) {
   }
   const file = path.join(dir, 'serial-pass.jsonl');
   results.push(['system, browser, container and benchmark tests (pass 2)', run(serial, 1, file), file]);
-  const lines = ['# ---- summary of both passes ----'];
+  const lines = ['# ---- summary of the run ----'];
   for (const [label, status, f] of results) lines.push(...summary(label, status, readRecords(f)));
   process.stdout.write(`${lines.join('\n')}\n`);
   fs.rmSync(dir, { recursive: true, force: true });
