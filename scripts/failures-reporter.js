@@ -64,5 +64,3 @@ async function* failuresReporter(source) {
 }
 
 module.exports = failuresReporter;
-module.exports.failureOf = failureOf;
-module.exports.messageOf = messageOf;

@@ -19,12 +19,12 @@ const SETTINGS = path.join(ROOT, 'settings.js');
  * V8's old generation grows to this many MiB before its first full collection, and was not set
  * lower after one in the runs measured (`--initial-old-space-size`; the Dockerfile's CMD gives
  * the same). Under a thousand twins' probes the old generation of a Node-RED of this project
- * grows about 3.5 MB a second (2-2.3 of it promoted by scavenges) from 120-160 MB live. With V8's own sizing the next full collection came a
- * fifth to three quarters above what was live: one every 7-9 s in the edge and 15-35 s in the
- * cloud, each taking 30-75 ms of the main thread within about 100 ms and marking work beside it,
- * and nearly every burst of slow probes in a k6 run fell on one (docs/bench.md, "Full
- * collections"). With room to 512 MiB they come minutes apart. S7T_NODE_OLD_SPACE_MB sets it
- * (0: V8's own sizing, for a machine short of memory).
+ * grows about 3.5 MB a second (2-2.3 of it promoted by scavenges) from 120-160 MB live. With
+ * V8's own sizing the next full collection came a fifth to three quarters above what was live:
+ * one every 7-9 s in the edge and 15-35 s in the cloud, each taking 30-75 ms of the main thread
+ * within about 100 ms and marking work beside it, and nearly every burst of slow probes in a k6
+ * run fell on one (docs/bench.md, "Full collections"). With room to 512 MiB they come minutes
+ * apart. S7T_NODE_OLD_SPACE_MB sets it (0: V8's own sizing, for a machine short of memory).
  */
 const OLD_SPACE_MB = 512;
 

@@ -198,8 +198,8 @@ function arrive(s, cfg, plan, total, running, now = false) {
 
 /**
  * A watching model is told that the real plant's sensors saw a box (a rising PackSensor,
- * DetectSensor or Piston1Front in the PLC's state) or piston 1 home (Piston1Back), and where the PLC's state carries it, what
- * the real DetectSensor shows now; its boxes keep with the real ones:
+ * DetectSensor or Piston1Front in the PLC's state) or piston 1 home (Piston1Back), and where the
+ * PLC's state carries it, what the real DetectSensor shows now; its boxes keep with the real ones:
  * - Piston1Front: an entry box piston 1 has pushed to the front lands; Piston1Back: piston 1 is
  *   home;
  * - DetectSensor on: the front box of conveyor 1 the unit has not seen yet is the one it saw. It
