@@ -7,7 +7,8 @@
  * does (DamageSensor, or Piston2Forward). Where the PLC's state carries the sensors (WebSocket–S7,
  * HTTP, the replay's history), the shadow's boxes and pistons keep with what PackSensor,
  * DetectSensor, Piston1Front, Piston1Back, Piston2Front and Piston3Front saw of the driver's (plant.align:
- * behind or ahead). The signals are the demo plant's (box sorting). Browser-safe.
+ * behind or ahead); where it carries outputs only, its piston 1 keeps with what the PLC does with
+ * that piston's valve when Piston1Front and Piston1Back come on. The signals are the demo plant's (box sorting). Browser-safe.
  */
 
 /**
@@ -18,6 +19,7 @@
 function createMirror(plant, counters) {
   const marked = new Set(); // ids of shadow boxes the PLC's state showed as damaged
   const seenAt = { entry: 0, pushes: 0 }; // rising EntrySensor / Piston1Forward seen
+  let sensors = false; // the PLC's state carries piston 1's sensors (WebSocket–S7, HTTP, the replay)
 
   /** The box at the detection unit, if the PLC's state says it is damaged: marked so. */
   function markAtDetector() {
@@ -38,6 +40,7 @@ function createMirror(plant, counters) {
      */
     follow(prev, values) {
       const rose = (k) => values[k] === 1 && prev[k] !== 1;
+      if ('p1f' in values || 'p1b' in values) sensors = true;
       // Every box the driver's entry sensor showed, or piston 1 pushed (a path that streams outputs
       // only), is a box of the shadow. A shadow running a little behind queues it: the model lets it
       // in when its own entry is free, so no box is lost or doubled.
@@ -49,6 +52,15 @@ function createMirror(plant, counters) {
       }
       plant.tick(0); // a box whose entry is free arrives now, before the piston starts to move
       const seen = Object.fromEntries(['p1f', 'p1b', 'p2f', 'p3f', 'sd', 'sk'].map((k) => [k, rose(k) ? 1 : 0]));
+      if (!sensors) {
+        // Outputs only: the PLC takes piston 1's valve back (Piston1Forward off, Piston1Backward on)
+        // when the driver's Piston1Front comes on, and lets go of Piston1Backward when its
+        // Piston1Back does (plc/program.js). A shadow behind the driver, its piston still on the
+        // way, would turn back short of the front with its box at the entry: no later box could
+        // come in.
+        if (rose('p1bw')) seen.p1f = 1;
+        if (values.p1bw === 0 && prev.p1bw === 1) seen.p1b = 1;
+      }
       const sd = 'sd' in values ? values.sd : prev.sd; // the real DetectSensor now, where the state carries it
       counters.aligned = (counters.aligned || 0) + plant.align(seen, { sd: sd === 1 || sd === 0 ? sd : undefined });
       if (values.dmg === 1 || rose('p2fw')) markAtDetector();

@@ -82,3 +82,40 @@ test('the shadow\'s piston 1 is home when the driver\'s is: a page that takes ov
   for (let t = 0; t < 100 && !plant.scene().entry; t += 5) plant.tick(5);
   assert.ok(plant.scene().entry, 'the next box arrives');
 });
+
+test('outputs only: the shadow\'s piston 1, behind the driver\'s, lands its box when the PLC takes the valve back; every box comes in', () => {
+  // The driver's piston 1 reached the front (Piston1Forward off, Piston1Backward on) while the
+  // shadow's was still on its way: turned back short of the front, it would leave its box at the
+  // entry, and the next box the PLC pushed could never come in.
+  const { plant, counters, mirror } = shadow();
+  const plc = {};
+  const state = (values) => { mirror.follow({ ...plc }, values); Object.assign(plc, values); plant.applyOutputs(values); };
+  state({ p1fw: 0, p1bw: 0, c1: 1, c2: 1 }); // the snapshot: outputs only
+  for (let box = 1; box <= 3; box += 1) {
+    state({ p1fw: 1 });
+    plant.tick(plant.config.p1StrokeMs / 4);
+    assert.ok(plant.scene().pistons.p1 < 1, `box ${box}: the shadow's piston 1 is short of the front (${plant.scene().pistons.p1})`);
+    state({ p1fw: 0, p1bw: 1 });
+    assert.equal(plant.scene().entry, null, `box ${box} landed on conveyor 1`);
+    state({ p1bw: 0 });
+    assert.equal(plant.scene().pistons.p1, 0, 'and piston 1 is home, as the driver\'s is');
+    for (let t = 0; t < 3000; t += 10) plant.tick(10); // conveyor 1 carries it on
+  }
+  assert.equal(counters.followed, 3);
+  assert.equal(plant.summary().arrived, 3);
+});
+
+test('sensors carried: Piston1Backward coming on lands nothing; the next box waits for the driver\'s Piston1Front', () => {
+  const { plant, mirror } = shadow();
+  const plc = {};
+  const state = (values) => { mirror.follow({ ...plc }, values); Object.assign(plc, values); plant.applyOutputs(values); };
+  state({ se: 0, p1f: 0, p1b: 1, p1fw: 0, p1bw: 0, c1: 1, c2: 1 }); // the snapshot carries the inputs
+  state({ se: 1 });
+  state({ p1fw: 1 });
+  state({ p1f: 1, p1b: 0, se: 0 }); // the driver's box 1 landed
+  assert.equal(plant.scene().c1.length, 1);
+  state({ se: 1 }); // box 2 at the driver's entry while its piston 1 is still forward
+  state({ p1fw: 0, p1bw: 1 });
+  assert.equal(plant.scene().c1.length, 1, 'box 2 is not on conveyor 1: its piston 1 has not pushed it');
+  assert.equal(plant.summary().arrived, 1, 'nor at the entry: piston 1 is not home');
+});
