@@ -9,6 +9,8 @@
  * - paced: at most `window` frames unanswered, at most `burst` frames a turn every `pollMs`, and
  *   only while the connection holds less than `highWaterBytes` unsent, a quarter of the outbox's
  *   high-water mark, so a live frame never waits in the outbox because of backfill;
+ * - each record's time on the cloud's clock keeps the journal's order (`cloudTime`): the offset
+ *   estimate moves between syncs and connections, and the history files by that time;
  * - the cloud answers with `backfill-res` naming the newest record it has dealt with (filed, found
  *   filed already, or refused): the journal drops its records up to there, never before. When the
  *   link drops again mid-forward, what was sent and not answered is sent again on the next link,
@@ -59,14 +61,32 @@ function createForwarder(o) {
   let heard = false; // a backfill-res came on this connection: more than one frame may be out
   let retry = null; // the timer of a forward started again after E_HISTORY_STORE
   const unanswered = []; // record numbers sent on this connection, oldest first
+  const madeCt = new Map(); // record number → the time on the cloud's clock it went with, till answered
+  let newest = null; // {j, ts, ct} of the newest record sent so far
 
   const stop = () => { clearInterval(timer); timer = null; };
   const stopRetry = () => { clearTimeout(retry); retry = null; };
 
-  /** One backfill frame of a record: its time on the cloud's clock as journalled, else from the estimate now. */
+  /**
+   * A record's time on the cloud's clock: as journalled, else from the estimate now. The history
+   * files by that time, so records whose edge times are in order keep their order there: the
+   * estimate moves between syncs and connections (a few ms), and a record sent later never goes
+   * before the one sent before it; a record sent again after a drop goes with its first time.
+   */
+  function cloudTime(r, offset) {
+    if (madeCt.has(r.j)) return madeCt.get(r.j);
+    let ct = Number.isFinite(r.ct) ? r.ct : (offset === null ? null : Math.round(r.ts + offset));
+    if (ct === null) return null;
+    if (newest && r.j > newest.j && r.ts >= newest.ts && ct < newest.ct) ct = newest.ct;
+    madeCt.set(r.j, ct);
+    if (!newest || r.j > newest.j) newest = { j: r.j, ts: r.ts, ct };
+    return ct;
+  }
+
+  /** One backfill frame of a record, with its time on the cloud's clock (cloudTime). */
   function frameOf(r, offset) {
     const env = { v: envelope.VERSION, k: 'backfill', src, seq: r.j, ts: r.ts, d: r.d };
-    const ct = Number.isFinite(r.ct) ? r.ct : (offset === null ? null : Math.round(r.ts + offset));
+    const ct = cloudTime(r, offset);
     if (ct !== null) env.ct = ct;
     if (r.of) env.of = r.of;
     return env;
@@ -139,6 +159,7 @@ function createForwarder(o) {
       if (env.k === 'backfill-res') {
         const j = env.ref.seq;
         journal.ack(j);
+        for (const k of madeCt.keys()) if (k <= j) madeCt.delete(k);
         heard = true;
         while (unanswered.length && unanswered[0] <= j) unanswered.shift();
         counters.answered += 1;

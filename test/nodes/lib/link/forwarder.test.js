@@ -117,6 +117,38 @@ test('a drop mid-forward: what was not answered goes again on the next link, fro
   assert.deepEqual(backfills(second).map((f) => f.seq), Array.from({ length: 21 }, (x, i) => i + 5), 'nothing more once the journal is empty');
 });
 
+test('times on the cloud\'s clock keep the journal\'s order when the estimate falls between links; a record sent again keeps its time', async (t) => {
+  // A dialer test failed once: the estimate fell a few ms between two links, and the records sent
+  // again on the second were filed before the ones answered on the first (the history files by time).
+  const { journal, fw, c, live } = setup(t, { window: 10 });
+  for (let i = 1; i <= 10; i++) journal.append({ ts: 1000, ct: null, d: { nb: i } }); // all in one ms, the link down
+  const first = fakeConnection();
+  fw.attach(first);
+  await waitFor(() => c.sent === 1);
+  answer(fw, journal.src, 1);
+  await waitFor(() => c.sent === 10);
+  answer(fw, journal.src, 4);
+  fw.detach();
+  live.offset = 240; // the next link's estimate: 10 ms less
+  journal.append({ ts: 1000, ct: null, d: { nb: 11 } });
+  journal.append({ ts: 1001, ct: null, d: { nb: 12 } });
+  journal.append({ ts: 1020, ct: null, d: { nb: 13 } });
+  journal.append({ ts: 900, ct: null, d: { nb: 14 } }); // the edge's clock stepped back: its time as it is
+  const second = fakeConnection();
+  fw.attach(second);
+  await waitFor(() => backfills(second).length === 1);
+  answer(fw, journal.src, 5);
+  await waitFor(() => backfills(second).length === 10);
+  const cts = (conn) => Object.fromEntries(backfills(conn).map((f) => [f.seq, f.ct]));
+  assert.deepEqual(cts(first), Object.fromEntries(Array.from({ length: 10 }, (x, i) => [i + 1, 1250])));
+  assert.deepEqual(cts(second), {
+    5: 1250, 6: 1250, 7: 1250, 8: 1250, 9: 1250, 10: 1250, // sent again: with the time they first went with
+    11: 1250, 12: 1250, // 1240 and 1241 would go before the records filed from the first link
+    13: 1260, // far enough on: from the estimate now
+    14: 1140,
+  });
+});
+
 test('an err about one record is counted; E_NO_HISTORY or E_KIND pauses forwarding until the next link', async (t) => {
   const { journal, fw, c, paused } = setup(t, { window: 5 });
   for (let i = 1; i <= 12; i++) journal.append({ ts: i, ct: i, d: { nb: i } });
