@@ -8,7 +8,8 @@
  * HTTP, the replay's history), the shadow's boxes and pistons keep with what PackSensor,
  * DetectSensor, Piston1Front, Piston1Back, Piston2Front and Piston3Front saw of the driver's (plant.align:
  * behind or ahead); where it carries outputs only, its piston 1 keeps with what the PLC does with
- * that piston's valve when Piston1Front and Piston1Back come on. The signals are the demo plant's (box sorting). Browser-safe.
+ * that piston's valve when Piston1Front and Piston1Back come on. The signals are the demo plant's
+ * (box sorting). Browser-safe.
  */
 
 /**
