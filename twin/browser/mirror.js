@@ -20,7 +20,6 @@
 function createMirror(plant, counters) {
   const marked = new Set(); // ids of shadow boxes the PLC's state showed as damaged
   const seenAt = { entry: 0, pushes: 0 }; // rising EntrySensor / Piston1Forward seen
-  let sensors = false; // the PLC's state carries piston 1's sensors (WebSocket–S7, HTTP, the replay)
 
   /** The box at the detection unit, if the PLC's state says it is damaged: marked so. */
   function markAtDetector() {
@@ -41,7 +40,6 @@ function createMirror(plant, counters) {
      */
     follow(prev, values) {
       const rose = (k) => values[k] === 1 && prev[k] !== 1;
-      if ('p1f' in values || 'p1b' in values) sensors = true;
       // Every box the driver's entry sensor showed, or piston 1 pushed (a path that streams outputs
       // only), is a box of the shadow. A shadow running a little behind queues it: the model lets it
       // in when its own entry is free, so no box is lost or doubled.
@@ -53,7 +51,9 @@ function createMirror(plant, counters) {
       }
       plant.tick(0); // a box whose entry is free arrives now, before the piston starts to move
       const seen = Object.fromEntries(['p1f', 'p1b', 'p2f', 'p3f', 'sd', 'sk'].map((k) => [k, rose(k) ? 1 : 0]));
-      if (!sensors) {
+      // Whether the PLC's state carries piston 1's sensors (WebSocket–S7, HTTP, the replay): its
+      // snapshot has every value the path streams.
+      if (!['p1f', 'p1b'].some((k) => k in prev || k in values)) {
         // Outputs only: the PLC takes piston 1's valve back (Piston1Forward off, Piston1Backward on)
         // when the driver's Piston1Front comes on, and lets go of Piston1Backward when its
         // Piston1Back does (plc/program.js). A shadow behind the driver, its piston still on the
